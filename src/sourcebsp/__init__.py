@@ -1,0 +1,32 @@
+"""sourcebsp: read, edit, write and convert Valve Source engine BSP maps."""
+from __future__ import annotations
+
+from .codecs.base import RawLump
+from .codecs.lighting import rgbexp_to_float
+from .container import BspFile, open_bsp
+from .errors import (
+    BspError,
+    BspFormatError,
+    CompressionError,
+    LumpSizeError,
+    TruncatedError,
+    UnsupportedError,
+)
+from .lump_ids import LumpId
+
+open = open_bsp  # noqa: A001 - ``sourcebsp.open(path)`` mirrors ``BspFile.open``
+
+__version__ = "0.1.0"
+__all__ = [
+    "BspFile",
+    "open",
+    "LumpId",
+    "RawLump",
+    "rgbexp_to_float",
+    "BspError",
+    "BspFormatError",
+    "TruncatedError",
+    "LumpSizeError",
+    "CompressionError",
+    "UnsupportedError",
+]

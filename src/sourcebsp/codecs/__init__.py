@@ -1,0 +1,1 @@
+"""Lump codecs, one module per lump family."""

@@ -1,0 +1,82 @@
+"""What every lump codec shares: the context it works in, fixed-size arrays, raw lumps."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import LumpSizeError
+
+__all__ = ["LumpContext", "Codec", "ArrayCodec", "RawLump", "vec3", "COLOR_RGB_EXP32"]
+
+
+@dataclass(frozen=True)
+class LumpContext:
+    """Where a lump lives: used for error messages and for offsets inside lumps."""
+
+    lump: int
+    name: str
+    version: int  # lump_t.version
+    bsp_version: int
+    endian: str  # "<" or ">"
+    file_offset: int  # absolute offset of the lump's bytes in the file
+
+
+class Codec(Protocol):
+    """Turns a lump's (uncompressed) bytes into a Python value and back."""
+
+    def decode(self, data: memoryview, ctx: LumpContext) -> Any: ...
+
+    def encode(self, value: Any, ctx: LumpContext) -> bytes: ...
+
+    def count(self, value: Any) -> int | None: ...
+
+
+class ArrayCodec:
+    """A table of fixed-size records: one numpy dtype, decoded without a copy."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = np.dtype(dtype)
+
+    def __repr__(self) -> str:
+        return f"ArrayCodec({self.dtype.itemsize}-byte {self.dtype})"
+
+    def with_byte_order(self, endian: str) -> "ArrayCodec":
+        return self if endian == "<" else ArrayCodec(self.dtype.newbyteorder(endian))
+
+    def decode(self, data: memoryview, ctx: LumpContext) -> np.ndarray:
+        size = self.dtype.itemsize
+        if len(data) % size:
+            raise LumpSizeError(
+                f"length {len(data)} is not a multiple of the {size}-byte record "
+                f"(lump version {ctx.version}, BSP version {ctx.bsp_version})",
+                lump=ctx.name, offset=ctx.file_offset, needed=size, available=len(data),
+            )
+        return np.frombuffer(data, self.dtype)
+
+    def encode(self, value: Any, ctx: LumpContext) -> bytes:
+        return np.ascontiguousarray(value, dtype=self.dtype).tobytes()
+
+    def count(self, value: Any) -> int:
+        return len(value)
+
+
+@dataclass
+class RawLump:
+    """A lump sourcebsp does not decode: its bytes, kept as they are, and why."""
+
+    data: bytes
+    reason: str = "no codec for this lump"
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+def vec3(name: str) -> tuple[str, str, tuple[int]]:
+    """A ``Vector`` field (three floats)."""
+    return (name, "<f4", (3,))
+
+
+# ColorRGBExp32: byte r, g, b; signed char exponent.  Linear value = c * 2**exponent / 255.
+COLOR_RGB_EXP32 = np.dtype([("r", "u1"), ("g", "u1"), ("b", "u1"), ("exponent", "i1")])

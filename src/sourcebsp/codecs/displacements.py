@@ -1,0 +1,87 @@
+"""Displacement lumps: dispinfo, disp verts, disp tris, lightmap alphas and
+lightmap sample positions.
+
+bspfile.h structs: ``ddispinfo_t`` (with ``CDispNeighbor``,
+``CDispSubNeighbor``, ``CDispCornerNeighbors``), ``CDispVert``, ``CDispTri``;
+the Strata Source (v25) dispinfo whose neighbour tables are kept as bytes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..lump_ids import LumpId
+from .base import vec3
+
+DISP_SUB_NEIGHBOR = np.dtype(
+    [
+        ("neighbor", "<u2"),  # unsigned short m_iNeighbor (0xFFFF = none)
+        ("neighbor_orientation", "u1"),  # unsigned char m_NeighborOrientation
+        ("span", "u1"),  # unsigned char m_Span
+        ("neighbor_span", "u1"),  # unsigned char m_NeighborSpan
+        ("padding", "u1"),
+    ]
+)  # 6 bytes
+DISP_NEIGHBOR = np.dtype([("sub_neighbors", DISP_SUB_NEIGHBOR, (2,))])  # CDispNeighbor: 12 bytes
+DISP_CORNER_NEIGHBORS = np.dtype(
+    [
+        ("neighbors", "<u2", (4,)),  # unsigned short m_Neighbors[MAX_DISP_CORNER_NEIGHBORS]
+        ("num_neighbors", "u1"),  # unsigned char m_nNeighbors
+        ("padding", "u1"),
+    ]
+)  # 10 bytes
+
+DISPINFO = np.dtype(
+    [
+        vec3("start_position"),  # Vector startPosition
+        ("disp_vert_start", "<i4"),  # int m_iDispVertStart
+        ("disp_tri_start", "<i4"),  # int m_iDispTriStart
+        ("power", "<i4"),  # int power (2, 3 or 4)
+        ("min_tess", "<i4"),  # int minTess
+        ("smoothing_angle", "<f4"),  # float smoothingAngle
+        ("contents", "<i4"),  # int contents
+        ("map_face", "<u2"),  # unsigned short m_iMapFace
+        ("padding", "u1", (2,)),
+        ("lightmap_alpha_start", "<i4"),  # int m_iLightmapAlphaStart
+        ("lightmap_sample_position_start", "<i4"),  # int m_iLightmapSamplePositionStart
+        ("edge_neighbors", DISP_NEIGHBOR, (4,)),  # CDispNeighbor m_EdgeNeighbors[4]
+        ("corner_neighbors", DISP_CORNER_NEIGHBORS, (4,)),  # CDispCornerNeighbors m_CornerNeighbors[4]
+        ("allowed_verts", "<u4", (10,)),  # unsigned long m_AllowedVerts[10]
+    ]
+)  # 176 bytes
+DISPINFO_V25 = np.dtype(
+    [
+        vec3("start_position"),
+        ("disp_vert_start", "<i4"),
+        ("disp_tri_start", "<i4"),
+        ("power", "<i4"),
+        ("min_tess", "<i4"),
+        ("smoothing_angle", "<f4"),
+        ("contents", "<i4"),
+        ("map_face", "<u4"),
+        ("lightmap_alpha_start", "<i4"),
+        ("lightmap_sample_position_start", "<i4"),
+        ("edge_neighbors", "u1", (72,)),  # layout not documented: kept as bytes
+        ("corner_neighbors", "u1", (72,)),
+        ("allowed_verts", "<u4", (10,)),
+    ]
+)  # 232 bytes
+
+DISPVERT = np.dtype(
+    [
+        vec3("vec"),  # Vector m_vVector (unit direction)
+        ("dist", "<f4"),  # float m_flDist
+        ("alpha", "<f4"),  # float m_flAlpha
+    ]
+)  # 20 bytes
+
+DISPTRI = np.dtype("<u2")  # CDispTri: unsigned short m_uiTags (DISPTRI_TAG_*)
+BYTES = np.dtype("u1")
+
+LAYOUTS = {
+    LumpId.DISPINFO: {0: DISPINFO},
+    LumpId.DISP_VERTS: {0: DISPVERT},
+    LumpId.DISP_TRIS: {0: DISPTRI},
+    LumpId.DISP_LIGHTMAP_ALPHAS: {0: BYTES},
+    LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS: {0: BYTES},
+}
+LAYOUTS_V25 = {LumpId.DISPINFO: {0: DISPINFO, 1: DISPINFO_V25}}

@@ -1,0 +1,118 @@
+"""Texture lumps: texinfo, texdata, the texdata string table and string data,
+face macro texture info.
+
+bspfile.h structs: ``texinfo_t``, ``dtexdata_t``; ``LUMP_TEXDATA_STRING_TABLE``
+is an ``int`` offset per name into ``LUMP_TEXDATA_STRING_DATA``, a buffer of
+NUL-terminated material names.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+from ..errors import BspFormatError
+from ..lump_ids import LumpId
+from .base import LumpContext, vec3
+
+TEXINFO = np.dtype(
+    [
+        ("texture_vecs", "<f4", (2, 4)),  # float textureVecsTexelsPerWorldUnits[2][4]
+        ("lightmap_vecs", "<f4", (2, 4)),  # float lightmapVecsLuxelsPerWorldUnits[2][4]
+        ("flags", "<i4"),  # int flags (SURF_* of bspflags.h)
+        ("texdata", "<i4"),  # int texdata
+    ]
+)  # 72 bytes
+
+TEXDATA = np.dtype(
+    [
+        vec3("reflectivity"),  # Vector reflectivity
+        ("name_string_table_id", "<i4"),  # int nameStringTableID
+        ("width", "<i4"),  # int width
+        ("height", "<i4"),  # int height
+        ("view_width", "<i4"),  # int view_width
+        ("view_height", "<i4"),  # int view_height
+    ]
+)  # 32 bytes
+
+STRING_TABLE = np.dtype("<i4")  # int offset into the string data
+FACE_MACRO_TEXTURE_INFO = np.dtype("<i2")  # short m_MacroTextureNameID per face; -1 = none
+
+
+class StringData:
+    """The texdata string data: NUL-terminated names found by byte offset.
+
+    The names are kept by offset with the total size, so that encoding puts
+    every name back where it was and the remaining bytes stay zero.
+    """
+
+    def __init__(self, strings: dict[int, str] | None = None, size: int | None = None) -> None:
+        self.strings: dict[int, str] = dict(strings or {})
+        end = max((o + len(s.encode("utf-8", "surrogateescape")) + 1 for o, s in self.strings.items()), default=0)
+        self.size = end if size is None else max(size, end)
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.strings[o] for o in sorted(self.strings))
+
+    def __repr__(self) -> str:
+        return f"StringData({len(self.strings)} names, {self.size} bytes)"
+
+    def at(self, offset: int) -> str:
+        """The name that starts at byte ``offset`` (or runs through it)."""
+        if offset in self.strings:
+            return self.strings[offset]
+        for start, text in self.strings.items():
+            raw = text.encode("utf-8", "surrogateescape")
+            if start <= offset < start + len(raw):
+                return raw[offset - start :].decode("utf-8", "surrogateescape")
+        raise KeyError(offset)
+
+    def add(self, name: str) -> int:
+        """Append ``name`` (or find it) and return its offset."""
+        for start, text in self.strings.items():
+            if text == name:
+                return start
+        start = self.size
+        self.strings[start] = name
+        self.size = start + len(name.encode("utf-8", "surrogateescape")) + 1
+        return start
+
+
+class StringDataCodec:
+    def decode(self, data: memoryview, ctx: LumpContext) -> StringData:
+        raw = np.frombuffer(data, np.uint8)
+        nonzero = raw != 0
+        starts = np.flatnonzero(nonzero & ~np.concatenate(([False], nonzero[:-1])))
+        ends = np.flatnonzero(~nonzero & np.concatenate(([False], nonzero[:-1])))
+        if len(ends) < len(starts):
+            raise BspFormatError(
+                "last texture name is not NUL-terminated",
+                lump=ctx.name, offset=ctx.file_offset + int(starts[-1]),
+            )
+        blob = bytes(data)
+        strings = {
+            int(s): blob[s:e].decode("utf-8", "surrogateescape") for s, e in zip(starts, ends)
+        }
+        return StringData(strings, len(blob))
+
+    def encode(self, value: StringData, ctx: LumpContext) -> bytes:
+        out = bytearray(value.size)
+        for start, text in value.strings.items():
+            raw = text.encode("utf-8", "surrogateescape")
+            out[start : start + len(raw)] = raw
+        return bytes(out)
+
+    def count(self, value: StringData) -> int:
+        return len(value)
+
+
+LAYOUTS = {
+    LumpId.TEXINFO: {0: TEXINFO},
+    LumpId.TEXDATA: {0: TEXDATA},
+    LumpId.TEXDATA_STRING_TABLE: {0: STRING_TABLE},
+    LumpId.TEXDATA_STRING_DATA: {0: StringDataCodec()},
+    LumpId.FACE_MACRO_TEXTURE_INFO: {0: FACE_MACRO_TEXTURE_INFO},
+}

@@ -1,0 +1,146 @@
+"""BSP tree lumps: nodes, leafs, leaf faces, leaf brushes, models, areas,
+area portals, leaf water data, leaf minimum distance to water.
+
+bspfile.h structs: ``dnode_t``, ``dleaf_version_0_t``, ``dleaf_t``,
+``dmodel_t``, ``darea_t``, ``dareaportal_t``, ``dleafwaterdata_t``; the
+Strata Source (v25) forms with 32-bit indices and float bounds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..lump_ids import LumpId
+from .base import COLOR_RGB_EXP32, vec3
+
+NODE = np.dtype(
+    [
+        ("planenum", "<i4"),  # int planenum
+        ("children", "<i4", (2,)),  # int children[2]; negative = -(leaf + 1)
+        ("mins", "<i2", (3,)),  # short mins[3]
+        ("maxs", "<i2", (3,)),  # short maxs[3]
+        ("firstface", "<u2"),  # unsigned short firstface
+        ("numfaces", "<u2"),  # unsigned short numfaces
+        ("area", "<i2"),  # short area
+        ("padding", "<i2"),  # short paddding
+    ]
+)  # 32 bytes
+NODE_V25 = np.dtype(
+    [
+        ("planenum", "<i4"),
+        ("children", "<i4", (2,)),
+        ("mins", "<f4", (3,)),
+        ("maxs", "<f4", (3,)),
+        ("firstface", "<u4"),
+        ("numfaces", "<u4"),
+        ("area", "<i2"),
+        ("padding", "<i2"),
+    ]
+)  # 48 bytes
+
+_LEAF_HEAD = [
+    ("contents", "<i4"),  # int contents
+    ("cluster", "<i2"),  # short cluster
+    ("area_flags", "<u2"),  # short area:9; short flags:7 (bit field)
+    ("mins", "<i2", (3,)),  # short mins[3]
+    ("maxs", "<i2", (3,)),  # short maxs[3]
+    ("firstleafface", "<u2"),  # unsigned short firstleafface
+    ("numleaffaces", "<u2"),  # unsigned short numleaffaces
+    ("firstleafbrush", "<u2"),  # unsigned short firstleafbrush
+    ("numleafbrushes", "<u2"),  # unsigned short numleafbrushes
+    ("leaf_water_data_id", "<i2"),  # short leafWaterDataID
+]
+LEAF_V0 = np.dtype(
+    _LEAF_HEAD
+    + [
+        ("ambient_lighting", COLOR_RGB_EXP32, (6,)),  # CompressedLightCube m_AmbientLighting
+        ("padding", "<i2"),
+    ]
+)  # dleaf_version_0_t: 56 bytes (lump version 0, BSP 19 and older)
+LEAF = np.dtype(_LEAF_HEAD + [("padding", "<i2")])  # dleaf_t: 32 bytes
+LEAF_V25 = np.dtype(
+    [
+        ("contents", "<i4"),
+        ("cluster", "<i4"),
+        ("area_flags", "<u4"),  # area:17, flags:15
+        ("mins", "<f4", (3,)),
+        ("maxs", "<f4", (3,)),
+        ("firstleafface", "<u4"),
+        ("numleaffaces", "<u4"),
+        ("firstleafbrush", "<u4"),
+        ("numleafbrushes", "<u4"),
+        ("leaf_water_data_id", "<i4"),
+    ]
+)  # 56 bytes
+
+MODEL = np.dtype(
+    [
+        vec3("mins"),  # Vector mins
+        vec3("maxs"),  # Vector maxs
+        vec3("origin"),  # Vector origin (for sounds or lights)
+        ("headnode", "<i4"),  # int headnode
+        ("firstface", "<i4"),  # int firstface
+        ("numfaces", "<i4"),  # int numfaces
+    ]
+)  # 48 bytes
+
+AREA = np.dtype(
+    [
+        ("numareaportals", "<i4"),  # int numareaportals
+        ("firstareaportal", "<i4"),  # int firstareaportal
+    ]
+)  # 8 bytes
+
+AREAPORTAL = np.dtype(
+    [
+        ("portal_key", "<u2"),  # unsigned short m_PortalKey
+        ("otherarea", "<u2"),  # unsigned short otherarea
+        ("first_clip_portal_vert", "<u2"),  # unsigned short m_FirstClipPortalVert
+        ("num_clip_portal_verts", "<u2"),  # unsigned short m_nClipPortalVerts
+        ("planenum", "<i4"),  # int planenum
+    ]
+)  # 12 bytes
+AREAPORTAL_V25 = np.dtype(
+    [
+        ("portal_key", "<u4"),
+        ("otherarea", "<u4"),
+        ("first_clip_portal_vert", "<u4"),
+        ("num_clip_portal_verts", "<u4"),
+        ("planenum", "<i4"),
+    ]
+)  # 20 bytes
+
+LEAFWATERDATA = np.dtype(
+    [
+        ("surface_z", "<f4"),  # float surfaceZ
+        ("min_z", "<f4"),  # float minZ
+        ("surface_tex_info_id", "<i2"),  # short surfaceTexInfoID
+        ("padding", "<i2"),
+    ]
+)  # 12 bytes
+
+U16 = np.dtype("<u2")
+U32 = np.dtype("<u4")
+
+LAYOUTS = {
+    LumpId.NODES: {0: NODE},
+    LumpId.LEAFS: {0: LEAF_V0, 1: LEAF},
+    LumpId.LEAFFACES: {0: U16},  # unsigned short
+    LumpId.LEAFBRUSHES: {0: U16},  # unsigned short
+    LumpId.MODELS: {0: MODEL},
+    LumpId.AREAS: {0: AREA},
+    LumpId.AREAPORTALS: {0: AREAPORTAL},
+    LumpId.LEAFWATERDATA: {0: LEAFWATERDATA},
+    LumpId.LEAFMINDISTTOWATER: {0: U16},  # unsigned short
+}
+
+# Vampire (v17) writes the 32-byte leaf under lump version 0.
+LAYOUTS_V17 = {LumpId.LEAFS: {0: LEAF}}
+
+LAYOUTS_V25 = {
+    LumpId.NODES: {0: NODE, 1: NODE_V25},
+    LumpId.LEAFS: {1: LEAF, 2: LEAF_V25},
+    LumpId.LEAFFACES: {0: U16, 1: U32},
+    LumpId.LEAFBRUSHES: {0: U16, 1: U32},
+    LumpId.AREAPORTALS: {0: AREAPORTAL, 1: AREAPORTAL_V25},
+    LumpId.LEAFWATERDATA: {0: LEAFWATERDATA, 1: LEAFWATERDATA},
+}

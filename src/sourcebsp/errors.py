@@ -1,0 +1,75 @@
+"""The one exception hierarchy of sourcebsp.
+
+Every error raised for bad input is a :class:`BspError`; its message names the
+lump (when there is one) and the absolute file offset where the problem lies,
+and the same facts are kept as attributes for programs.
+"""
+from __future__ import annotations
+
+__all__ = [
+    "BspError",
+    "BspFormatError",
+    "TruncatedError",
+    "LumpSizeError",
+    "CompressionError",
+    "UnsupportedError",
+]
+
+
+class BspError(Exception):
+    """Base class of every sourcebsp error.
+
+    Attributes
+    ----------
+    lump : str or None
+        Name of the lump concerned, e.g. ``"PLANES"``.
+    offset : int or None
+        Absolute byte offset in the file (or buffer) where the problem lies.
+    needed, available : int or None
+        Sizes involved, when the problem is one of size.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        lump: str | None = None,
+        offset: int | None = None,
+        needed: int | None = None,
+        available: int | None = None,
+    ) -> None:
+        self.reason = message
+        self.lump = lump
+        self.offset = offset
+        self.needed = needed
+        self.available = available
+        super().__init__(self._compose())
+
+    def _compose(self) -> str:
+        where = []
+        if self.lump is not None:
+            where.append(f"lump {self.lump}")
+        if self.offset is not None:
+            where.append(f"file offset {self.offset} (0x{self.offset:x})")
+        prefix = ", ".join(where)
+        return f"{prefix}: {self.reason}" if prefix else self.reason
+
+
+class BspFormatError(BspError, ValueError):
+    """The input is malformed: it breaks a rule of the format."""
+
+
+class TruncatedError(BspFormatError, EOFError):
+    """The data ends before a structure it declares."""
+
+
+class LumpSizeError(BspFormatError):
+    """A lump's length is not a whole number of its records."""
+
+
+class CompressionError(BspFormatError):
+    """LZMA data that is corrupt, or that does not expand to its stated size."""
+
+
+class UnsupportedError(BspError):
+    """A valid-looking file that this version of sourcebsp cannot read."""
