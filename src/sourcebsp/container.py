@@ -249,8 +249,12 @@ class BspFile:
                 game.set_compressed(compression == "lzma")
                 self._replaced.add(LumpId.GAME_LUMP)
         changed = set(self._replaced)
+        # Objects a user can change in place (entities, game lumps, the pakfile)
+        # are encoded again whenever they were loaded; arrays decoded from the
+        # file are read-only views, so they change only through set_lump.
+        changed |= {i for i in self._decoded if getattr(self.codec(i), "mutable", False)}
         if reencode:
-            changed |= {i for i in self._decoded}
+            changed |= set(self._decoded)
         if not changed and compression == "keep":
             return bytes(self._buffer)
         return self._relay(changed, compression)

@@ -24,7 +24,11 @@ class LumpContext:
 
 
 class Codec(Protocol):
-    """Turns a lump's (uncompressed) bytes into a Python value and back."""
+    """Turns a lump's (uncompressed) bytes into a Python value and back.
+
+    A codec whose values can be changed in place sets ``mutable = True``; the
+    container then encodes such a lump again on save whenever it was loaded.
+    """
 
     def decode(self, data: memoryview, ctx: LumpContext) -> Any: ...
 

@@ -118,6 +118,8 @@ class GameLumps:
 
 
 class GameLumpCodec:
+    mutable = True
+
     def decode(self, data: memoryview, ctx: LumpContext) -> GameLumps:
         if len(data) < 4:
             raise TruncatedError(

@@ -1,0 +1,44 @@
+"""``sourcebsp <command>``: one module per command, each with ``main(argv)``.
+
+Exit codes: 0 success, 1 a user or input error (one line on stderr, no
+traceback), 2 bad usage (argparse's own).
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Sequence
+
+COMMANDS = {
+    "info": "Show the header, lump directory and contents of a map",
+    "repack": "Write a map again: unchanged, re-encoded, compressed or decompressed",
+}
+
+
+def _usage() -> str:
+    lines = ["usage: sourcebsp <command> [options]", "", "commands:"]
+    lines += [f"  {name:<10} {text}" for name, text in COMMANDS.items()]
+    lines += ["", "Run 'sourcebsp <command> --help' for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(_usage())
+        return 0 if args else 2
+    if args[0] == "--version":
+        from .. import __version__
+
+        print(f"sourcebsp {__version__}")
+        return 0
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"sourcebsp: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(f".{name}", __name__)
+    return int(module.main(rest))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
