@@ -61,3 +61,9 @@ def vmf_dir() -> Path:
             raise FileNotFoundError(VMF_DIR)
         pytest.skip(f"no Hammer sources at {VMF_DIR}")
     return VMF_DIR
+
+
+@pytest.fixture(scope="session")
+def corpus_file():
+    """A function giving the path of a named corpus map (skip, or fail in CI, if missing)."""
+    return corpus_map

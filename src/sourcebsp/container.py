@@ -73,7 +73,7 @@ class BspFile:
     def from_bytes(cls, data: bytes | bytearray | memoryview) -> "BspFile":
         """A map read from an in-memory buffer."""
         view = memoryview(data).cast("B")
-        return cls(read_header(view), view)
+        return cls(read_header(bytes(view[:HEADER_SIZE]), file_size=len(view)), view)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> "BspFile":
@@ -82,14 +82,15 @@ class BspFile:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else None
-        view = memoryview(mapped) if mapped is not None else memoryview(b"")
         try:
-            bsp = cls(read_header(view), view, path)
+            # The header is parsed from a copy, so a failure leaves nothing viewing the map.
+            head = bytes(mapped[:HEADER_SIZE]) if mapped is not None else b""
+            header = read_header(head, file_size=size)
         except BaseException:
-            view.release()
             if mapped is not None:
                 mapped.close()
             raise
+        bsp = cls(header, memoryview(mapped) if mapped is not None else None, path)
         bsp._mmap = mapped
         return bsp
 
@@ -255,7 +256,7 @@ class BspFile:
         changed |= {i for i in self._decoded if getattr(self.codec(i), "mutable", False)}
         if reencode:
             changed |= set(self._decoded)
-        if not changed and compression == "keep":
+        if not changed and compression == "keep" and len(self._buffer):
             return bytes(self._buffer)
         return self._relay(changed, compression)
 
@@ -276,7 +277,7 @@ class BspFile:
         # Encoding the game lump needs its final offset; try the original one first.
         for index in range(NUM_LUMPS):
             payloads[index], flags[index] = self._payload(index, changed, compression, entries[index].fileofs)
-        same_layout = all(
+        same_layout = len(self._buffer) >= HEADER_SIZE and all(
             len(payloads[i]) == entries[i].filelen and flags[i] == entries[i].fourcc
             for i in range(NUM_LUMPS)
         )
@@ -290,8 +291,10 @@ class BspFile:
         position = HEADER_SIZE
         offsets: dict[int, int] = {}
         for index in order:
-            if index == LumpId.GAME_LUMP and offsets.get(index) is None and payloads[index]:
-                payloads[index], flags[index] = self._payload(index, changed, compression, position)
+            if index == LumpId.GAME_LUMP and payloads[index] and position != entries[index].fileofs:
+                # Its sub-lump offsets are absolute: moving it means encoding it again.
+                self.get_lump(index)
+                payloads[index], flags[index] = self._payload(index, changed | {index}, compression, position)
             offsets[index] = position
             position += len(payloads[index])
             position += -position % _ALIGNMENT

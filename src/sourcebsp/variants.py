@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .codecs import brushes, displacements, gamelumps, geometry, lighting, overlays, textures, tree
+from .codecs import entities
 from .codecs.base import ArrayCodec, Codec
 from .header import Header
 
@@ -42,6 +43,7 @@ SDK2013 = compose(
     lighting.LAYOUTS,
     overlays.LAYOUTS,
     gamelumps.LAYOUTS,
+    entities.LAYOUTS,
 )
 SOURCE2004 = compose(SDK2013, brushes.LAYOUTS_V19, remove=lighting.REMOVED_BEFORE_V20)
 VAMPIRE = compose(SOURCE2004, geometry.LAYOUTS_V17, tree.LAYOUTS_V17)

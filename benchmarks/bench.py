@@ -1,0 +1,536 @@
+#!/usr/bin/env python
+"""Time sourcebsp against srctools, bsp_tool and sourcepp on real maps.
+
+For each map, in one run:
+
+* **open+decode**: open the file and decode every lump the library
+  understands (``with sourcebsp.open(p) as b: b.decode_all()``; srctools
+  ``BSP(p)`` then every ``ParsedLump`` property; bsp_tool ``load_bsp(p)`` then
+  every entry of every lazily read lump; sourcepp ``bsppp.BSP(p)`` then every
+  typed ``get_lump_data_for_*`` getter and ``get_lump_data`` for the rest);
+* **save unchanged**: save a freshly opened, untouched map to a temporary file;
+* **save after decode**: the same after the open+decode step (untimed), so
+  every library rebuilds what it parsed;
+* **peak memory** of sourcebsp's open+decode, in a fresh interpreter: peak
+  RSS (``ru_maxrss``) minus the peak RSS of the same interpreter after only
+  importing numpy and sourcebsp, as a multiple of the file size.
+
+Each time is the best (minimum) of ``--repeat`` runs on fresh objects, measured
+with ``time.perf_counter``.  A library that is not installed is reported as
+such; a library that fails on a map is reported with its error.
+
+Usage::
+
+    python benchmarks/bench.py                      # largest corpus map
+    python benchmarks/bench.py --map a.bsp --map b.bsp --repeat 10
+    python benchmarks/bench.py --all --json
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import importlib.metadata
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+OPERATIONS = ("open+decode", "save unchanged", "save after decode")
+MEMORY = "peak memory"
+MEMORY_TARGET = 2.0  # peak RSS above the interpreter's own, in file sizes
+SPEED_TARGETS = {"srctools": 4.0, "sourcepp": 1.0}  # other / sourcebsp at least this
+
+
+def corpus_dir() -> Path:
+    """``SOURCEBSP_CORPUS``, else ``../shared/corpus`` next to the project root."""
+    return Path(os.environ.get("SOURCEBSP_CORPUS", ROOT.parent / "shared" / "corpus")).resolve()
+
+
+def corpus_maps() -> list[Path]:
+    """The Source maps at the corpus top level (other-engines/ is not Source)."""
+    return sorted(corpus_dir().glob("*.bsp"))
+
+
+# ---- library adapters ---------------------------------------------------------------
+# Each adapter opens and decodes a map, and saves one.  ``decode`` is the timed
+# open+decode step and returns a short note; ``load`` (untimed) gives an object
+# for ``save``; ``release`` frees it.
+
+
+@dataclass(frozen=True)
+class Adapter:
+    name: str
+    module: str  # imported to tell whether the library is installed
+    distribution: str  # for the version number
+    decode: Callable[[Path], str]
+    load: Callable[[Path, bool], Any]
+    save: Callable[[Any, Path], None]
+    release: Callable[[Any], None] = lambda obj: None
+
+
+def _sourcebsp_decode(path: Path) -> str:
+    import sourcebsp
+
+    with sourcebsp.open(path) as bsp:
+        decoded = bsp.decode_all()
+        raw = [bsp.lump_name(i) for i, value in decoded.items() if isinstance(value, sourcebsp.RawLump)]
+    return f"{len(decoded) - len(raw)}/{len(decoded)} lumps decoded" + (f"; raw: {', '.join(raw)}" if raw else "")
+
+
+def _sourcebsp_load(path: Path, decoded: bool) -> Any:
+    import sourcebsp
+
+    bsp = sourcebsp.open(path)
+    if decoded:
+        bsp.decode_all()
+    return bsp
+
+
+def _srctools_lumps() -> list[str]:
+    from srctools import bsp
+
+    return [name for name, value in vars(bsp.BSP).items() if isinstance(value, bsp.ParsedLump)]
+
+
+def _srctools_decode(path: Path) -> str:
+    from srctools.bsp import BSP
+
+    bsp = BSP(str(path))
+    names = _srctools_lumps()
+    for name in names:
+        try:
+            getattr(bsp, name)
+        except Exception as error:
+            raise RuntimeError(f"parsing {name}: {type(error).__name__}: {error}") from error
+    return f"{len(names)} parsed lump views"
+
+
+def _srctools_load(path: Path, decoded: bool) -> Any:
+    from srctools.bsp import BSP
+
+    bsp = BSP(str(path))
+    if decoded:
+        for name in _srctools_lumps():
+            getattr(bsp, name)
+    return bsp
+
+
+def _bsp_tool_touch(bsp: Any) -> tuple[int, dict[str, Any]]:
+    """Read every entry of every lump (bsp_tool reads table entries lazily)."""
+    from bsp_tool import lumps
+
+    touched = 0
+    for lump in bsp.branch.LUMP:
+        value = getattr(bsp, lump.name, None)
+        if value is None:
+            continue
+        touched += 1
+        if isinstance(value, lumps.BasicBspLump):
+            value[:]
+    return touched, dict(bsp.loading_errors)
+
+
+def _bsp_tool_decode(path: Path) -> str:
+    import bsp_tool
+
+    bsp = bsp_tool.load_bsp(str(path))
+    try:
+        touched, errors = _bsp_tool_touch(bsp)
+    finally:
+        bsp.file.close()
+    note = f"{touched} lumps read"
+    if errors:
+        note += "; left raw after loading errors: " + ", ".join(sorted(errors))
+    return note
+
+
+def _bsp_tool_load(path: Path, decoded: bool) -> Any:
+    import bsp_tool
+
+    bsp = bsp_tool.load_bsp(str(path))
+    if decoded:
+        _bsp_tool_touch(bsp)
+    return bsp
+
+
+def _bsp_tool_save(bsp: Any, out: Path) -> None:
+    from bsp_tool.base import Bsp
+
+    if type(bsp).save_as is Bsp.save_as:  # the base class only raises NotImplementedError
+        raise NotImplementedError(f"bsp_tool has no writer for {type(bsp).__name__}")
+    bsp.save_as(str(out))
+
+
+def _sourcepp_read(bsp: Any) -> tuple[int, int]:
+    """Every typed getter, then the raw (decompressed) bytes of every other lump."""
+    lump_enum = type(bsp).Lump
+    typed = set()
+    for attr in dir(bsp):
+        if attr.startswith("get_lump_data_for_"):
+            lump = getattr(lump_enum, attr[len("get_lump_data_for_"):].upper())
+            typed.add(int(lump))
+            if bsp.has_lump(lump):
+                getattr(bsp, attr)()
+    raw = 0
+    for index in range(64):
+        if index in typed:
+            continue
+        lump = lump_enum(index)
+        if bsp.has_lump(lump):
+            bsp.get_lump_data(lump)
+            raw += 1
+    return len(typed), raw
+
+
+def _sourcepp_open(path: Path) -> Any:
+    from sourcepp import bsppp
+
+    bsp = bsppp.BSP(str(path))
+    if not bsp:
+        raise RuntimeError("sourcepp could not open the map")
+    return bsp
+
+
+def _sourcepp_decode(path: Path) -> str:
+    typed, raw = _sourcepp_read(_sourcepp_open(path))
+    return f"{typed} typed getters + raw bytes of {raw} other lumps"
+
+
+def _sourcepp_load(path: Path, decoded: bool) -> Any:
+    bsp = _sourcepp_open(path)
+    if decoded:
+        _sourcepp_read(bsp)
+    return bsp
+
+
+def _sourcepp_save(bsp: Any, out: Path) -> None:
+    if not bsp.bake(str(out)):
+        raise RuntimeError("bake() returned False")
+
+
+def _close(obj: Any) -> None:
+    obj.close()
+
+
+def _close_file(obj: Any) -> None:
+    obj.file.close()
+
+
+LIBRARIES: dict[str, Adapter] = {
+    "sourcebsp": Adapter("sourcebsp", "sourcebsp", "sourcebsp", _sourcebsp_decode, _sourcebsp_load,
+                         lambda bsp, out: bsp.save(out), _close),
+    "srctools": Adapter("srctools", "srctools.bsp", "srctools", _srctools_decode, _srctools_load,
+                        lambda bsp, out: bsp.save(str(out))),
+    "bsp_tool": Adapter("bsp_tool", "bsp_tool", "bsp_tool", _bsp_tool_decode, _bsp_tool_load,
+                        _bsp_tool_save, _close_file),
+    "sourcepp": Adapter("sourcepp", "sourcepp.bsppp", "sourcepp", _sourcepp_decode, _sourcepp_load,
+                        _sourcepp_save),
+}
+REFERENCE = "sourcebsp"
+
+
+def library_version(adapter: Adapter) -> str | None:
+    """The installed version, or None when the library cannot be imported."""
+    try:
+        importlib.import_module(adapter.module)
+    except ImportError:
+        return None
+    try:
+        return importlib.metadata.version(adapter.distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def _error_text(error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}".replace("\n", " ")
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+# ---- timing -------------------------------------------------------------------------
+def best_of(repeat: int, run: Callable[[], Any], setup: Callable[[], Any] | None = None,
+            teardown: Callable[[Any], None] | None = None) -> tuple[float, Any]:
+    """Minimum wall time of ``run(setup())`` over ``repeat`` fresh runs, and its last result."""
+    best = float("inf")
+    result = None
+    for _ in range(repeat):
+        gc.collect()
+        state = setup() if setup is not None else None
+        try:
+            start = time.perf_counter()
+            result = run() if setup is None else run(state)  # type: ignore[call-arg]
+            best = min(best, time.perf_counter() - start)
+        finally:
+            if teardown is not None:
+                teardown(state)
+    return best, result
+
+
+def time_library(adapter: Adapter, path: Path, repeat: int, workdir: Path) -> list[dict[str, Any]]:
+    """One row per operation for one library on one map."""
+    rows = []
+    out = workdir / f"{adapter.name}_{path.name}"
+    for operation in OPERATIONS:
+        row: dict[str, Any] = {"library": adapter.name, "operation": operation,
+                               "seconds": None, "error": None, "note": None}
+        try:
+            if operation == "open+decode":
+                row["seconds"], row["note"] = best_of(repeat, lambda: adapter.decode(path))
+            else:
+                decoded = operation == "save after decode"
+                row["seconds"], _ = best_of(
+                    repeat, lambda bsp: adapter.save(bsp, out),
+                    setup=lambda: adapter.load(path, decoded), teardown=adapter.release)
+        except Exception as error:  # a benchmark reports any library failure, never crashes
+            row["error"] = _error_text(error)
+        finally:
+            if out.exists():
+                out.unlink()
+        rows.append(row)
+    return rows
+
+
+# ---- peak memory in a fresh interpreter ---------------------------------------------
+def _maxrss_bytes() -> int:
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak) if sys.platform == "darwin" else int(peak) * 1024  # Linux reports KiB
+
+
+def _memory_child(library: str, path: str) -> int:
+    """Entry point of the measuring interpreter: print its peak RSS as JSON."""
+    adapter = LIBRARIES[library]
+    import numpy  # noqa: F401  (part of the interpreter's own baseline)
+
+    importlib.import_module(adapter.module)
+    if path != "-":
+        adapter.decode(Path(path))
+    print(json.dumps({"maxrss": _maxrss_bytes()}))
+    return 0
+
+
+def _child_peak(library: str, path: str) -> int:
+    command = [sys.executable, str(Path(__file__).resolve()), "--memory-child", library, path]
+    if os.name == "posix":
+        # Linux carries ru_maxrss across exec, and a child forked from this
+        # (large) process starts with its RSS.  A shell that forks a fresh
+        # child (``; exit`` stops it from exec-ing directly) gives the
+        # measured interpreter a clean count.
+        command = ["/bin/sh", "-c", '"$@"; exit $?', "sh", *command]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise RuntimeError(lines[-1] if lines else f"exit code {done.returncode}")
+    return int(json.loads(done.stdout.strip().splitlines()[-1])["maxrss"])
+
+
+def measure_memory(library: str, path: Path) -> dict[str, Any]:
+    """Peak RSS of open+decode above the interpreter's own, and as file sizes."""
+    row: dict[str, Any] = {"library": library, "operation": MEMORY, "seconds": None,
+                           "error": None, "note": None}
+    try:
+        import resource  # noqa: F401  (POSIX only)
+    except ImportError:
+        row["error"] = "resource module unavailable on this platform"
+        return row
+    try:
+        baseline = _child_peak(library, "-")
+        peak = _child_peak(library, str(path))
+    except Exception as error:
+        row["error"] = _error_text(error)
+        return row
+    size = path.stat().st_size
+    row.update(bytes=peak - baseline, baseline_bytes=baseline, peak_bytes=peak,
+               file_multiple=(peak - baseline) / size if size else None)
+    return row
+
+
+# ---- one map ------------------------------------------------------------------------
+def _bsp_version(path: Path) -> str:
+    with path.open("rb") as handle:
+        head = handle.read(8)
+    if len(head) < 8:
+        return "?"
+    ident = head[:4]
+    endian = ">" if ident == b"PSBV" else "<"
+    return f"{ident.decode('latin-1')} v{struct.unpack(endian + 'i', head[4:])[0]}"
+
+
+def bench_map(path: Path, repeat: int, memory_libraries: list[str]) -> dict[str, Any]:
+    """Every library's rows for one map, with ratios against sourcebsp."""
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="sourcebsp-bench-") as workdir:
+        for adapter in LIBRARIES.values():
+            if library_version(adapter) is None:
+                rows.extend({"library": adapter.name, "operation": op, "seconds": None,
+                             "error": "not installed", "note": None} for op in OPERATIONS)
+                continue
+            rows.extend(time_library(adapter, path, repeat, Path(workdir)))
+    reference = {r["operation"]: r["seconds"] for r in rows if r["library"] == REFERENCE}
+    for row in rows:
+        ref = reference.get(row["operation"])
+        row["ratio"] = row["seconds"] / ref if row["seconds"] is not None and ref else None
+    for library in memory_libraries:
+        if library_version(LIBRARIES[library]) is None:
+            rows.append({"library": library, "operation": MEMORY, "seconds": None,
+                         "error": "not installed", "note": None})
+        else:
+            rows.append(measure_memory(library, path))
+    for row in rows:
+        row["map"] = path.name
+    return {"map": str(path), "name": path.name, "size": path.stat().st_size,
+            "version": _bsp_version(path), "repeat": repeat, "rows": rows}
+
+
+def targets(result: dict[str, Any]) -> list[tuple[str, bool | None, str]]:
+    """(target, met or None when unmeasurable, figure) for one map."""
+    rows = {(r["library"], r["operation"]): r for r in result["rows"]}
+    checks: list[tuple[str, bool | None, str]] = []
+    for library, factor in SPEED_TARGETS.items():
+        row = rows.get((library, "open+decode"))
+        label = f"open+decode >= {factor:g}x faster than {library}"
+        if row is None or row["ratio"] is None:
+            checks.append((label, None, (row or {}).get("error") or "no figure"))
+        else:
+            checks.append((label, row["ratio"] >= factor, f"{row['ratio']:.1f}x"))
+    memory = rows.get((REFERENCE, MEMORY))
+    label = f"peak memory < {MEMORY_TARGET:g}x file size"
+    if memory is None or memory.get("file_multiple") is None:
+        checks.append((label, None, (memory or {}).get("error") or "no figure"))
+    else:
+        checks.append((label, memory["file_multiple"] < MEMORY_TARGET, f"{memory['file_multiple']:.2f}x"))
+    return checks
+
+
+# ---- output -------------------------------------------------------------------------
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def _ratio_text(row: dict[str, Any]) -> str:
+    if row["library"] == REFERENCE or row["ratio"] is None:
+        return ""
+    return f"{row['library']} / {REFERENCE} = {row['ratio']:.1f}x"
+
+
+def _mb(value: float) -> str:
+    return f"{value / 1e6:.1f} MB"
+
+
+def print_map(result: dict[str, Any], versions: dict[str, str | None]) -> None:
+    print(f"\n{result['name']}  {result['size']:,} bytes  {result['version']}  "
+          f"(best of {result['repeat']})")
+    lines = []
+    for row in result["rows"]:
+        if row["operation"] == MEMORY:
+            continue
+        seconds = f"{row['seconds']:.4f}" if row["seconds"] is not None else row["error"]
+        lines.append([row["library"], row["operation"], seconds, _ratio_text(row)])
+    print(_table(["library", "operation", "seconds", "vs sourcebsp"], lines))
+    for row in result["rows"]:
+        if row["operation"] == MEMORY:
+            if row["error"]:
+                print(f"peak memory, {row['library']} open+decode: {row['error']}")
+            else:
+                print(f"peak memory, {row['library']} open+decode: {_mb(row['bytes'])} above the "
+                      f"interpreter's own {_mb(row['baseline_bytes'])} = {row['file_multiple']:.2f}x file size")
+    notes = [(r["library"], r["note"]) for r in result["rows"]
+             if r["operation"] == "open+decode" and r["note"]]
+    for library, note in notes:
+        print(f"  {library} ({versions.get(library)}): {note}")
+    for label, met, figure in targets(result):
+        verdict = "n/a" if met is None else ("met" if met else "MISSED")
+        print(f"  target {label}: {verdict} ({figure})")
+
+
+def print_summary(results: list[dict[str, Any]]) -> None:
+    libraries = list(LIBRARIES)
+    lines = []
+    for result in results:
+        rows = {(r["library"], r["operation"]): r for r in result["rows"]}
+        memory = rows.get((REFERENCE, MEMORY))
+        for operation in OPERATIONS:
+            cells = [result["name"], f"{result['size'] / 1e6:.2f}", operation]
+            for library in libraries:
+                row = rows[(library, operation)]
+                if row["seconds"] is None:
+                    cells.append("not installed" if row["error"] == "not installed" else "error")
+                elif library == REFERENCE:
+                    cells.append(f"{row['seconds']:.4f}s")
+                else:
+                    cells.append(f"{row['seconds']:.4f}s {row['ratio']:.1f}x" if row["ratio"] else
+                                 f"{row['seconds']:.4f}s")
+            mem = ""
+            if operation == "open+decode" and memory is not None:
+                mem = "error" if memory["error"] else f"{memory['file_multiple']:.2f}x"
+            lines.append([*cells, mem])
+    print()
+    print(_table(["map", "MB", "operation", *libraries, "mem/file"], lines))
+    errors = [(result["name"], r["library"], r["operation"], r["error"]) for result in results
+              for r in result["rows"] if r["error"] and r["error"] != "not installed"]
+    for name, library, operation, error in errors:
+        print(f"  {name}: {library} {operation}: {error}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bench.py", description="Time sourcebsp against srctools, bsp_tool and sourcepp.")
+    parser.add_argument("--map", action="append", type=Path, default=[], metavar="PATH",
+                        help="map to time (repeatable; default: the largest corpus map)")
+    parser.add_argument("--all", action="store_true", help="every corpus map, summary table")
+    parser.add_argument("--repeat", type=int, default=5, metavar="N",
+                        help="runs per measurement, the best is kept (default 5)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--memory-all", action="store_true",
+                        help="measure peak memory for every installed library, not only sourcebsp")
+    parser.add_argument("--memory-child", nargs=2, metavar=("LIB", "PATH"), help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
+    """Run the benchmark; returns every row (one dict per library and operation)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.memory_child:
+        _memory_child(*args.memory_child)
+        return []
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    maps = list(args.map)
+    if args.all:
+        maps += corpus_maps()
+    if not maps:
+        found = corpus_maps()
+        if not found:
+            parser.error(f"no maps given and no corpus at {corpus_dir()} (set SOURCEBSP_CORPUS)")
+        maps = [max(found, key=lambda p: p.stat().st_size)]
+    for path in maps:
+        if not path.is_file():
+            parser.error(f"no such map: {path}")
+    memory_libraries = list(LIBRARIES) if args.memory_all else [REFERENCE]
+    versions = {name: library_version(adapter) for name, adapter in LIBRARIES.items()}
+    results = []
+    for path in maps:
+        results.append(bench_map(path, args.repeat, memory_libraries))
+        if not args.json and not args.all:
+            print_map(results[-1], versions)
+    if args.json:
+        print(json.dumps({"python": sys.version.split()[0], "versions": versions, "maps": results}, indent=2))
+    elif args.all or len(results) > 1:
+        print_summary(results)
+    return [row for result in results for row in result["rows"]]
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(0)

@@ -1,0 +1,689 @@
+"""The entity lump (lump 0): the map's entities as key/value text.
+
+The lump is NUL-terminated text, a sequence of blocks::
+
+    {
+    "classname" "worldspawn"
+    "skyname" "sky_day01_01"
+    }
+    {
+    "classname" "trigger_once"
+    "model" "*3"
+    "OnTrigger" "door,Open,,0,-1"
+    "OnTrigger" "door,Close,,5,-1"
+    }
+
+Keys may repeat (outputs such as ``OnTrigger`` do, and their order matters),
+so an :class:`Entity` is an ordered list of ``(key, value)`` pairs, not a
+dict.  Strings have no escapes: a value runs from one double quote to the
+next, and is kept as that exact text.  Output values hold five fields,
+separated by commas in older games and by ESC (0x1B) since Left 4 Dead;
+:class:`Output` is a parsed view of them, the text stays the truth.
+
+Bytes are decoded as UTF-8 with ``surrogateescape``, so any byte that is not
+UTF-8 survives the round trip.  Each entity keeps the text it was read from
+(and the whitespace after it) and writes that text again while it is not
+changed, so an untouched lump encodes to the bytes it was decoded from.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence, overload
+
+from ..errors import BspFormatError
+from ..lump_ids import LumpId
+from .base import LumpContext
+
+__all__ = [
+    "ESC",
+    "Entity",
+    "Entities",
+    "EntitiesCodec",
+    "EntitySyntaxError",
+    "Output",
+    "parse_entities",
+]
+
+ESC = "\x1b"  # the output field separator of Left 4 Dead and later games
+_ENCODING = ("utf-8", "surrogateescape")
+
+# Whitespace between tokens.  The engine skips any byte <= ' '; vbsp writes
+# only newlines and spaces, and the strict reading accepts the usual five.
+_WS = r"[ \t\r\n\f\v]"
+# One well-formed entity and the whitespace after it.  Group 1: the key/value
+# pairs; group 2: the trailing whitespace.  A string holds anything but '"'.
+_BLOCK = re.compile(rf'\{{((?:{_WS}*"[^"]*"{_WS}*"[^"]*")*){_WS}*\}}({_WS}*)')
+_PAIR = re.compile(rf'"([^"]*)"{_WS}*"([^"]*)"')
+_SPACE = re.compile(rf"{_WS}*")
+# Used only to explain why _BLOCK did not match.
+_TOKEN = re.compile(
+    rf'{_WS}*(?:(?P<open>\{{)|(?P<close>\}})|"(?P<string>[^"]*)"|(?P<unterminated>")'
+    rf'|(?P<bare>[^ \t\r\n\f\v{{}}"]+))'
+)
+
+
+class EntitySyntaxError(BspFormatError):
+    """Malformed entity text.
+
+    Besides ``lump`` and ``offset`` (the absolute file offset of the bad
+    byte), it carries ``line`` and ``column`` (1-based, in the lump text) and
+    ``lump_offset`` (the byte offset inside the lump).
+    """
+
+    def __init__(self, message: str, *, line: int, column: int, lump_offset: int,
+                 lump: str | None = None, offset: int | None = None) -> None:
+        self.line = line
+        self.column = column
+        self.lump_offset = lump_offset
+        super().__init__(f"line {line}, column {column}: {message}", lump=lump, offset=offset)
+
+
+# ---- values -----------------------------------------------------------------------
+def _format_number(value: float) -> str:
+    number = float(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def _to_text(value: Any, what: str) -> str:
+    """A key or value as entity text: strings as given, numbers and vectors formatted."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, bool):
+        text = "1" if value else "0"
+    elif isinstance(value, int):
+        text = str(value)
+    elif isinstance(value, float):
+        text = _format_number(value)
+    elif isinstance(value, Iterable):
+        text = " ".join(_to_text(v, what) for v in value)
+    else:
+        raise TypeError(f"entity {what} must be a string, a number or a sequence of numbers, "
+                        f"not {type(value).__name__}")
+    if '"' in text or "\0" in text:
+        # Entity strings have no escapes: a quote would end the string early
+        # and a NUL would end the lump.
+        raise ValueError(f"entity {what} {text!r} contains a double quote or a NUL, "
+                         "which the entity lump cannot hold")
+    return text
+
+
+@dataclass(frozen=True)
+class Output:
+    """A parsed view of one output key/value (``"OnTrigger" "door,Open,,0,-1"``).
+
+    ``text`` is the value exactly as stored; the other fields are read from it.
+    Vampire: Bloodlines appends extra comma fields, kept in ``extra``.
+    """
+
+    name: str  # the key: OnTrigger, OnStartTouch, ...
+    target: str
+    input: str
+    parameter: str
+    delay: float
+    times: int  # -1: fire every time
+    separator: str  # "," or ESC
+    text: str
+    extra: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, key: str, value: str) -> "Output | None":
+        """The output held by a key/value, or None when the value is not one.
+
+        A value is an output when it has five ESC-separated fields, or five
+        comma-separated fields (more on Vampire maps), with a number in the
+        fourth (delay) and an integer in the fifth (times to fire).
+        """
+        if ESC in value:
+            separator = ESC
+        elif value.count(",") >= 4:
+            separator = ","
+        else:
+            return None
+        fields = value.split(separator)
+        if len(fields) < 5 or (len(fields) > 5 and separator == ESC):
+            return None
+        try:
+            delay = float(fields[3])
+            times = int(fields[4])
+        except ValueError:
+            return None
+        return cls(key, fields[0], fields[1], fields[2], delay, times, separator, value,
+                   tuple(fields[5:]))
+
+    @classmethod
+    def make(cls, name: str, target: str, input: str, parameter: str = "",
+             delay: float | str = 0, times: int | str = -1, separator: str = ESC) -> "Output":
+        """A new output; ``delay`` and ``times`` may be given as text to keep their spelling."""
+        if separator not in (",", ESC):
+            raise ValueError(f"output separator must be ',' or ESC (0x1B), not {separator!r}")
+        delay_text = delay if isinstance(delay, str) else _format_number(delay)
+        times_text = times if isinstance(times, str) else str(int(times))
+        fields = [_to_text(f, "output field") for f in (target, input, parameter, delay_text, times_text)]
+        if separator == "," and any("," in f for f in fields):
+            raise ValueError(f"output fields {fields!r} contain a comma, the separator of this map's outputs")
+        text = separator.join(fields)
+        parsed = cls.parse(_to_text(name, "key"), text)
+        if parsed is None:
+            raise ValueError(f"delay {delay_text!r} or times {times_text!r} is not a number")
+        return parsed
+
+
+# ---- one entity -------------------------------------------------------------------
+class Entity:
+    """One entity: an ordered list of ``(key, value)`` pairs; keys may repeat.
+
+    Key lookups ignore case, as the engine does.  Reading a key gives its last
+    value (the one the engine ends up with); :meth:`get_all` gives every value.
+    Change pairs only through the methods, which drop the cached source text.
+
+    Examples
+    --------
+    >>> ent = Entity(classname="info_target", targetname="spot", origin=(0, 0, 64))
+    >>> ent["origin"]
+    '0 0 64'
+    >>> ent.add("OnUser1", "door,Open,,0,-1"); ent.outputs[0].input
+    'Open'
+    """
+
+    __slots__ = ("_pairs", "_text", "trail")
+
+    def __init__(self, pairs: Mapping[str, Any] | Iterable[tuple[str, Any]] = (), /,
+                 **keyvalues: Any) -> None:
+        items = pairs.items() if isinstance(pairs, Mapping) else pairs
+        self._pairs: list[tuple[str, str]] = [
+            (_to_text(k, "key"), _to_text(v, "value")) for k, v in [*items, *keyvalues.items()]
+        ]
+        self._text: str | None = None  # the source text, while unchanged
+        self.trail = "\n"  # whitespace written after the closing brace
+
+    @classmethod
+    def _read(cls, pairs: list[tuple[str, str]], text: str, trail: str) -> "Entity":
+        entity = cls.__new__(cls)
+        entity._pairs = pairs
+        entity._text = text
+        entity.trail = trail
+        return entity
+
+    def copy(self) -> "Entity":
+        """A new entity with the same pairs (it is written afresh)."""
+        twin = Entity(self._pairs)
+        twin.trail = self.trail
+        return twin
+
+    def __repr__(self) -> str:
+        name = self.targetname
+        named = f" {name!r}" if name else ""
+        return f"<Entity {self.classname}{named} ({len(self._pairs)} keys)>"
+
+    # ---- reading ------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        folded = key.casefold()
+        return any(k.casefold() == folded for k, _ in self._pairs)
+
+    def __getitem__(self, key: str) -> str:
+        folded = key.casefold()
+        for k, v in reversed(self._pairs):
+            if k.casefold() == folded:
+                return v
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The last value of ``key`` (ignoring case), or ``default``."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def get_all(self, key: str) -> list[str]:
+        """Every value of ``key`` (ignoring case), in file order."""
+        folded = key.casefold()
+        return [v for k, v in self._pairs if k.casefold() == folded]
+
+    def items(self) -> list[tuple[str, str]]:
+        """Every ``(key, value)`` pair, in order (a copy)."""
+        return list(self._pairs)
+
+    def keys(self) -> list[str]:
+        return [k for k, _ in self._pairs]
+
+    def values(self) -> list[str]:
+        return [v for _, v in self._pairs]
+
+    @property
+    def classname(self) -> str | None:
+        return self.get("classname")
+
+    @classname.setter
+    def classname(self, value: str) -> None:
+        self.set("classname", value)
+
+    @property
+    def targetname(self) -> str | None:
+        return self.get("targetname")
+
+    @targetname.setter
+    def targetname(self, value: str) -> None:
+        self.set("targetname", value)
+
+    @property
+    def model_index(self) -> int | None:
+        """N for a brush entity's ``"model" "*N"`` (an index into the models lump), else None."""
+        model = self.get("model")
+        if model and model.startswith("*") and model[1:].isdigit():
+            return int(model[1:])
+        return None
+
+    @property
+    def origin(self) -> tuple[float, float, float] | None:
+        """``origin`` as three floats, or None when absent or not three numbers."""
+        text = self.get("origin")
+        if text is None:
+            return None
+        parts = text.split()
+        try:
+            x, y, z = (float(p) for p in parts)
+        except ValueError:
+            return None
+        return (x, y, z)
+
+    @property
+    def outputs(self) -> list[Output]:
+        """The pairs that hold outputs, parsed (see :meth:`Output.parse`)."""
+        found = (Output.parse(k, v) for k, v in self._pairs)
+        return [o for o in found if o is not None]
+
+    # ---- changing -----------------------------------------------------------------
+    def set(self, key: str, value: Any) -> None:
+        """Give ``key`` one value: the first pair with that key (ignoring case) is
+        changed in place and any later ones removed; a new key is appended."""
+        key, value = _to_text(key, "key"), _to_text(value, "value")
+        folded = key.casefold()
+        kept: list[tuple[str, str]] = []
+        done = False
+        for pair in self._pairs:
+            if pair[0].casefold() != folded:
+                kept.append(pair)
+            elif not done:
+                kept.append((pair[0], value))
+                done = True
+        if not done:
+            kept.append((key, value))
+        self._pairs = kept
+        self._text = None
+
+    __setitem__ = set
+
+    def add(self, key: str, value: Any) -> None:
+        """Append a pair, even when the key exists already (as outputs do)."""
+        self._pairs.append((_to_text(key, "key"), _to_text(value, "value")))
+        self._text = None
+
+    def add_output(self, name: str, target: str, input: str, parameter: str = "",
+                   delay: float | str = 0, times: int | str = -1, separator: str | None = None) -> Output:
+        """Append an output.  ``separator`` defaults to that of the entity's other
+        outputs, or ESC; :attr:`Entities.output_separator` gives the map's."""
+        if separator is None:
+            existing = self.outputs
+            separator = existing[-1].separator if existing else ESC
+        output = Output.make(name, target, input, parameter, delay, times, separator)
+        self.add(output.name, output.text)
+        return output
+
+    def delete(self, key: str) -> int:
+        """Remove every pair with ``key`` (ignoring case); returns how many.  KeyError if none."""
+        folded = key.casefold()
+        kept = [p for p in self._pairs if p[0].casefold() != folded]
+        removed = len(self._pairs) - len(kept)
+        if not removed:
+            raise KeyError(key)
+        self._pairs = kept
+        self._text = None
+        return removed
+
+    def __delitem__(self, key: str) -> None:
+        self.delete(key)
+
+    def rename(self, old: str, new: str) -> int:
+        """Rename every ``old`` key (ignoring case) to ``new``, in place; returns how many."""
+        new = _to_text(new, "key")
+        folded = old.casefold()
+        count = 0
+        pairs = []
+        for k, v in self._pairs:
+            if k.casefold() == folded:
+                k, count = new, count + 1
+            pairs.append((k, v))
+        if not count:
+            raise KeyError(old)
+        self._pairs = pairs
+        self._text = None
+        return count
+
+    def remove_pair(self, key: str, value: str) -> None:
+        """Remove the first pair equal to ``(key, value)`` (exact text, e.g. one output)."""
+        try:
+            self._pairs.remove((key, value))
+        except ValueError:
+            raise KeyError((key, value)) from None
+        self._text = None
+
+    # ---- writing ------------------------------------------------------------------
+    @property
+    def changed(self) -> bool:
+        """Whether the entity will be written afresh, not from its source text."""
+        return self._text is None
+
+    def to_text(self, newline: str = "\n") -> str:
+        """The ``{ ... }`` block: the source text while unchanged, else written anew."""
+        if self._text is not None:
+            return self._text
+        body = "".join(f'"{k}" "{v}"{newline}' for k, v in self._pairs)
+        return f"{{{newline}{body}}}"
+
+
+# ---- the lump ---------------------------------------------------------------------
+def _matcher(pattern: str) -> Callable[[str | None], bool]:
+    """Case-insensitive match; ``*`` matches any run of characters (as the engine's
+    ``targetname*`` wildcard does)."""
+    if "*" in pattern:
+        regex = re.compile(".*".join(re.escape(p) for p in pattern.split("*")), re.IGNORECASE | re.DOTALL)
+        return lambda value: value is not None and regex.fullmatch(value) is not None
+    folded = pattern.casefold()
+    return lambda value: value is not None and value.casefold() == folded
+
+
+class Entities(Sequence[Entity]):
+    """The entity lump: the entities in file order, worldspawn first.
+
+    A sequence of :class:`Entity`; also :meth:`add`, :meth:`remove`,
+    ``del entities[i]``, :meth:`find` and :meth:`first`.
+
+    Examples
+    --------
+    >>> ents = parse_entities(b'{\\n"classname" "worldspawn"\\n}\\n\\x00')
+    >>> ents.add(classname="info_target", targetname="x", origin="0 0 0")
+    <Entity info_target 'x' (3 keys)>
+    >>> [e.classname for e in ents.find(targetname="x")]
+    ['info_target']
+    >>> ents.to_bytes()[-30:]
+    b'"origin" "0 0 0"\\n}\\n\\x00'
+    """
+
+    def __init__(self, entities: Iterable[Entity] = (), *, bsp_version: int | None = None) -> None:
+        self._list: list[Entity] = list(entities)
+        self.bsp_version = bsp_version
+        self.newline = "\n"
+        self._head = ""  # whitespace before the first entity
+        self._terminated = False  # the source ended its text with NUL
+        self._after = b""  # bytes after the NUL (kept as found)
+        self._changed = True  # the list itself (not one entity) was changed
+
+    @classmethod
+    def from_bytes(cls, data: bytes | memoryview, *, lump: str = "ENTITIES", file_offset: int = 0,
+                   bsp_version: int | None = None) -> "Entities":
+        """Parse entity lump bytes.
+
+        Raises
+        ------
+        EntitySyntaxError
+            (a :class:`BspFormatError`) for an unbalanced brace, an unterminated
+            quote, a key without a value or text outside the braces; its message
+            names the absolute file offset (``file_offset`` + position) and line.
+        """
+        raw = bytes(data)
+        nul = raw.find(b"\0")
+        body = raw if nul < 0 else raw[:nul]
+        text = body.decode(*_ENCODING)
+        self = cls(bsp_version=bsp_version)
+        self._terminated = nul >= 0
+        self._after = b"" if nul < 0 else raw[nul + 1 :]
+        self._changed = False
+        if "\r\n" in text[:4096]:
+            self.newline = "\r\n"
+        end = len(text)
+        pos = _SPACE.match(text).end()  # type: ignore[union-attr]
+        self._head = text[:pos]
+        block_match = _BLOCK.match
+        pair_findall = _PAIR.findall
+        read = Entity._read
+        out = self._list
+        while pos < end:
+            m = block_match(text, pos)
+            if m is None:
+                _raise_syntax_error(text, pos, lump, file_offset)
+            out.append(read(pair_findall(m.group(1)), text[pos : m.start(2)], m.group(2)))
+            pos = m.end()
+        return self
+
+    def __repr__(self) -> str:
+        return f"<Entities: {len(self._list)} entities>"
+
+    # ---- sequence -----------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._list)
+
+    def __iter__(self) -> Iterator[Entity]:
+        return iter(self._list)
+
+    @overload
+    def __getitem__(self, index: int) -> Entity: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Entity]: ...
+
+    def __getitem__(self, index: int | slice) -> Entity | list[Entity]:
+        return self._list[index]
+
+    def __setitem__(self, index: int, entity: Entity) -> None:
+        if not isinstance(entity, Entity):
+            raise TypeError(f"expected an Entity, not {type(entity).__name__}")
+        self._list[index] = entity
+        self._changed = True
+
+    def __delitem__(self, index: int | slice) -> None:
+        del self._list[index]
+        self._changed = True
+
+    def __contains__(self, entity: object) -> bool:
+        return any(e is entity for e in self._list)
+
+    def index(self, entity: Any, start: int = 0, stop: int | None = None) -> int:
+        """Position of this very entity object (identity, not equal pairs)."""
+        for i, e in enumerate(self._list[start:stop], start):
+            if e is entity:
+                return i
+        raise ValueError(f"{entity!r} is not in the entity list")
+
+    # ---- lookup -------------------------------------------------------------------
+    @property
+    def worldspawn(self) -> Entity | None:
+        """The first entity (worldspawn in every compiled map), or None when empty."""
+        return self._list[0] if self._list else None
+
+    def iter_find(self, classname: str | None = None, targetname: str | None = None,
+                  **keys: str) -> Iterator[Entity]:
+        """Entities whose keys match, lazily (see :meth:`find`)."""
+        tests = [(k, _matcher(v)) for k, v in (("classname", classname), ("targetname", targetname))
+                 if v is not None]
+        tests += [(k, _matcher(v)) for k, v in keys.items()]
+        for entity in self._list:
+            if all(test(entity.get(key)) for key, test in tests):
+                yield entity
+
+    def find(self, classname: str | None = None, targetname: str | None = None,
+             **keys: str) -> list[Entity]:
+        """Entities whose classname, targetname and other keys all match, in file order.
+
+        Matching ignores case; ``*`` in a pattern matches any run of characters
+        (``find(classname="info_player_*")``).  With no criteria: every entity.
+        """
+        return list(self.iter_find(classname, targetname, **keys))
+
+    def first(self, classname: str | None = None, targetname: str | None = None,
+              **keys: str) -> Entity | None:
+        """The first entity :meth:`find` would return, or None."""
+        return next(self.iter_find(classname, targetname, **keys), None)
+
+    def by_model(self, model_index: int) -> Entity | None:
+        """The entity whose ``model`` is ``*N`` (model 0 is worldspawn's)."""
+        if model_index == 0:
+            return self.worldspawn
+        return next((e for e in self._list if e.model_index == model_index), None)
+
+    @property
+    def output_separator(self) -> str:
+        """The output field separator this map uses: found in its outputs, else
+        guessed from the BSP version (ESC from version 21, and when unknown)."""
+        for entity in self._list:
+            for output in entity.outputs:
+                return output.separator
+        if self.bsp_version is not None and self.bsp_version < 21:
+            return ","
+        return ESC
+
+    # ---- changing -----------------------------------------------------------------
+    def add(self, entity: Entity | Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None, /,
+            **keyvalues: Any) -> Entity:
+        """Append an entity (given, or built from pairs / keyword arguments) and return it."""
+        if isinstance(entity, Entity):
+            if keyvalues:
+                raise TypeError("give either an Entity or key/values, not both")
+            new = entity
+        else:
+            new = Entity(entity if entity is not None else (), **keyvalues)
+        if self._list and not self._list[-1].trail:
+            self._list[-1].trail = self.newline  # keep one block per line
+        new.trail = new.trail or self.newline
+        self._list.append(new)
+        self._changed = True
+        return new
+
+    def insert(self, index: int, entity: Entity) -> None:
+        if not isinstance(entity, Entity):
+            raise TypeError(f"expected an Entity, not {type(entity).__name__}")
+        self._list.insert(index, entity)
+        self._changed = True
+
+    def remove(self, entity: Entity) -> None:
+        """Remove this very entity object."""
+        del self[self.index(entity)]
+
+    def remove_all(self, entities: Iterable[Entity]) -> int:
+        """Remove these entity objects; returns how many were removed."""
+        doomed = {id(e) for e in entities}
+        kept = [e for e in self._list if id(e) not in doomed]
+        removed = len(self._list) - len(kept)
+        if removed:
+            self._list = kept
+            self._changed = True
+        return removed
+
+    # ---- writing ------------------------------------------------------------------
+    @property
+    def changed(self) -> bool:
+        """Whether encoding would differ from the source text."""
+        return self._changed or any(e._text is None for e in self._list)
+
+    def to_text(self) -> str:
+        """The lump text (without the terminating NUL)."""
+        newline = self.newline
+        parts = [self._head]
+        for entity in self._list:
+            parts.append(entity.to_text(newline))
+            parts.append(entity.trail)
+        return "".join(parts)
+
+    def to_bytes(self) -> bytes:
+        """The lump: the text, a NUL, and whatever followed the NUL in the source.
+
+        An edited lump always ends its text with NUL; an untouched one is
+        written as found.
+        """
+        data = self.to_text().encode(*_ENCODING)
+        if self._terminated or self.changed:
+            data += b"\0"
+        return data + self._after
+
+
+def parse_entities(data: bytes | memoryview, *, file_offset: int = 0, bsp_version: int | None = None) -> Entities:
+    """Parse entity lump bytes (see :meth:`Entities.from_bytes`)."""
+    return Entities.from_bytes(data, file_offset=file_offset, bsp_version=bsp_version)
+
+
+# ---- errors -----------------------------------------------------------------------
+def _raise_syntax_error(text: str, pos: int, lump: str, file_offset: int) -> NoReturn:
+    """Find the first syntax error at or after ``pos`` (where a block failed to
+    parse) and raise it with its offset, line and column."""
+    at, reason = _diagnose(text, pos)
+    byte_offset = len(text[:at].encode(*_ENCODING))
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    raise EntitySyntaxError(
+        f"{reason} (byte {byte_offset} of the entity lump)",
+        line=line, column=column, lump_offset=byte_offset, lump=lump, offset=file_offset + byte_offset,
+    )
+
+
+def _line(text: str, at: int) -> int:
+    return text.count("\n", 0, at) + 1
+
+
+def _diagnose(text: str, pos: int) -> tuple[int, str]:
+    opened: int | None = None  # position of the '{' of the entity being read
+    key_at: int | None = None  # position of a key still waiting for its value
+    key = ""
+    for m in _TOKEN.finditer(text, pos):
+        kind = m.lastgroup
+        at = m.start(kind)
+        if kind == "open":
+            if opened is not None:
+                return at, (f"unbalanced braces: '{{' inside the entity opened at line "
+                            f"{_line(text, opened)}, which has no '}}'")
+            opened = at
+        elif kind == "close":
+            if opened is None:
+                return at, "unbalanced braces: '}' with no '{' before it"
+            if key_at is not None:
+                return key_at, f"key {key!r} has no value"
+            opened = None
+        elif kind == "string":
+            if opened is None:
+                return at, f"text outside braces: {m.group(kind)[:40]!r}"
+            if key_at is None:
+                key_at, key = at, m.group(kind)
+            else:
+                key_at = None
+        elif kind == "unterminated":
+            return at, "unterminated quoted string (no closing '\"' before the end of the text)"
+        else:
+            where = "outside braces" if opened is None else "inside an entity (strings must be quoted)"
+            return at, f"text {where}: {m.group(kind)[:40]!r}"
+    if key_at is not None:
+        return key_at, f"key {key!r} has no value and its entity has no '}}'"
+    if opened is not None:
+        return opened, "unbalanced braces: this '{' is never closed"
+    return pos, "malformed entity"  # pragma: no cover - _BLOCK and _TOKEN agree
+
+
+class EntitiesCodec:
+    """Lump 0: :class:`Entities` from the text and back."""
+
+    mutable = True
+
+    def decode(self, data: memoryview, ctx: LumpContext) -> Entities:
+        return Entities.from_bytes(data, lump=ctx.name, file_offset=ctx.file_offset, bsp_version=ctx.bsp_version)
+
+    def encode(self, value: Entities, ctx: LumpContext) -> bytes:
+        return value.to_bytes()
+
+    def count(self, value: Entities) -> int:
+        return len(value)
+
+
+LAYOUTS = {LumpId.ENTITIES: {None: EntitiesCodec()}}

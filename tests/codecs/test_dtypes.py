@@ -1,0 +1,113 @@
+"""Every declared struct has the size bspfile.h gives it, and every layout table is sane."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sourcebsp.codecs import brushes, displacements, geometry, lighting, overlays, textures, tree
+from sourcebsp.codecs.base import COLOR_RGB_EXP32
+from sourcebsp.codecs.gamelumps import GAMELUMP
+from sourcebsp.compression import LZMA_HEADER
+from sourcebsp.variants import VARIANTS
+
+# sizeof() of each struct as documented in bspfile.h / the VDC "Source BSP File Format"
+# article, and for the v17 / v25 branches as published by their reverse-engineers.
+DOCUMENTED_SIZES = {
+    "dplane_t": (geometry.PLANE, 20),
+    "dvertex_t": (geometry.VECTOR, 12),
+    "dedge_t": (geometry.EDGE, 4),
+    "dedge_t (v25)": (geometry.EDGE_V25, 8),
+    "surfedge": (geometry.SURFEDGE, 4),
+    "dface_t": (geometry.FACE, 56),
+    "dface_t (v17)": (geometry.FACE_V17, 104),
+    "dface_t (v25)": (geometry.FACE_V25, 72),
+    "dprimitive_t": (geometry.PRIMITIVE, 10),
+    "dprimitive_t (v25)": (geometry.PRIMITIVE_V25, 20),
+    "dareaportal_t (v25)": (tree.AREAPORTAL_V25, 20),
+    "dleafambientindex_t (v25)": (lighting.LEAF_AMBIENT_INDEX_V25, 8),
+    "doverlay_t (v25)": (overlays.OVERLAY_V25, 356),
+    "dwateroverlay_t (v25)": (overlays.WATEROVERLAY_V25, 1124),
+    "dnode_t": (tree.NODE, 32),
+    "dnode_t (v25)": (tree.NODE_V25, 48),
+    "dleaf_version_0_t": (tree.LEAF_V0, 56),
+    "dleaf_t": (tree.LEAF, 32),
+    "dleaf_t (v25)": (tree.LEAF_V25, 56),
+    "dmodel_t": (tree.MODEL, 48),
+    "darea_t": (tree.AREA, 8),
+    "dareaportal_t": (tree.AREAPORTAL, 12),
+    "dleafwaterdata_t": (tree.LEAFWATERDATA, 12),
+    "dbrush_t": (brushes.BRUSH, 12),
+    "dbrushside_t": (brushes.BRUSHSIDE, 8),
+    "dbrushside_t (v19)": (brushes.BRUSHSIDE_V19, 8),
+    "dbrushside_t (v25)": (brushes.BRUSHSIDE_V25, 16),
+    "texinfo_t": (textures.TEXINFO, 72),
+    "dtexdata_t": (textures.TEXDATA, 32),
+    "CDispSubNeighbor": (displacements.DISP_SUB_NEIGHBOR, 6),
+    "CDispNeighbor": (displacements.DISP_NEIGHBOR, 12),
+    "CDispCornerNeighbors": (displacements.DISP_CORNER_NEIGHBORS, 10),
+    "ddispinfo_t": (displacements.DISPINFO, 176),
+    "ddispinfo_t (v25)": (displacements.DISPINFO_V25, 232),
+    "CDispVert": (displacements.DISPVERT, 20),
+    "CDispTri": (displacements.DISPTRI, 2),
+    "ColorRGBExp32": (COLOR_RGB_EXP32, 4),
+    "dworldlight_t (version 0)": (lighting.WORLDLIGHT_V0, 88),
+    "dworldlight_t": (lighting.WORLDLIGHT, 100),
+    "dleafambientindex_t": (lighting.LEAF_AMBIENT_INDEX, 4),
+    "dleafambientlighting_t": (lighting.LEAF_AMBIENT_LIGHTING, 28),
+    "CompressedLightCube": (lighting.LEAF_AMBIENT_CUBE, 24),
+    "doverlay_t": (overlays.OVERLAY, 352),
+    "dwateroverlay_t": (overlays.WATEROVERLAY, 1120),
+    "doverlayfade_t": (overlays.OVERLAY_FADE, 8),
+    "doverlaysystemlevel_t": (overlays.OVERLAY_SYSTEM_LEVEL, 4),
+    "dcubemapsample_t": (overlays.CUBEMAP, 16),
+    "dflagslump_t": (overlays.MAP_FLAGS, 4),
+    "dgamelump_t": (GAMELUMP, 16),
+    "lzma_header_t": (LZMA_HEADER, 17),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTED_SIZES))
+def test_itemsize_matches_documented_sizeof(name: str) -> None:
+    dtype, size = DOCUMENTED_SIZES[name]
+    assert dtype.itemsize == size
+
+
+def _dtypes_in_tables():
+    for variant in VARIANTS.values():
+        for lump, versions in variant.layouts.items():
+            for version, layout in versions.items():
+                if isinstance(layout, np.dtype):
+                    yield variant.name, lump, version, layout
+
+
+def test_every_table_dtype_is_documented_or_scalar() -> None:
+    documented = {id(d) for d, _ in DOCUMENTED_SIZES.values()}
+    for variant, lump, version, dtype in _dtypes_in_tables():
+        assert dtype.names is None or id(dtype) in documented, (variant, lump, version)
+
+
+def test_dtypes_cover_every_byte() -> None:
+    # No implicit holes: the fields (padding included) add up to the itemsize.
+    def covered(dtype: np.dtype) -> int:
+        if dtype.names is None:
+            return dtype.itemsize if dtype.subdtype is None else (
+                covered(dtype.subdtype[0]) * int(np.prod(dtype.subdtype[1])))
+        return sum(covered(dtype.fields[n][0]) for n in dtype.names)
+
+    for dtype, _ in DOCUMENTED_SIZES.values():
+        assert covered(dtype) == dtype.itemsize, dtype
+
+
+def test_big_endian_variant_decodes_same_values() -> None:
+    values = np.zeros(3, geometry.FACE)
+    values["planenum"] = [1, 2, 65535]
+    values["area"] = [0.5, 1e6, -3.25]
+    values["lightmap_texture_size_in_luxels"] = [[3, 4], [5, 6], [7, 8]]
+    codec = VARIANTS["orange_box_x360"].codec(7, 1)
+    assert codec is not None
+    big = values.astype(geometry.FACE.newbyteorder(">")).tobytes()
+    assert big != values.tobytes()
+    decoded = codec.decode(memoryview(big), None)  # type: ignore[arg-type]
+    for name in ("planenum", "area", "lightmap_texture_size_in_luxels"):
+        np.testing.assert_array_equal(decoded[name], values[name])
+    assert codec.encode(decoded, None) == big  # type: ignore[arg-type]

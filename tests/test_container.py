@@ -1,0 +1,122 @@
+"""BspFile: construction without I/O, lazy decoding, saving and re-laying."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sourcebsp
+from sourcebsp import BspFile, LumpId
+from sourcebsp.header import HEADER_SIZE
+
+
+def test_empty_map_is_valid() -> None:
+    bsp = BspFile()
+    assert bsp.version == 20 and bsp.file_size == 0
+    assert len(bsp.planes) == 0
+    data = bsp.to_bytes()
+    assert len(data) == HEADER_SIZE
+    again = BspFile.from_bytes(data)
+    assert again.version == 20 and all(e.filelen == 0 for e in again.header.lumps)
+
+
+def test_lumps_decode_lazily(map_path: Path) -> None:
+    with sourcebsp.open(map_path) as bsp:
+        assert not any(bsp.is_loaded(i) for i in range(64))
+        bsp.vertexes
+        assert bsp.is_loaded(LumpId.VERTEXES)
+        assert [i for i in range(64) if bsp.is_loaded(i)] == [LumpId.VERTEXES]
+
+
+def test_from_bytes_equals_open(map_path: Path) -> None:
+    data = map_path.read_bytes()
+    from_bytes = BspFile.from_bytes(data)
+    with sourcebsp.open(map_path) as opened:
+        assert from_bytes.header == opened.header
+        np.testing.assert_array_equal(from_bytes.planes, opened.planes)
+        assert from_bytes.to_bytes() == data
+
+
+def test_lump_access_by_name_index_and_id(corpus_file) -> None:
+    with sourcebsp.open(corpus_file("tf2_test2.bsp")) as bsp:
+        assert bsp["planes"] is bsp[1] is bsp[LumpId.PLANES] is bsp.planes
+        with pytest.raises(KeyError):
+            bsp["no_such_lump"]
+        with pytest.raises(KeyError):
+            bsp[64]
+
+
+def test_decoded_arrays_are_read_only_views(corpus_file) -> None:
+    with sourcebsp.open(corpus_file("tf2_test2.bsp")) as bsp:
+        planes = bsp.planes
+        assert not planes.flags.writeable
+        with pytest.raises(ValueError):
+            planes["dist"][0] = 1.0
+
+
+def test_save_refuses_to_overwrite_input(corpus_file, tmp_path: Path) -> None:
+    copy = tmp_path / "map.bsp"
+    copy.write_bytes(corpus_file("tf2_mp_lobby.bsp").read_bytes())
+    with sourcebsp.open(copy) as bsp:
+        with pytest.raises(sourcebsp.BspError, match="overwrite"):
+            bsp.save(copy)
+        planes = bsp.planes.copy()
+        planes["dist"] += 1.0
+        bsp.planes = planes
+        bsp.save(copy, overwrite=True)
+    with sourcebsp.open(copy) as bsp:
+        np.testing.assert_array_equal(bsp.planes["dist"], planes["dist"])
+    assert [p.name for p in tmp_path.iterdir()] == ["map.bsp"]  # no temporary left behind
+
+
+def _edit_and_save(source: Path, out: Path) -> np.ndarray:
+    with sourcebsp.open(source) as bsp:
+        planes = np.concatenate([bsp.planes, bsp.planes[:3]])  # changes the lump's size
+        bsp.planes = planes
+        bsp.save(out)
+    return planes
+
+
+def test_edited_map_is_relaid(map_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "edited.bsp"
+    planes = _edit_and_save(map_path, out)
+    with sourcebsp.open(map_path) as before, sourcebsp.open(out) as after:
+        np.testing.assert_array_equal(after.planes, planes)
+        assert after.header.lump_order == before.header.lump_order
+        assert after.endian == before.endian and after.map_revision == before.map_revision
+        ends = []
+        for index, entry in enumerate(after.header.lumps):
+            old = before.header.lumps[index]
+            assert entry.version == old.version
+            if index == LumpId.PLANES or not entry.filelen:
+                continue
+            assert entry.fileofs % 4 == 0
+            ends.append(entry.fileofs + entry.filelen)
+            if index == LumpId.GAME_LUMP:
+                continue  # its absolute offsets move with it
+            # Untouched lumps are byte-identical, compression included.
+            assert bytes(after.raw_lump(index)) == bytes(before.raw_lump(index)), after.lump_name(index)
+        # The pakfile is the last lump in the file.
+        pak = after.entry(LumpId.PAKFILE)
+        if pak.filelen:
+            assert pak.fileofs + pak.filelen == max(ends)
+            assert 0 <= after.file_size - max(ends) < 4  # end padded to 4 bytes
+        # Game lumps survive the move.
+        assert [(g.id, g.version, g.flags, g.data) for g in after.game_lumps] == \
+            [(g.id, g.version, g.flags, g.data) for g in before.game_lumps]
+
+
+def test_edit_then_restore_gives_identical_content(corpus_file, tmp_path: Path) -> None:
+    source = corpus_file("tf2c_vipr_downfall.bsp")  # LZMA lumps and game lumps
+    edited, restored = tmp_path / "edited.bsp", tmp_path / "restored.bsp"
+    _edit_and_save(source, edited)
+    with sourcebsp.open(source) as original:
+        planes = original.planes.copy()
+    with sourcebsp.open(edited) as bsp:
+        bsp.planes = planes
+        bsp.save(restored)
+    with sourcebsp.open(source) as a, sourcebsp.open(restored) as b:
+        for index in range(64):
+            assert bytes(a.lump_bytes(index)) == bytes(b.lump_bytes(index)) or index == LumpId.GAME_LUMP
+        assert [g.data for g in a.game_lumps] == [g.data for g in b.game_lumps]
