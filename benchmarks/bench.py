@@ -94,17 +94,32 @@ def _sourcebsp_load(path: Path, decoded: bool) -> Any:
     return bsp
 
 
-def _srctools_lumps() -> list[str]:
-    from srctools import bsp
+def _srctools_lumps(bsp: Any) -> list[str]:
+    """The ``ParsedLump`` views whose lump the file has.
 
-    return [name for name, value in vars(bsp.BSP).items() if isinstance(value, bsp.ParsedLump)]
+    A view of an absent lump only builds an empty default (and saving the
+    default Strata Source ``color_vars`` fails in srctools 2.7).
+    """
+    from srctools.bsp import BSP, ParsedLump
+
+    names = []
+    for name, view in vars(BSP).items():
+        if not isinstance(view, ParsedLump):
+            continue
+        if isinstance(view.lump, bytes):
+            present = view.lump in bsp.game_lumps
+        else:
+            present = bool(bsp.lumps[view.lump].data)
+        if present:
+            names.append(name)
+    return names
 
 
 def _srctools_decode(path: Path) -> str:
     from srctools.bsp import BSP
 
     bsp = BSP(str(path))
-    names = _srctools_lumps()
+    names = _srctools_lumps(bsp)
     for name in names:
         try:
             getattr(bsp, name)
@@ -118,7 +133,7 @@ def _srctools_load(path: Path, decoded: bool) -> Any:
 
     bsp = BSP(str(path))
     if decoded:
-        for name in _srctools_lumps():
+        for name in _srctools_lumps(bsp):
             getattr(bsp, name)
     return bsp
 
@@ -231,7 +246,7 @@ LIBRARIES: dict[str, Adapter] = {
                         lambda bsp, out: bsp.save(str(out))),
     "bsp_tool": Adapter("bsp_tool", "bsp_tool", "bsp_tool", _bsp_tool_decode, _bsp_tool_load,
                         _bsp_tool_save, _close_file),
-    "sourcepp": Adapter("sourcepp", "sourcepp.bsppp", "sourcepp", _sourcepp_decode, _sourcepp_load,
+    "sourcepp": Adapter("sourcepp", "sourcepp", "sourcepp", _sourcepp_decode, _sourcepp_load,
                         _sourcepp_save),
 }
 REFERENCE = "sourcebsp"
@@ -255,39 +270,51 @@ def _error_text(error: BaseException) -> str:
 
 
 # ---- timing -------------------------------------------------------------------------
-def best_of(repeat: int, run: Callable[[], Any], setup: Callable[[], Any] | None = None,
-            teardown: Callable[[Any], None] | None = None) -> tuple[float, Any]:
-    """Minimum wall time of ``run(setup())`` over ``repeat`` fresh runs, and its last result."""
+def best_of(repeat: int, run: Callable[[Any], Any], setup: Callable[[], Any] = lambda: None,
+            teardown: Callable[[Any], None] = lambda state: None,
+            budget: float = 0.0) -> tuple[float, int, Any]:
+    """Minimum wall time of ``run(setup())`` over up to ``repeat`` fresh runs.
+
+    Returns (best seconds, runs made, last result).  With a ``budget`` > 0, no
+    new run starts once the runs so far took longer than ``budget`` seconds
+    (so a library taking 20 s a run is not run five times per operation).
+    """
     best = float("inf")
     result = None
-    for _ in range(repeat):
+    runs = 0
+    spent = 0.0
+    while runs < repeat and not (budget > 0 and runs and spent > budget):
         gc.collect()
-        state = setup() if setup is not None else None
+        state = setup()
         try:
             start = time.perf_counter()
-            result = run() if setup is None else run(state)  # type: ignore[call-arg]
-            best = min(best, time.perf_counter() - start)
+            result = run(state)
+            elapsed = time.perf_counter() - start
         finally:
-            if teardown is not None:
-                teardown(state)
-    return best, result
+            teardown(state)
+        best = min(best, elapsed)
+        spent += elapsed
+        runs += 1
+    return best, runs, result
 
 
-def time_library(adapter: Adapter, path: Path, repeat: int, workdir: Path) -> list[dict[str, Any]]:
+def time_library(adapter: Adapter, path: Path, repeat: int, workdir: Path,
+                 budget: float = 0.0) -> list[dict[str, Any]]:
     """One row per operation for one library on one map."""
     rows = []
     out = workdir / f"{adapter.name}_{path.name}"
     for operation in OPERATIONS:
         row: dict[str, Any] = {"library": adapter.name, "operation": operation,
-                               "seconds": None, "error": None, "note": None}
+                               "seconds": None, "runs": 0, "error": None, "note": None}
         try:
             if operation == "open+decode":
-                row["seconds"], row["note"] = best_of(repeat, lambda: adapter.decode(path))
+                row["seconds"], row["runs"], row["note"] = best_of(
+                    repeat, lambda _: adapter.decode(path), budget=budget)
             else:
                 decoded = operation == "save after decode"
-                row["seconds"], _ = best_of(
+                row["seconds"], row["runs"], _ = best_of(
                     repeat, lambda bsp: adapter.save(bsp, out),
-                    setup=lambda: adapter.load(path, decoded), teardown=adapter.release)
+                    setup=lambda: adapter.load(path, decoded), teardown=adapter.release, budget=budget)
         except Exception as error:  # a benchmark reports any library failure, never crashes
             row["error"] = _error_text(error)
         finally:
@@ -334,7 +361,7 @@ def _child_peak(library: str, path: str) -> int:
 
 def measure_memory(library: str, path: Path) -> dict[str, Any]:
     """Peak RSS of open+decode above the interpreter's own, and as file sizes."""
-    row: dict[str, Any] = {"library": library, "operation": MEMORY, "seconds": None,
+    row: dict[str, Any] = {"library": library, "operation": MEMORY, "seconds": None, "runs": 1,
                            "error": None, "note": None}
     try:
         import resource  # noqa: F401  (POSIX only)
@@ -364,23 +391,23 @@ def _bsp_version(path: Path) -> str:
     return f"{ident.decode('latin-1')} v{struct.unpack(endian + 'i', head[4:])[0]}"
 
 
-def bench_map(path: Path, repeat: int, memory_libraries: list[str]) -> dict[str, Any]:
+def bench_map(path: Path, repeat: int, memory_libraries: list[str], budget: float = 0.0) -> dict[str, Any]:
     """Every library's rows for one map, with ratios against sourcebsp."""
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="sourcebsp-bench-") as workdir:
         for adapter in LIBRARIES.values():
             if library_version(adapter) is None:
-                rows.extend({"library": adapter.name, "operation": op, "seconds": None,
+                rows.extend({"library": adapter.name, "operation": op, "seconds": None, "runs": 0,
                              "error": "not installed", "note": None} for op in OPERATIONS)
                 continue
-            rows.extend(time_library(adapter, path, repeat, Path(workdir)))
+            rows.extend(time_library(adapter, path, repeat, Path(workdir), budget))
     reference = {r["operation"]: r["seconds"] for r in rows if r["library"] == REFERENCE}
     for row in rows:
         ref = reference.get(row["operation"])
         row["ratio"] = row["seconds"] / ref if row["seconds"] is not None and ref else None
     for library in memory_libraries:
         if library_version(LIBRARIES[library]) is None:
-            rows.append({"library": library, "operation": MEMORY, "seconds": None,
+            rows.append({"library": library, "operation": MEMORY, "seconds": None, "runs": 0,
                          "error": "not installed", "note": None})
         else:
             rows.append(measure_memory(library, path))
@@ -435,6 +462,8 @@ def print_map(result: dict[str, Any], versions: dict[str, str | None]) -> None:
         if row["operation"] == MEMORY:
             continue
         seconds = f"{row['seconds']:.4f}" if row["seconds"] is not None else row["error"]
+        if row["seconds"] is not None and row["runs"] < result["repeat"]:
+            seconds += f" ({row['runs']} run{'s' if row['runs'] > 1 else ''})"
         lines.append([row["library"], row["operation"], seconds, _ratio_text(row)])
     print(_table(["library", "operation", "seconds", "vs sourcebsp"], lines))
     for row in result["rows"]:
@@ -490,6 +519,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--all", action="store_true", help="every corpus map, summary table")
     parser.add_argument("--repeat", type=int, default=5, metavar="N",
                         help="runs per measurement, the best is kept (default 5)")
+    parser.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
+                        help="start no new run of an operation once its runs took this long "
+                             "(default 10; 0 = always make --repeat runs)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--memory-all", action="store_true",
                         help="measure peak memory for every installed library, not only sourcebsp")
@@ -521,7 +553,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     versions = {name: library_version(adapter) for name, adapter in LIBRARIES.items()}
     results = []
     for path in maps:
-        results.append(bench_map(path, args.repeat, memory_libraries))
+        results.append(bench_map(path, args.repeat, memory_libraries, args.budget))
         if not args.json and not args.all:
             print_map(results[-1], versions)
     if args.json:

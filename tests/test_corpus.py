@@ -88,6 +88,26 @@ def test_cross_references_are_in_range(map_path: Path) -> None:
             assert len(bsp.faceids) == len(faces)  # one Hammer face id per face
 
 
+def test_old_portal_graph_is_consistent(all_maps) -> None:
+    """BSP 17-19: every cluster's portals and every portal's vertices lie inside their lumps."""
+    checked = 0
+    for path in all_maps:
+        with sourcebsp.open(path) as bsp:
+            if bsp.version >= 20 or not bsp.entry(LumpId.PROPCOLLISION).filelen:
+                continue
+            portals, clusters = bsp.get_lump(LumpId.PROPCOLLISION), bsp.get_lump(LumpId.PROPHULLS)
+            portal_verts, cluster_portals = bsp.get_lump(LumpId.PROPHULLVERTS), bsp.get_lump(LumpId.PROPTRIS)
+            assert (clusters["firstportal"] + clusters["numportals"]).max() <= len(cluster_portals)
+            assert cluster_portals.max() < len(portals)
+            assert (portals["firstportalvert"] + portals["numportalverts"]).max() <= len(portal_verts)
+            assert portals["cluster"].max() < len(clusters)
+            assert portals["planenum"].max() < len(bsp.planes)
+            # Each portal joins two clusters, so it is listed twice.
+            assert len(cluster_portals) == 2 * len(portals)
+            checked += 1
+    assert checked >= 1
+
+
 def test_texture_names_are_text(map_path: Path) -> None:
     with sourcebsp.open(map_path) as bsp:
         data, table = bsp.texdata_string_data, bsp.texdata_string_table

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
-from .codecs.base import Codec, LumpContext, RawLump
+from .codecs.base import Codec, Endian, LumpContext, RawLump
 from .codecs.gamelumps import GameLumps
 from .compression import lzma_compress, lzma_decompress
 from .errors import BspError, BspFormatError
@@ -123,7 +123,8 @@ class BspFile:
         return self.header.version
 
     @property
-    def endian(self) -> str:
+    def endian(self) -> Endian:
+        """``"<"`` for little-endian (PC) maps, ``">"`` for big-endian (console) maps."""
         return self.header.endian
 
     @property
@@ -229,6 +230,64 @@ class BspFile:
             return GameLumps()
         return value  # type: ignore[no-any-return]
 
+    # ---- static and detail props (game lump sub-lumps, codecs/staticprops.py) -----
+    @property
+    def static_props(self) -> Any:
+        """The static props (:class:`~sourcebsp.codecs.staticprops.StaticProps`).
+
+        Edits (``move``, ``add``, ``remove`` or the arrays in place) are saved
+        with the map.  A map without an ``sprp`` game lump gives an empty,
+        detached value; attach one with ``bsp.game_lumps.add("sprp", version, value)``.
+        """
+        from .codecs.staticprops import StaticProps
+
+        lump = self.game_lumps.get("sprp") if self.entry(LumpId.GAME_LUMP).filelen else None
+        return lump.value if lump is not None else StaticProps.empty(bsp_version=self.version, endian=self.endian)
+
+    @property
+    def detail_props(self) -> Any:
+        """The detail props (:class:`~sourcebsp.codecs.staticprops.DetailProps`), or None."""
+        lump = self.game_lumps.get("dprp") if self.entry(LumpId.GAME_LUMP).filelen else None
+        return lump.value if lump is not None else None
+
+    # ---- BSP tree and visibility queries (implemented in sourcebsp.queries) -------
+    def leaf_at(self, points: Any, *, model: int = 0) -> Any:
+        """The leaf index of a point ``(3,)`` (an int) or of points ``(N, 3)`` (an array)."""
+        from . import queries
+
+        return queries.leaf_at(self, points, model=model)
+
+    def cluster_at(self, points: Any) -> Any:
+        """The visibility cluster of a point or points (-1 in solid)."""
+        from . import queries
+
+        return queries.cluster_at(self, points)
+
+    @property
+    def num_clusters(self) -> int:
+        """Visibility clusters (without visibility data: the highest leaf cluster + 1)."""
+        from . import queries
+
+        return queries.num_clusters(self)
+
+    def pvs(self, cluster: int) -> Any:
+        """Bool array: the clusters ``cluster`` can see (all False for solid, -1)."""
+        from . import queries
+
+        return queries.pvs(self, cluster)
+
+    def pas(self, cluster: int) -> Any:
+        """Bool array: the clusters ``cluster`` can hear (all False for solid, -1)."""
+        from . import queries
+
+        return queries.pas(self, cluster)
+
+    def is_visible(self, a: Any, b: Any) -> Any:
+        """Whether ``b`` is in the PVS of ``a``; each a cluster (int) or point(s)."""
+        from . import queries
+
+        return queries.is_visible(self, a, b)
+
     # ---- writing ------------------------------------------------------------------
     def _encoded(self, index: int, file_offset: int) -> bytes:
         value = self._decoded[index]
@@ -286,6 +345,10 @@ class BspFile:
             for index in changed:
                 entry = entries[index]
                 out[entry.fileofs : entry.fileofs + entry.filelen] = payloads[index]
+            # Header edits that move nothing (a lump version set by a lump file,
+            # the map revision) are written too; an unedited header encodes to
+            # its original bytes.
+            out[:HEADER_SIZE] = self.header.to_bytes()
             return bytes(out)
         order = sorted(range(NUM_LUMPS), key=lambda i: (i == LumpId.PAKFILE, entries[i].fileofs, i))
         position = HEADER_SIZE
@@ -293,6 +356,11 @@ class BspFile:
         for index in order:
             if index == LumpId.GAME_LUMP and payloads[index] and position != entries[index].fileofs:
                 # Its sub-lump offsets are absolute: moving it means encoding it again.
+                self.get_lump(index)
+                payloads[index], flags[index] = self._payload(index, changed | {index}, compression, position)
+            if index == LumpId.PAKFILE and payloads[index] and position != entries[index].fileofs:
+                # Some old pakfiles count zip offsets from the file start: they move with the lump
+                # (codecs/pakfile.py; lump-relative ones come back unchanged).
                 self.get_lump(index)
                 payloads[index], flags[index] = self._payload(index, changed | {index}, compression, position)
             offsets[index] = position

@@ -13,6 +13,7 @@ from typing import Literal
 
 import numpy as np
 
+from .codecs.base import Endian
 from .errors import BspFormatError, TruncatedError, UnsupportedError
 from .lump_ids import NUM_LUMPS, lump_name
 
@@ -25,7 +26,6 @@ __all__ = [
     "header_dtype",
 ]
 
-Endian = Literal["<", ">"]
 LumpOrder = Literal["std", "l4d2"]
 
 # The ident as the four bytes at the start of the file, and the byte order it implies.
@@ -96,10 +96,9 @@ class Header:
         record["version"] = self.version
         record["map_revision"] = self.map_revision
         table = record["lumps"]
+        names = _LUMP_FIELDS[self.lump_order]
         for index, entry in enumerate(self.lumps):
-            table[index] = (
-                tuple(getattr(entry, name) for name in dtype["lumps"].base.names)
-            )
+            table[index] = tuple(getattr(entry, name) for name in names)
         return record.tobytes()
 
     def with_entry(self, index: int, **changes: int) -> "Header":
@@ -164,8 +163,9 @@ def read_header(data: memoryview | bytes, file_size: int | None = None) -> Heade
             offset=len(data), needed=HEADER_SIZE, available=len(data),
         )
     # Try both directory layouts; keep the one that fits the file (ties: standard).
-    candidates = []
-    for order in ("std", "l4d2"):
+    candidates: list[tuple[int, LumpOrder, np.void]] = []
+    orders: tuple[LumpOrder, ...] = ("std", "l4d2")
+    for order in orders:
         record = np.frombuffer(data, header_dtype(endian, order), 1)[0]
         candidates.append((_inconsistencies(record["lumps"], size), order, record))
     candidates.sort(key=lambda c: (c[0], c[1] != "std"))

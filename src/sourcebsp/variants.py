@@ -14,13 +14,15 @@ from typing import Any, Mapping
 import numpy as np
 
 from .codecs import brushes, displacements, gamelumps, geometry, lighting, overlays, textures, tree
+from .codecs import visibility
 from .codecs import entities
-from .codecs.base import ArrayCodec, Codec
+from .codecs import pakfile
+from .codecs import occlusion, physics, propcollision
+from .codecs.base import ArrayCodec, Codec, Endian, Layouts
 from .header import Header
 
 __all__ = ["Variant", "VARIANTS", "detect_variant"]
 
-Layouts = Mapping[int, Mapping[Any, Any]]  # lump -> lump version (or None) -> dtype or codec
 
 
 def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) -> Layouts:
@@ -44,8 +46,13 @@ SDK2013 = compose(
     overlays.LAYOUTS,
     gamelumps.LAYOUTS,
     entities.LAYOUTS,
+    visibility.LAYOUTS,
+    pakfile.LAYOUTS,
+    physics.LAYOUTS,
+    occlusion.LAYOUTS,
 )
-SOURCE2004 = compose(SDK2013, brushes.LAYOUTS_V19, remove=lighting.REMOVED_BEFORE_V20)
+SOURCE2004 = compose(SDK2013, brushes.LAYOUTS_V19, tree.LAYOUTS_V19, physics.LAYOUTS_V19,
+                     remove=lighting.REMOVED_BEFORE_V20)
 VAMPIRE = compose(SOURCE2004, geometry.LAYOUTS_V17, tree.LAYOUTS_V17)
 STRATA = compose(
     SDK2013,
@@ -55,7 +62,12 @@ STRATA = compose(
     displacements.LAYOUTS_V25,
     lighting.LAYOUTS_V25,
     overlays.LAYOUTS_V25,
+    physics.LAYOUTS_V25,
+    propcollision.LAYOUTS_V25,
 )
+# BSP 21 branches that reuse slots 22-25 (see codecs/propcollision.py).
+LEFT4DEAD2 = compose(SDK2013, propcollision.LAYOUTS_L4D2)
+CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
 
 
 @dataclass(frozen=True)
@@ -65,7 +77,7 @@ class Variant:
     name: str
     description: str
     layouts: Layouts
-    endian: str = "<"
+    endian: Endian = "<"
 
     def codec(self, lump: int, lump_version: int) -> Codec | None:
         """The codec for ``lump`` at ``lump_version``, or None to keep it raw.
@@ -91,7 +103,7 @@ class Variant:
         return found  # type: ignore[no-any-return]
 
 
-def _variant(name: str, description: str, layouts: Layouts, endian: str = "<") -> Variant:
+def _variant(name: str, description: str, layouts: Layouts, endian: Endian = "<") -> Variant:
     return Variant(name, description, layouts, endian)
 
 
@@ -103,8 +115,8 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
             _variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", SOURCE2004),
             _variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", SDK2013),
             _variant("orange_box_x360", "Orange Box on Xbox 360 (big-endian BSP 20)", SDK2013, ">"),
-            _variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", SDK2013),
-            _variant("csgo", "CS:GO, Portal 2, Alien Swarm (BSP 21)", SDK2013),
+            _variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LEFT4DEAD2),
+            _variant("csgo", "CS:GO, Portal 2, Alien Swarm (BSP 21)", CSGO),
             _variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", SDK2013, ">"),
             _variant("v22_v24", "Dota 2 beta, Contagion and other BSP 22-24 branches", SDK2013),
             _variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", STRATA),

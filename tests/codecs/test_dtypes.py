@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from sourcebsp.codecs import brushes, displacements, geometry, lighting, overlays, textures, tree
+from sourcebsp.codecs import occlusion, physics, propcollision
 from sourcebsp.codecs.base import COLOR_RGB_EXP32
 from sourcebsp.codecs.gamelumps import GAMELUMP
 from sourcebsp.compression import LZMA_HEADER
@@ -33,6 +34,8 @@ DOCUMENTED_SIZES = {
     "dleaf_t": (tree.LEAF, 32),
     "dleaf_t (v25)": (tree.LEAF_V25, 56),
     "dmodel_t": (tree.MODEL, 48),
+    "dportal_t": (tree.PORTAL, 16),
+    "dcluster_t": (tree.CLUSTER, 8),
     "darea_t": (tree.AREA, 8),
     "dareaportal_t": (tree.AREAPORTAL, 12),
     "dleafwaterdata_t": (tree.LEAFWATERDATA, 12),
@@ -63,6 +66,17 @@ DOCUMENTED_SIZES = {
     "dflagslump_t": (overlays.MAP_FLAGS, 4),
     "dgamelump_t": (GAMELUMP, 16),
     "lzma_header_t": (LZMA_HEADER, 17),
+    # Slots 22-25 from BSP 21 on, physics and occlusion (codecs/propcollision.py, physics.py, occlusion.py).
+    "dpropcollision_t": (propcollision.PROPCOLLISION, 8),
+    "dprophull_t": (propcollision.PROPHULL, 16),
+    "dvertex_t (prop hull vertex)": (propcollision.PROPHULLVERT, 12),
+    "dprophulltris_t": (propcollision.PROPHULLTRIS, 8),
+    "dfacebrushlist_t": (propcollision.FACEBRUSHLIST, 4),
+    "dfacebrushlist_t (v25)": (propcollision.FACEBRUSHLIST_V25, 8),
+    "dphysmodel_t": (physics.PHYSMODEL, 16),
+    "doccluderdataV1_t": (occlusion.OCCLUDER_V1, 36),
+    "doccluderdata_t": (occlusion.OCCLUDER, 40),
+    "doccluderpolydata_t": (occlusion.OCCLUDER_POLY, 12),
 }
 
 

@@ -12,12 +12,17 @@ from typing import Sequence
 COMMANDS = {
     "info": "Show the header, lump directory and contents of a map",
     "repack": "Write a map again: unchanged, re-encoded, compressed or decompressed",
+    "entities": "List the entities of a map (keys and values in file order)",
+    "edit-entities": "Change, add or delete entities by simple rules, writing a new map",
+    "props": "List the static props of a map (model, origin, angles, skin, solid, ...)",
+    "pak": "List, extract, add or remove the files packed in a map (as bspzip)",
+    "vis": "Show the clusters visible from a cluster or a point (PVS, or PAS with --pas)",
 }
 
 
 def _usage() -> str:
     lines = ["usage: sourcebsp <command> [options]", "", "commands:"]
-    lines += [f"  {name:<10} {text}" for name, text in COMMANDS.items()]
+    lines += [f"  {name:<14} {text}" for name, text in COMMANDS.items()]
     lines += ["", "Run 'sourcebsp <command> --help' for a command's options."]
     return "\n".join(lines)
 
@@ -36,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"sourcebsp: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(f".{name}", __name__)
+    module = importlib.import_module(f".{name.replace('-', '_')}", __name__)  # edit-entities -> edit_entities
     return int(module.main(rest))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .. import open_bsp
+from ..container import Compression
 from . import _common
 
 
@@ -24,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     def body() -> int:
-        compression = "lzma" if args.compress else "none" if args.decompress else "keep"
+        compression: Compression = "lzma" if args.compress else "none" if args.decompress else "keep"
         with open_bsp(args.map) as bsp:
             bsp.save(args.output, overwrite=args.overwrite, reencode=args.reencode, compression=compression)
         return 0

@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Mapping, Protocol
 
 import numpy as np
 
 from ..errors import LumpSizeError
 
-__all__ = ["LumpContext", "Codec", "ArrayCodec", "RawLump", "vec3", "COLOR_RGB_EXP32"]
+Endian = Literal["<", ">"]
+# lump -> lump version (None: any other) -> numpy dtype or codec
+Layouts = Mapping[Any, Mapping[Any, Any]]
+
+__all__ = ["Endian", "Layouts", "LumpContext", "Codec", "ArrayCodec", "RawLump", "vec3", "COLOR_RGB_EXP32"]
 
 
 @dataclass(frozen=True)
@@ -19,7 +23,7 @@ class LumpContext:
     name: str
     version: int  # lump_t.version
     bsp_version: int
-    endian: str  # "<" or ">"
+    endian: Endian
     file_offset: int  # absolute offset of the lump's bytes in the file
 
 
@@ -46,7 +50,7 @@ class ArrayCodec:
     def __repr__(self) -> str:
         return f"ArrayCodec({self.dtype.itemsize}-byte {self.dtype})"
 
-    def with_byte_order(self, endian: str) -> "ArrayCodec":
+    def with_byte_order(self, endian: Endian) -> "ArrayCodec":
         return self if endian == "<" else ArrayCodec(self.dtype.newbyteorder(endian))
 
     def decode(self, data: memoryview, ctx: LumpContext) -> np.ndarray:

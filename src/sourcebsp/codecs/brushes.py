@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lump_ids import LumpId
+from .base import Layouts
 
 BRUSH = np.dtype(
     [
@@ -46,9 +47,9 @@ BRUSHSIDE_V25 = np.dtype(
     ]
 )  # 16 bytes
 
-LAYOUTS = {
+LAYOUTS: Layouts = {
     LumpId.BRUSHES: {0: BRUSH},
     LumpId.BRUSHSIDES: {0: BRUSHSIDE},
 }
-LAYOUTS_V19 = {LumpId.BRUSHSIDES: {0: BRUSHSIDE_V19}}
-LAYOUTS_V25 = {LumpId.BRUSHSIDES: {0: BRUSHSIDE, 1: BRUSHSIDE_V25}}
+LAYOUTS_V19: Layouts = {LumpId.BRUSHSIDES: {0: BRUSHSIDE_V19}}
+LAYOUTS_V25: Layouts = {LumpId.BRUSHSIDES: {0: BRUSHSIDE, 1: BRUSHSIDE_V25}}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lump_ids import LumpId
-from .base import vec3
+from .base import Layouts, vec3
 
 DISP_SUB_NEIGHBOR = np.dtype(
     [
@@ -77,11 +77,11 @@ DISPVERT = np.dtype(
 DISPTRI = np.dtype("<u2")  # CDispTri: unsigned short m_uiTags (DISPTRI_TAG_*)
 BYTES = np.dtype("u1")
 
-LAYOUTS = {
+LAYOUTS: Layouts = {
     LumpId.DISPINFO: {0: DISPINFO},
     LumpId.DISP_VERTS: {0: DISPVERT},
     LumpId.DISP_TRIS: {0: DISPTRI},
     LumpId.DISP_LIGHTMAP_ALPHAS: {0: BYTES},
     LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS: {0: BYTES},
 }
-LAYOUTS_V25 = {LumpId.DISPINFO: {0: DISPINFO, 1: DISPINFO_V25}}
+LAYOUTS_V25: Layouts = {LumpId.DISPINFO: {0: DISPINFO, 1: DISPINFO_V25}}

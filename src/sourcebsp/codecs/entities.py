@@ -54,7 +54,6 @@ _WS = r"[ \t\r\n\f\v]"
 # One well-formed entity and the whitespace after it.  Group 1: the key/value
 # pairs; group 2: the trailing whitespace.  A string holds anything but '"'.
 _BLOCK = re.compile(rf'\{{((?:{_WS}*"[^"]*"{_WS}*"[^"]*")*){_WS}*\}}({_WS}*)')
-_PAIR = re.compile(rf'"([^"]*)"{_WS}*"([^"]*)"')
 _SPACE = re.compile(rf"{_WS}*")
 # Used only to explain why _BLOCK did not match.
 _TOKEN = re.compile(
@@ -450,14 +449,16 @@ class Entities(Sequence[Entity]):
         pos = _SPACE.match(text).end()  # type: ignore[union-attr]
         self._head = text[:pos]
         block_match = _BLOCK.match
-        pair_findall = _PAIR.findall
         read = Entity._read
         out = self._list
         while pos < end:
             m = block_match(text, pos)
             if m is None:
                 _raise_syntax_error(text, pos, lump, file_offset)
-            out.append(read(pair_findall(m.group(1)), text[pos : m.start(2)], m.group(2)))
+            # The block matched, so its quotes pair up: splitting on them gives
+            # [space, key, space, value, space, key, ...].
+            parts = m.group(1).split('"')
+            out.append(read(list(zip(parts[1::4], parts[3::4])), text[pos : m.start(2)], m.group(2)))
             pos = m.end()
         return self
 
@@ -639,8 +640,8 @@ def _diagnose(text: str, pos: int) -> tuple[int, str]:
     key_at: int | None = None  # position of a key still waiting for its value
     key = ""
     for m in _TOKEN.finditer(text, pos):
-        kind = m.lastgroup
-        at = m.start(kind)
+        kind = m.lastgroup or "bare"
+        at = m.start(kind) - (kind == "string")  # a string's position is that of its opening quote
         if kind == "open":
             if opened is not None:
                 return at, (f"unbalanced braces: '{{' inside the entity opened at line "

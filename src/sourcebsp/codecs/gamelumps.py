@@ -3,25 +3,42 @@
 bspfile.h / gamebspfile.h: ``dgamelumpheader_t`` (int lumpCount) followed by
 ``dgamelump_t`` {int id; unsigned short flags; unsigned short version; int
 fileofs; int filelen}.  ``fileofs`` is absolute in PC maps and relative to the
-game lump on some console maps.  A sub-lump with ``GAMELUMPFLAG_COMPRESSED``
+game lump on some console maps.  A sub-lump with ``GAMELUMP_COMPRESSED``
 holds Valve LZMA data; its ``filelen`` is the uncompressed size and its stored
 size is the distance to the next entry's offset, which is why compressed game
 lumps end with a dummy entry.
 
-This module keeps every sub-lump as bytes; static and detail props are
-decoded from these bytes by their own codecs.
+Every sub-lump keeps its bytes; :attr:`GameLump.value` decodes them on first
+use with the codec registered for its id in :data:`SUB_CODECS` (static props,
+detail props, detail prop lighting).  A sub-lump whose value was loaded is
+encoded again from that value when the map is saved; when that gives the
+original bytes back, a compressed sub-lump keeps its original LZMA stream.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Iterator, Literal
+from types import MappingProxyType
+from typing import Any, Iterator, Literal, Mapping
 
 import numpy as np
 
 from ..compression import lzma_compress, lzma_decompress
 from ..errors import TruncatedError
 from ..lump_ids import LumpId
-from .base import LumpContext
+from . import staticprops
+from .base import Codec, LumpContext, RawLump
+
+__all__ = [
+    "GAMELUMP_COMPRESSED",
+    "GAMELUMP",
+    "SUB_CODECS",
+    "GameLump",
+    "GameLumps",
+    "GameLumpCodec",
+    "id_to_str",
+    "str_to_id",
+]
 
 GAMELUMP_COMPRESSED = 0x0001  # GAMELUMPFLAG_COMPRESSED
 
@@ -35,6 +52,19 @@ GAMELUMP = np.dtype(
     ]
 )  # 16 bytes
 
+# Codecs of the sub-lumps sourcebsp understands, by game lump id (gamebspfile.h
+# GAMELUMP_STATIC_PROPS, GAMELUMP_DETAIL_PROPS, GAMELUMP_DETAIL_PROP_LIGHTING(_HDR)).
+SUB_CODECS: Mapping[str, Codec] = MappingProxyType(
+    {
+        "sprp": staticprops.StaticPropsCodec(),
+        "dprp": staticprops.DetailPropsCodec(),
+        "dplt": staticprops.DetailPropLightingCodec(),
+        "dplh": staticprops.DetailPropLightingCodec(),
+    }
+)
+
+_UNSET: Any = object()
+
 
 def id_to_str(value: int) -> str:
     return int(value).to_bytes(4, "big", signed=True).decode("latin-1")
@@ -45,41 +75,103 @@ def str_to_id(name: str) -> int:
 
 
 class GameLump:
-    """One game lump: its id, flags, version and uncompressed data."""
+    """One game lump: its id, flags, version and uncompressed data.
 
-    def __init__(self, id: str, flags: int, version: int, data: bytes, stored: bytes | None = None) -> None:
+    ``data`` is the uncompressed content; ``value`` the decoded content (a
+    codec's object, or a :class:`RawLump` for ids without a codec).  Once
+    ``value`` has been read, ``data`` is encoded from it, so in-place edits
+    of the value are what gets saved.
+    """
+
+    def __init__(self, id: str, flags: int, version: int, data: bytes, stored: bytes | None = None,
+                 *, context: LumpContext | None = None) -> None:
         self.id = id
         self.flags = flags
         self.version = version
-        self._data = data
-        # The bytes as found in the file (compressed or not), reused while data is unchanged.
+        self._data = bytes(data)
+        # The bytes as found in the file (compressed or not) and the content they hold.
         self._stored = stored
+        self._stored_plain: bytes | None = self._data if stored is not None else None
+        self._value: Any = _UNSET
+        self._context = context
 
     def __repr__(self) -> str:
-        return f"GameLump({self.id!r}, version={self.version}, {len(self._data)} bytes, flags={self.flags})"
+        state = ", decoded" if self.is_decoded else ""
+        return (f"GameLump({self.id!r}, version={self.version}, {len(self._data)} bytes, "
+                f"flags={self.flags}{state})")
+
+    @property
+    def codec(self) -> Codec | None:
+        """The codec of this sub-lump's id, or None."""
+        return SUB_CODECS.get(self.id)
+
+    def context(self, endian: str | None = None) -> LumpContext:
+        """Where this sub-lump lives, for its codec (offsets, versions, byte order)."""
+        base = self._context or LumpContext(
+            lump=int(LumpId.GAME_LUMP), name=f"GAME_LUMP/{self.id}", version=self.version,
+            bsp_version=20, endian="<", file_offset=0,
+        )
+        return dataclasses.replace(base, version=self.version, endian=endian or base.endian)
+
+    @property
+    def is_decoded(self) -> bool:
+        return self._value is not _UNSET
+
+    @property
+    def value(self) -> Any:
+        """The decoded sub-lump, decoded on first access."""
+        if self._value is _UNSET:
+            codec = self.codec
+            if codec is None:
+                self._value = RawLump(self._data, f"no codec for game lump {self.id!r}")
+            else:
+                self._value = codec.decode(memoryview(self._data), self.context())
+        return self._value
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        self._value = value
+
+    def encode(self, endian: str | None = None) -> bytes:
+        """The uncompressed content: encoded from ``value`` if it was loaded."""
+        if self._value is _UNSET:
+            return self._data
+        if isinstance(self._value, RawLump):
+            return bytes(self._value.data)
+        codec = self.codec
+        if codec is None:
+            raise TypeError(f"game lump {self.id!r} has no codec to encode a {type(self._value).__name__}")
+        return codec.encode(self._value, self.context(endian))
 
     @property
     def data(self) -> bytes:
-        return self._data
+        return self.encode()
 
     @data.setter
     def data(self, value: bytes) -> None:
         self._data = bytes(value)
-        self._stored = None
+        self._value = _UNSET
 
     @property
     def compressed(self) -> bool:
         return bool(self.flags & GAMELUMP_COMPRESSED)
 
-    def stored_bytes(self) -> bytes:
-        if self._stored is None:
-            self._stored = lzma_compress(self._data) if self.compressed and self._data else self._data
+    def stored_bytes(self, plain: bytes | None = None) -> bytes:
+        """The bytes to write for ``plain`` (default: the current content)."""
+        if plain is None:
+            plain = self.encode()
+        if not self.compressed or not plain:
+            return plain
+        # Recompressing would not reproduce the original stream: reuse it while
+        # the content is unchanged.
+        if self._stored is None or self._stored_plain != plain:
+            self._stored, self._stored_plain = lzma_compress(plain), plain
         return self._stored
 
     def set_compressed(self, compressed: bool) -> None:
         if compressed != self.compressed:
             self.flags ^= GAMELUMP_COMPRESSED
-            self._stored = None
+            self._stored = self._stored_plain = None
 
 
 @dataclass
@@ -106,8 +198,29 @@ class GameLumps:
                 return lump
         raise KeyError(id)
 
+    def get(self, id: str) -> GameLump | None:
+        """The game lump with this id, or None."""
+        return next((g for g in self.lumps if g.id == id), None)
+
     def ids(self) -> list[str]:
         return [g.id for g in self.lumps]
+
+    def add(self, id: str, version: int, value: Any, *, flags: int = 0,
+            context: LumpContext | None = None) -> GameLump:
+        """Append a game lump holding ``value`` (bytes, or a decoded value for its codec)."""
+        if id in self:
+            raise KeyError(f"the map already has a {id!r} game lump")
+        if len(id.encode("latin-1")) != 4:
+            raise ValueError(f"a game lump id has four characters, not {id!r}")
+        lump = GameLump(id, flags, version, b"", context=context)
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            lump.data = bytes(value)
+        else:
+            lump.value = value
+        if lump.compressed and self.terminator is None:
+            self.terminator = "end"
+        self.lumps.append(lump)
+        return lump
 
     def set_compressed(self, compressed: bool) -> None:
         """Compress every game lump one by one (as bspzip does), or none."""
@@ -165,7 +278,17 @@ class GameLumpCodec:
                 if compressed and stored
                 else stored
             )
-            lumps.append(GameLump(name, int(row["flags"]), int(row["version"]), content, stored))
+            if compressed and stored:
+                # Offsets inside decompressed data do not exist in the file: say so.
+                sub = dataclasses.replace(
+                    ctx, name=f"{ctx.name}/{name} (LZMA data at file offset {ctx.file_offset + start}, "
+                              f"offsets are positions in the decompressed data)",
+                    version=int(row["version"]), file_offset=0,
+                )
+            else:
+                sub = dataclasses.replace(ctx, name=f"{ctx.name}/{name}", version=int(row["version"]),
+                                          file_offset=ctx.file_offset + start)
+            lumps.append(GameLump(name, int(row["flags"]), int(row["version"]), content, stored, context=sub))
         return GameLumps(lumps, relative, terminator)
 
     def encode(self, value: GameLumps, ctx: LumpContext) -> bytes:
@@ -175,12 +298,13 @@ class GameLumpCodec:
         position = 4 + 16 * count
         blobs = []
         for row, lump in zip(table, value.lumps):
-            stored = lump.stored_bytes()
+            plain = lump.encode(ctx.endian)
+            stored = lump.stored_bytes(plain)
             row["id"] = str_to_id(lump.id)
             row["flags"] = lump.flags
             row["version"] = lump.version
             row["fileofs"] = base + position
-            row["filelen"] = len(lump.data)
+            row["filelen"] = len(plain)
             blobs.append(stored)
             position += len(stored)
         if value.terminator == "end":
@@ -193,4 +317,3 @@ class GameLumpCodec:
 
 
 LAYOUTS = {LumpId.GAME_LUMP: {0: GameLumpCodec()}}
-

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lump_ids import LumpId
-from .base import COLOR_RGB_EXP32, vec3
+from .base import COLOR_RGB_EXP32, Layouts, vec3
 
 PLANE = np.dtype(
     [
@@ -122,7 +122,7 @@ PRIMITIVE_V25 = np.dtype(
 U16 = np.dtype("<u2")
 U32 = np.dtype("<u4")
 
-LAYOUTS = {
+LAYOUTS: Layouts = {
     LumpId.PLANES: {0: PLANE},
     LumpId.VERTEXES: {0: VECTOR},
     LumpId.EDGES: {0: EDGE},
@@ -139,12 +139,12 @@ LAYOUTS = {
     LumpId.FACEIDS: {0: U16},  # dfaceid_t: unsigned short hammerfaceid
 }
 
-LAYOUTS_V17 = {
+LAYOUTS_V17: Layouts = {
     LumpId.FACES: {0: FACE_V17},
     LumpId.ORIGINALFACES: {0: FACE_V17},
 }
 
-LAYOUTS_V25 = {
+LAYOUTS_V25: Layouts = {
     LumpId.EDGES: {0: EDGE, 1: EDGE_V25},
     LumpId.FACES: {1: FACE, 2: FACE_V25},
     LumpId.ORIGINALFACES: {0: FACE_V25, 2: FACE_V25},

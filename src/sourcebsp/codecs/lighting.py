@@ -12,7 +12,7 @@ import numpy as np
 from dataclasses import dataclass
 
 from ..lump_ids import LumpId
-from .base import COLOR_RGB_EXP32, LumpContext, vec3
+from .base import COLOR_RGB_EXP32, Layouts, LumpContext, vec3
 
 _WORLDLIGHT_TAIL = [
     ("cluster", "<i4"),  # int cluster
@@ -106,7 +106,7 @@ class LightmapsCodec:
 
 _LIGHTMAPS = LightmapsCodec()
 
-LAYOUTS = {
+LAYOUTS: Layouts = {
     # Lump versions 0 and 1 both hold ColorRGBExp32 samples.
     LumpId.LIGHTING: {0: _LIGHTMAPS, 1: _LIGHTMAPS},
     LumpId.LIGHTING_HDR: {0: _LIGHTMAPS, 1: _LIGHTMAPS},
@@ -118,7 +118,7 @@ LAYOUTS = {
     LumpId.LEAF_AMBIENT_LIGHTING: {1: LEAF_AMBIENT_LIGHTING, None: LEAF_AMBIENT_CUBE},
     LumpId.LEAF_AMBIENT_LIGHTING_HDR: {1: LEAF_AMBIENT_LIGHTING, None: LEAF_AMBIENT_CUBE},
 }
-LAYOUTS_V25 = {
+LAYOUTS_V25: Layouts = {
     LumpId.LEAF_AMBIENT_INDEX: {0: LEAF_AMBIENT_INDEX, 1: LEAF_AMBIENT_INDEX_V25},
     LumpId.LEAF_AMBIENT_INDEX_HDR: {0: LEAF_AMBIENT_INDEX, 1: LEAF_AMBIENT_INDEX_V25},
 }

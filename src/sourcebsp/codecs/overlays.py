@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lump_ids import LumpId
-from .base import vec3
+from .base import Layouts, vec3
 
 
 def _overlay(max_faces: int, wide: bool) -> np.dtype:
@@ -65,7 +65,7 @@ CUBEMAP = np.dtype(
 
 MAP_FLAGS = np.dtype([("level_flags", "<u4")])  # dflagslump_t: uint32 m_LevelFlags (LVLFLAGS_*)
 
-LAYOUTS = {
+LAYOUTS: Layouts = {
     LumpId.OVERLAYS: {0: OVERLAY},
     LumpId.WATEROVERLAYS: {0: WATEROVERLAY},
     LumpId.OVERLAY_FADES: {0: OVERLAY_FADE},
@@ -73,7 +73,52 @@ LAYOUTS = {
     LumpId.CUBEMAPS: {0: CUBEMAP},
     LumpId.MAP_FLAGS: {0: MAP_FLAGS},
 }
-LAYOUTS_V25 = {
+LAYOUTS_V25: Layouts = {
     LumpId.OVERLAYS: {0: OVERLAY, 1: OVERLAY_V25},
     LumpId.WATEROVERLAYS: {0: WATEROVERLAY, 1: WATEROVERLAY_V25},
 }
+
+
+# ---- render order (doverlay_t / dwateroverlay_t m_nFaceCountAndRenderOrder) -------
+# bspfile.h: OVERLAY_RENDER_ORDER_NUM_BITS 2; the face count takes the low 14 bits
+# (OVERLAY_NUM_RENDER_ORDERS = 1 << 2, OVERLAY_RENDER_ORDER_MASK = 0xC000).
+OVERLAY_RENDER_ORDER_NUM_BITS = 2
+OVERLAY_NUM_RENDER_ORDERS = 1 << OVERLAY_RENDER_ORDER_NUM_BITS
+OVERLAY_FACE_COUNT_BITS = 16 - OVERLAY_RENDER_ORDER_NUM_BITS
+OVERLAY_FACE_COUNT_MASK = (1 << OVERLAY_FACE_COUNT_BITS) - 1  # 0x3FFF
+OVERLAY_RENDER_ORDER_MASK = 0xFFFF & ~OVERLAY_FACE_COUNT_MASK  # 0xC000
+
+
+def _packed_field(values: np.ndarray) -> np.ndarray:
+    values = np.asarray(values)
+    if values.dtype.names is not None:
+        values = values["face_count_and_render_order"]
+    return values.astype(np.uint16)
+
+
+def split_render_order(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Split ``face_count_and_render_order`` into (face count, render order).
+
+    ``values`` is the packed field, or an overlay / water overlay array.  The
+    face count is the low 14 bits (how many of ``faces`` are used), the render
+    order the top 2 bits (0-3: overlays of a higher order draw on top).
+    """
+    packed = _packed_field(values)
+    return packed & OVERLAY_FACE_COUNT_MASK, packed >> OVERLAY_FACE_COUNT_BITS
+
+
+def join_render_order(face_count: np.ndarray, render_order: np.ndarray) -> np.ndarray:
+    """Pack face counts and render orders into ``face_count_and_render_order`` (uint16).
+
+    Raises
+    ------
+    ValueError
+        A face count outside 0..16383 or a render order outside 0..3.
+    """
+    count = np.asarray(face_count, np.int64)
+    order = np.asarray(render_order, np.int64)
+    if count.size and (count.min() < 0 or count.max() > OVERLAY_FACE_COUNT_MASK):
+        raise ValueError(f"overlay face counts must lie in 0..{OVERLAY_FACE_COUNT_MASK}")
+    if order.size and (order.min() < 0 or order.max() >= OVERLAY_NUM_RENDER_ORDERS):
+        raise ValueError(f"overlay render orders must lie in 0..{OVERLAY_NUM_RENDER_ORDERS - 1}")
+    return ((order << OVERLAY_FACE_COUNT_BITS) | count).astype(np.uint16)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
-from .base import LumpContext, vec3
+from .base import Layouts, LumpContext, vec3
 
 TEXINFO = np.dtype(
     [
@@ -109,7 +109,7 @@ class StringDataCodec:
         return len(value)
 
 
-LAYOUTS = {
+LAYOUTS: Layouts = {
     LumpId.TEXINFO: {0: TEXINFO},
     LumpId.TEXDATA: {0: TEXDATA},
     LumpId.TEXDATA_STRING_TABLE: {0: STRING_TABLE},

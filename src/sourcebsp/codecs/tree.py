@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lump_ids import LumpId
-from .base import COLOR_RGB_EXP32, vec3
+from .base import COLOR_RGB_EXP32, Layouts, vec3
 
 NODE = np.dtype(
     [
@@ -118,10 +118,26 @@ LEAFWATERDATA = np.dtype(
     ]
 )  # 12 bytes
 
+# BSP 17-19 kept vvis's portal graph in slots 22-25 (later reused for prop collision).
+PORTAL = np.dtype(
+    [
+        ("firstportalvert", "<i4"),  # int firstportalvert
+        ("numportalverts", "<i4"),  # int numportalverts
+        ("planenum", "<i4"),  # int planenum
+        ("cluster", "<u2", (2,)),  # unsigned short cluster[2]
+    ]
+)  # dportal_t: 16 bytes
+CLUSTER = np.dtype(
+    [
+        ("firstportal", "<i4"),  # int firstportal
+        ("numportals", "<i4"),  # int numportals
+    ]
+)  # dcluster_t: 8 bytes
+
 U16 = np.dtype("<u2")
 U32 = np.dtype("<u4")
 
-LAYOUTS = {
+LAYOUTS: Layouts = {
     LumpId.NODES: {0: NODE},
     LumpId.LEAFS: {0: LEAF_V0, 1: LEAF},
     LumpId.LEAFFACES: {0: U16},  # unsigned short
@@ -133,10 +149,17 @@ LAYOUTS = {
     LumpId.LEAFMINDISTTOWATER: {0: U16},  # unsigned short
 }
 
-# Vampire (v17) writes the 32-byte leaf under lump version 0.
-LAYOUTS_V17 = {LumpId.LEAFS: {0: LEAF}}
+LAYOUTS_V19: Layouts = {
+    LumpId.PROPCOLLISION: {0: PORTAL},  # LUMP_PORTALS
+    LumpId.PROPHULLS: {0: CLUSTER},  # LUMP_CLUSTERS
+    LumpId.PROPHULLVERTS: {0: U16},  # LUMP_PORTALVERTS: unsigned short vertex indices
+    LumpId.PROPTRIS: {0: U16},  # LUMP_CLUSTERPORTALS: unsigned short portal indices
+}
 
-LAYOUTS_V25 = {
+# Vampire (v17) writes the 32-byte leaf under lump version 0.
+LAYOUTS_V17: Layouts = {LumpId.LEAFS: {0: LEAF}}
+
+LAYOUTS_V25: Layouts = {
     LumpId.NODES: {0: NODE, 1: NODE_V25},
     LumpId.LEAFS: {1: LEAF, 2: LEAF_V25},
     LumpId.LEAFFACES: {0: U16, 1: U32},

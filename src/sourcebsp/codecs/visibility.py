@@ -120,9 +120,10 @@ def pas_from_pvs(pvs: np.ndarray) -> np.ndarray:
     ``pas[i] = OR of pvs[j] for every j in pvs[i]`` (vvis ``CalcPAS``).
     """
     pvs = np.asarray(pvs, dtype=bool)
-    # Boolean matrix product, done in integer arithmetic to avoid float rounding.
-    return (pvs.astype(np.uint16) @ pvs.astype(np.uint16)) > 0 if len(pvs) < 65536 else \
-        (pvs.astype(np.int64) @ pvs.astype(np.int64)) > 0
+    # A boolean matrix product through BLAS: the sums of 0/1 products are
+    # whole numbers below 2**24, exact in float32, for up to 16 million clusters.
+    as_float = pvs.astype(np.float32)
+    return (as_float @ as_float) > 0.5
 
 
 class Visibility:
@@ -151,11 +152,12 @@ class Visibility:
 
     def __init__(self, bitofs: np.ndarray, data: bytes, *, present: bool = True,
                  file_offset: int = 0, lump: str = "VISIBILITY") -> None:
-        bitofs = np.asarray(bitofs)
+        bitofs = np.array(bitofs)  # a copy: the value is immutable and outlives the file's map
         if bitofs.ndim != 2 or bitofs.shape[1] != 2:
             raise ValueError(f"bitofs must have shape (numclusters, 2), not {bitofs.shape}")
         if not present and (len(bitofs) or data):
             raise ValueError("a Visibility without data (present=False) has no clusters and no rows")
+        bitofs.flags.writeable = False
         self.bitofs = bitofs
         self.data = bytes(data)
         self.present = present
@@ -372,8 +374,7 @@ def _decode_row(blob: np.ndarray, start: int, row_bytes: int, where: _RowPlace,
         return (empty, 0) if with_length else empty
     if not 0 <= start < len(blob):
         raise BspFormatError(
-            f"{where.describe()} starts at lump offset {start + (absolute - where.base - start)}"
-            f" outside the row data", lump=where.lump, offset=absolute,
+            f"{where.describe()} starts outside the row data", lump=where.lump, offset=absolute,
         )
     # A compressed row is at most twice its expanded size (every byte a lone zero).
     window = blob[start : start + 2 * row_bytes]
@@ -384,17 +385,20 @@ def _decode_row(blob: np.ndarray, start: int, row_bytes: int, where: _RowPlace,
     out_len = np.where(is_count, 0, np.where(zero, following, 1))
     produced = np.cumsum(out_len)
     last = int(np.searchsorted(produced, row_bytes, "left"))  # the token that completes the row
-    if last == len(window) or (zero[last] and last + 1 == len(window)):
+    truncated = last == len(window) or bool(zero[last] and last + 1 == len(window))
+    used = len(window) if truncated else (last + 2 if zero[last] else last + 1)
+    # The reading above holds up to the first zero followed by a zero (a count
+    # of 0, which vvis never writes); such a pair inside the row is an error.
+    bad = np.flatnonzero(zero[: used - 1] & zero[1:used])
+    if len(bad):
+        raise BspFormatError(f"{where.describe()}: a run of zero bytes with a count of 0",
+                             lump=where.lump, offset=absolute + int(bad[0]))
+    if truncated:
         have = int(produced[-1]) if len(produced) else 0
         raise TruncatedError(
             f"{where.describe()} ends at the end of the lump after {have} of its {row_bytes} bytes",
             lump=where.lump, offset=absolute, needed=row_bytes, available=have,
         )
-    used = last + 2 if zero[last] else last + 1
-    bad = np.flatnonzero(zero[: used - 1] & zero[1:used])
-    if len(bad):
-        raise BspFormatError(f"{where.describe()}: a run of zero bytes with a count of 0",
-                             lump=where.lump, offset=absolute + int(bad[0]))
     if produced[last] != row_bytes:
         raise BspFormatError(
             f"{where.describe()}: its last run of zeros passes the end of the row "

@@ -1,0 +1,182 @@
+"""``sourcebsp pak MAP list | extract DIR | add PATH... | addlist FILE | remove NAME...``.
+
+What bspzip users rely on: list the pakfile, extract it, add files (one at a
+time with ``--as NAME``, whole folders, or from a bspzip list file) and remove
+files.  Changing commands write a new map (``-o OUT``) or, with
+``--overwrite``, the input map itself.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from .. import open_bsp
+from ..container import BspFile
+from ..codecs.pakfile import ZIP_LZMA, ZIP_STORED, Pakfile
+from ..codecs.base import RawLump
+from ..errors import BspError
+from ..lump_ids import LumpId
+from . import _common
+
+
+def read_list_file(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
+    """(archive name, file path) pairs of a bspzip list file.
+
+    The format of ``bspzip -addlist``: alternating lines, the name inside the
+    pakfile, then the file to pack.  Line ends (LF or CRLF) are stripped;
+    blank lines are skipped.
+    """
+    text = Path(path).read_text(encoding="utf-8", errors="surrogateescape")
+    lines = [line.rstrip("\r\n") for line in text.splitlines()]
+    lines = [line for line in lines if line.strip()]
+    if len(lines) % 2:
+        raise BspError(f"list file {path}: {len(lines)} non-blank lines; expected pairs of "
+                       f"(name in the pakfile, file to add), the last name {lines[-1]!r} has no file")
+    return list(zip(lines[0::2], lines[1::2]))
+
+
+def _default_name(path: Path) -> str:
+    """The archive name of a path given without ``--as``: the path as typed, relative."""
+    if path.is_absolute():
+        try:
+            path = path.resolve().relative_to(Path.cwd().resolve())
+        except ValueError:
+            raise BspError(f"{path} is outside the current folder: give its name in the pakfile "
+                           "with --as NAME") from None
+    name = os.path.normpath(path).replace(os.sep, "/")
+    if name == ".." or name.startswith("../"):
+        raise BspError(f"{path} is outside the current folder: give its name in the pakfile with --as NAME")
+    return name
+
+
+def _files_to_add(paths: Sequence[str], as_name: str | None) -> list[tuple[str, Path]]:
+    pairs = []
+    for text in paths:
+        path = Path(text)
+        base = as_name if as_name is not None else _default_name(path)
+        if path.is_dir():
+            for file in sorted(p for p in path.rglob("*") if p.is_file()):
+                rel = file.relative_to(path).as_posix()
+                pairs.append((f"{base.rstrip('/')}/{rel}" if base not in ("", ".") else rel, file))
+        else:
+            pairs.append((base, path))
+    return pairs
+
+
+def _files(count: int) -> str:
+    return f"{count} file" if count == 1 else f"{count} files"
+
+
+def _pakfile(bsp: BspFile) -> Pakfile:
+    value = bsp.get_lump(LumpId.PAKFILE)
+    if isinstance(value, RawLump):  # pragma: no cover - every variant knows lump 40
+        raise BspError(f"the pakfile of this map is not readable: {value.reason}")
+    return value  # type: ignore[no-any-return]
+
+
+def _output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", help="where to write the changed map")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="allow writing over the input map (the output when -o is not given)")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    ap = _common.parser("pak", "List, extract, add and remove the files packed in a map (as bspzip).")
+    ap.add_argument("map", help="the .bsp file")
+    sub = ap.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    listing = sub.add_parser("list", help="list the files: name, size, stored size, compression")
+    listing.add_argument("--json", action="store_true", help="print a JSON list of objects")
+
+    extract = sub.add_parser("extract", help="write every packed file under DIR")
+    extract.add_argument("dir", help="destination folder (created if missing)")
+
+    add = sub.add_parser("add", help="add or replace files (folders: every file inside)")
+    add.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to pack")
+    add.add_argument("--as", dest="as_name", metavar="NAME",
+                     help="name in the pakfile (one PATH only; for a folder, the prefix); "
+                          "default: PATH as given, relative to the current folder")
+    add.add_argument("--lzma", action="store_true",
+                     help="LZMA-compress the added files (CS:GO-branch games and later TF2 only)")
+    _output_options(add)
+
+    addlist = sub.add_parser("addlist", help="add or replace the files of a bspzip list file")
+    addlist.add_argument("list_file", metavar="FILE",
+                         help="alternating lines: name in the pakfile, then the file to add")
+    addlist.add_argument("--lzma", action="store_true",
+                         help="LZMA-compress the added files (CS:GO-branch games and later TF2 only)")
+    _output_options(addlist)
+
+    remove = sub.add_parser("remove", help="remove files by their name in the pakfile")
+    remove.add_argument("names", nargs="+", metavar="NAME")
+    _output_options(remove)
+    return ap
+
+
+def _list(pak: Pakfile, as_json: bool, title: str) -> None:
+    entries = pak.entries()
+    if as_json:
+        _common.print_json([
+            {"name": e.name, "size": e.size, "compressed_size": e.compressed_size,
+             "compression": e.compression}
+            for e in entries
+        ])
+        return
+    rows = [(e.name, e.size, e.compressed_size, e.compression) for e in entries]
+    _common.print_table(title, ["name", "size", "stored", "compression"], rows, right=("size", "stored"))
+    total = sum(e.size for e in entries)
+    print(f"{_files(len(entries))}, {total:,} bytes")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = _build_parser()
+    args = ap.parse_args(argv)
+    output = getattr(args, "output", None)
+    if args.action in ("add", "addlist", "remove"):
+        if output is None and not args.overwrite:
+            ap.error(f"{args.action}: -o OUT is required (or --overwrite to change {args.map} in place)")
+        if args.action == "add" and args.as_name is not None and len(args.paths) > 1:
+            ap.error("add: --as NAME names a single PATH")
+
+    def body() -> int:
+        try:
+            return _run(args, output)
+        except (KeyError, ValueError) as exc:
+            if isinstance(exc, BspError):
+                raise
+            message = exc.args[0] if exc.args else exc
+            print(f"sourcebsp: error: {message}", file=sys.stderr)
+            return 1
+
+    return _common.run(body)
+
+
+def _run(args: argparse.Namespace, output: str | None) -> int:
+    with open_bsp(args.map) as bsp:
+        pak = _pakfile(bsp)
+        if args.action == "list":
+            _list(pak, args.json, f"Pakfile of {args.map}")
+            return 0
+        if args.action == "extract":
+            written = pak.extract_all(args.dir)
+            print(f"extracted {_files(len(written))} to {args.dir}")
+            return 0
+        if args.action == "remove":
+            for name in args.names:
+                pak.remove(name)
+            done = f"removed {_files(len(args.names))}"
+        else:
+            if args.action == "add":
+                pairs = _files_to_add(args.paths, args.as_name)
+            else:
+                pairs = [(name, Path(path)) for name, path in read_list_file(args.list_file)]
+            compression = ZIP_LZMA if args.lzma else ZIP_STORED
+            for name, path in pairs:
+                pak.add_file(name, path, compression=compression)
+            done = f"added {_files(len(pairs))}"
+        target = bsp.save(output if output is not None else args.map, overwrite=args.overwrite)
+        print(f"{done}; the pakfile holds {_files(len(pak))}; wrote {target}")
+        return 0

@@ -1,0 +1,60 @@
+"""``sourcebsp props MAP [--json]``: list the static props of a map."""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from .. import open_bsp
+from . import _common
+
+# Model names are bytes from the file: keep control characters off the terminal.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _printable(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _vector(values: Sequence[float]) -> str:
+    return " ".join(f"{v:g}" for v in values)
+
+
+def describe(path: str) -> dict[str, Any]:
+    """The static props of a map as plain data: layout facts and one record per prop."""
+    with open_bsp(path) as bsp:
+        props = bsp.static_props
+        return {
+            "layout": props.layout.name,
+            "version": props.version,
+            "description": props.layout.description,
+            "models": props.names,
+            "props": props.to_records(),
+        }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = _common.parser("props", "List the static props of a BSP map: model, position, angles and settings.")
+    ap.add_argument("map", help="the .bsp file")
+    ap.add_argument("--json", action="store_true",
+                    help="print a JSON list with one object per prop (model, origin, angles, skin, solid, "
+                         "fade distances and every other field of the map's prop layout)")
+    args = ap.parse_args(argv)
+
+    def body() -> int:
+        report = describe(args.map)
+        if args.json:
+            _common.print_json(report["props"])
+            return 0
+        rows = [
+            (p["index"], _printable(p["model"]), _vector(p["origin"]), _vector(p["angles"]), p["skin"],
+             p["solid"], f"{p['fade_min_dist']:g}-{p['fade_max_dist']:g}")
+            for p in report["props"]
+        ]
+        _common.print_table(
+            f"{len(rows)} static props, {len(report['models'])} models "
+            f"(sprp v{report['version']}, layout {report['layout']}: {report['description']})",
+            ["#", "model", "origin", "angles", "skin", "solid", "fade"], rows, right=("#", "skin", "solid"),
+        )
+        return 0
+
+    return _common.run(body)

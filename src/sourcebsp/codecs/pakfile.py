@@ -1,0 +1,588 @@
+"""The pakfile (lump 40): a zip archive of files the map carries with it.
+
+``public/zip_uncompressed.h``: ``ZIP_LocalFileHeader``, ``ZIP_FileHeader`` (one
+per file in the central directory) and ``ZIP_EndOfCentralDirRecord``, always
+little-endian, also in big-endian console maps.  bspzip (``zip_utils.cpp``)
+stores every file uncompressed, with zero dates, "version needed" 10, "made
+by" 20, no data descriptors, and ends the archive with a 32-byte comment
+``"XZP1 0"`` (XZip format 1, no alignment).  CS:GO-branch games and later TF2
+also read LZMA-compressed entries (zip method 14).
+
+Two quirks are handled here:
+
+* **XZP2** (Xbox 360 maps, comment ``"XZP2 <alignment>"``): each central
+  directory entry states the length of the local header's padding in its
+  ``extraFieldLength`` but the padding bytes are not repeated in the central
+  directory -- the engine skips only the fixed header and the name.  The
+  standard ``zipfile`` module would swallow the following entries as "extra
+  data"; the directory is rebuilt without those lengths (in a private copy)
+  before ``zipfile`` reads it.
+* **File-relative offsets** (some old bspzip builds): the zip offsets count
+  from the start of the BSP file, not of the lump.  ``zipfile`` copes (it
+  measures the shift from where the end record lies); :attr:`Pakfile.offset_base`
+  tells which convention a pakfile uses, and an untouched pakfile that moves
+  in the file has its offsets moved with it.
+
+An untouched pakfile encodes to its original bytes.  Once changed it is
+written again with ``zipfile``: lump-relative offsets, the original archive
+comment, no encryption, no zip64 (the engine reads neither).
+"""
+from __future__ import annotations
+
+import io
+import lzma
+import os
+import re
+import struct
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Literal, Union
+
+import numpy as np
+
+from ..errors import BspError, BspFormatError, UnsupportedError
+from ..lump_ids import LumpId
+from .base import LumpContext
+
+__all__ = [
+    "Pakfile",
+    "PakEntry",
+    "PakfileCodec",
+    "XZIP_COMMENT",
+    "ZIP_STORED",
+    "ZIP_LZMA",
+    "LAYOUTS",
+]
+
+ZIP_STORED = zipfile.ZIP_STORED  # 0: what bspzip writes and every Source engine reads
+ZIP_LZMA = zipfile.ZIP_LZMA  # 14: read by CS:GO-branch engines and later TF2
+_COMPRESSION_NAMES = {
+    zipfile.ZIP_STORED: "stored",
+    zipfile.ZIP_DEFLATED: "deflated",
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "lzma",
+}
+Compression = Union[int, Literal["stored", "lzma"]]
+
+# MakeXZipCommentString: "XZP%c %d" (format 1 = compatible, alignment 0) in a zeroed 32-byte buffer.
+XZIP_COMMENT = b"XZP1 0".ljust(32, b"\0")
+# bspzip writes lastModifiedTime = lastModifiedDate = 0, which zipfile reads as this.
+_NO_DATE = (1980, 0, 0, 0, 0, 0)
+
+EOCD = np.dtype(
+    [
+        ("signature", "<u4"),  # unsigned int signature ('PK\5\6')
+        ("number_of_this_disk", "<u2"),  # unsigned short numberOfThisDisk
+        ("number_of_the_disk_with_start_of_central_directory", "<u2"),
+        ("n_central_directory_entries_this_disk", "<u2"),  # nCentralDirectoryEntries_ThisDisk
+        ("n_central_directory_entries_total", "<u2"),  # nCentralDirectoryEntries_Total
+        ("central_directory_size", "<u4"),  # unsigned int centralDirectorySize
+        ("start_of_central_dir_offset", "<u4"),  # unsigned int startOfCentralDirOffset
+        ("comment_length", "<u2"),  # unsigned short commentLength
+    ]
+)  # ZIP_EndOfCentralDirRecord, 22 bytes, packed
+FILE_HEADER = np.dtype(
+    [
+        ("signature", "<u4"),  # unsigned int signature ('PK\1\2')
+        ("version_made_by", "<u2"),  # unsigned short versionMadeBy
+        ("version_needed_to_extract", "<u2"),  # unsigned short versionNeededToExtract
+        ("flags", "<u2"),  # unsigned short flags
+        ("compression_method", "<u2"),  # unsigned short compressionMethod
+        ("last_modified_time", "<u2"),  # unsigned short lastModifiedTime
+        ("last_modified_date", "<u2"),  # unsigned short lastModifiedDate
+        ("crc32", "<u4"),  # unsigned int crc32
+        ("compressed_size", "<u4"),  # unsigned int compressedSize
+        ("uncompressed_size", "<u4"),  # unsigned int uncompressedSize
+        ("file_name_length", "<u2"),  # unsigned short fileNameLength
+        ("extra_field_length", "<u2"),  # unsigned short extraFieldLength
+        ("file_comment_length", "<u2"),  # unsigned short fileCommentLength
+        ("disk_number_start", "<u2"),  # unsigned short diskNumberStart
+        ("internal_file_attribs", "<u2"),  # unsigned short internalFileAttribs
+        ("external_file_attribs", "<u4"),  # unsigned int externalFileAttribs
+        ("relative_offset_of_local_header", "<u4"),  # unsigned int relativeOffsetOfLocalHeader
+    ]
+)  # ZIP_FileHeader (central directory entry), 46 bytes, packed
+LOCAL_FILE_HEADER_SIZE = 30  # sizeof(ZIP_LocalFileHeader), packed
+_EOCD_SIGNATURE = b"PK\x05\x06"
+_FILE_HEADER_SIGNATURE = 0x02014B50
+_MAX_COMMENT = 0xFFFF
+
+
+# ---- the zip directory, as the engine reads it -------------------------------------------------
+@dataclass(frozen=True)
+class _EndRecord:
+    position: int  # of the end record within the lump
+    fields: np.void
+    comment: bytes
+
+    @property
+    def count(self) -> int:
+        return int(self.fields["n_central_directory_entries_total"])
+
+    @property
+    def cd_size(self) -> int:
+        return int(self.fields["central_directory_size"])
+
+    @property
+    def cd_offset(self) -> int:
+        return int(self.fields["start_of_central_dir_offset"])
+
+    @property
+    def compatible(self) -> bool:
+        """False for XZip format 2 (ParseXZipCommentString: ``"XZP"`` then ``'2'``)."""
+        return not (self.comment[:3].upper() == b"XZP" and self.comment[3:4] == b"2")
+
+
+def _end_record(data: bytes) -> _EndRecord | None:
+    """The last end-of-central-directory record, where ``zipfile`` looks for it too."""
+    position = data.rfind(_EOCD_SIGNATURE, max(0, len(data) - EOCD.itemsize - _MAX_COMMENT))
+    if position < 0 or position + EOCD.itemsize > len(data):
+        return None
+    fields = np.frombuffer(data, EOCD, 1, position)[0]
+    start = position + EOCD.itemsize
+    return _EndRecord(position, fields, data[start : start + int(fields["comment_length"])])
+
+
+def _directory_entries(data: bytes, start: int, count: int, compatible: bool) -> list[int]:
+    """Positions of the central directory entries, stepping as the engine does.
+
+    Format 1 skips name, extra field and comment after each fixed header;
+    format 2 (XZP2) writes no extra field or comment there, whatever the
+    lengths say.
+    """
+    positions: list[int] = []
+    position = start
+    for _ in range(count):
+        if position < 0 or position + FILE_HEADER.itemsize > len(data):
+            raise zipfile.BadZipFile(f"central directory entry {len(positions)} lies past the end")
+        header = np.frombuffer(data, FILE_HEADER, 1, position)[0]
+        if int(header["signature"]) != _FILE_HEADER_SIGNATURE:
+            raise zipfile.BadZipFile(f"bad signature of central directory entry {len(positions)}")
+        positions.append(position)
+        position += FILE_HEADER.itemsize + int(header["file_name_length"])
+        if compatible:
+            position += int(header["extra_field_length"]) + int(header["file_comment_length"])
+    return positions
+
+
+def _xzp2_as_standard_zip(data: bytes, end: _EndRecord) -> bytes:
+    """A copy of an XZP2 archive whose central directory standard readers understand.
+
+    The local headers and file data are kept as they are (so offsets into
+    them stay valid); the directory entries lose their phantom extra field and
+    comment lengths, and the end record its directory padding.
+    """
+    start = end.position - end.cd_size
+    entries = _directory_entries(data, start, end.count, compatible=False)
+    parts = [data[:start]]
+    for position in entries:
+        header = np.frombuffer(data, FILE_HEADER, 1, position).copy()
+        name_length = int(header["file_name_length"][0])
+        header["extra_field_length"] = 0
+        header["file_comment_length"] = 0
+        parts.append(header.tobytes())
+        parts.append(data[position + FILE_HEADER.itemsize : position + FILE_HEADER.itemsize + name_length])
+    directory_size = sum(len(p) for p in parts[1:])
+    record = np.array(end.fields, EOCD)
+    record["central_directory_size"] = directory_size
+    parts.append(record.tobytes())
+    parts.append(end.comment)
+    return b"".join(parts)
+
+
+def _shift_offsets(data: bytes, end: _EndRecord, delta: int) -> bytes:
+    """The archive with every offset (local headers, central directory) moved by ``delta``."""
+    out = bytearray(data)
+    start = end.position - end.cd_size
+    for position in _directory_entries(data, start, end.count, end.compatible):
+        header = np.frombuffer(out, FILE_HEADER, 1, position).copy()
+        header["relative_offset_of_local_header"] = int(header["relative_offset_of_local_header"][0]) + delta
+        out[position : position + FILE_HEADER.itemsize] = header.tobytes()
+    record = np.array(end.fields, EOCD)
+    record["start_of_central_dir_offset"] = end.cd_offset + delta
+    out[end.position : end.position + EOCD.itemsize] = record.tobytes()
+    return bytes(out)
+
+
+# ---- names -------------------------------------------------------------------------------------
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def _unsafe_reason(name: str) -> str | None:
+    """Why ``name`` may not be a path inside a folder (None when it may)."""
+    if "\0" in name:
+        return "it contains a NUL character"
+    posix = name.replace("\\", "/")
+    if posix.startswith("/") or _DRIVE.match(posix):
+        return "it is an absolute path"
+    parts = [p for p in posix.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return "it contains a '..' component"
+    if not parts:
+        return "it is empty"
+    return None
+
+
+def _archive_name(name: str) -> str:
+    """A name given by the user for a file in the pakfile, checked; forward slashes."""
+    if not isinstance(name, str):
+        raise TypeError(f"an archive name must be a str, not {type(name).__name__}")
+    reason = _unsafe_reason(name)
+    if reason is not None:
+        raise ValueError(f"bad archive name {name!r}: {reason}")
+    return name.replace("\\", "/")
+
+
+def _key(name: str) -> str:
+    # The engine lowercases every name it reads from the pakfile (Q_strlower).
+    return name.replace("\\", "/").lower()
+
+
+def _compression(value: Compression | None) -> int:
+    if value is None or value == "stored":
+        return ZIP_STORED
+    if value == "lzma":
+        return ZIP_LZMA
+    if value in (ZIP_STORED, ZIP_LZMA):
+        return int(value)
+    raise ValueError(f"compression must be ZIP_STORED / 'stored' or ZIP_LZMA / 'lzma', not {value!r}")
+
+
+# ---- the view ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PakEntry:
+    """One file of the pakfile, as listed."""
+
+    name: str
+    size: int
+    #: Stored size; None for a file added since the pakfile was read (known once saved).
+    compressed_size: int | None
+    compress_type: int
+    crc: int | None
+
+    @property
+    def compression(self) -> str:
+        return _COMPRESSION_NAMES.get(self.compress_type, f"method {self.compress_type}")
+
+
+@dataclass
+class _Slot:
+    name: str
+    info: zipfile.ZipInfo | None  # the entry of the archive as read
+    data: bytes | None  # new contents; None while the original ones stand
+    compress_type: int
+    date_time: tuple[int, int, int, int, int, int]
+
+
+class Pakfile:
+    """The files of a pakfile lump: list, read, extract, add, replace, remove.
+
+    A view over the lump's bytes, read with the standard :mod:`zipfile`
+    module.  Names are matched as the engine matches them: without regard to
+    case, ``\\`` and ``/`` alike.  The order of files is kept; added files go
+    last.
+
+    Parameters
+    ----------
+    data
+        The lump's bytes (empty for a map without a pakfile).
+    lump, offset
+        The lump's name and absolute file offset, for error messages.
+
+    Raises
+    ------
+    BspFormatError
+        The bytes are not a zip archive (no end record, a broken central
+        directory, truncated data).
+
+    Examples
+    --------
+    >>> pak = bsp.pakfile                                  # doctest: +SKIP
+    >>> pak.names()[:2]                                     # doctest: +SKIP
+    ['materials/maps/x/c0_0_0.vmt', ...]
+    >>> pak.add("scripts/soundscapes_x.txt", b"...")        # doctest: +SKIP
+    >>> bsp.save("x_packed.bsp")                            # doctest: +SKIP
+    """
+
+    def __init__(self, data: bytes | bytearray | memoryview = b"", *, lump: str = "PAKFILE",
+                 offset: int = 0) -> None:
+        self.lump = lump
+        self.offset = offset
+        self._original = bytes(data)
+        self._modified = False
+        self._comment = XZIP_COMMENT
+        self._zip: zipfile.ZipFile | None = None
+        self._slots: list[_Slot] = []
+        self._end: _EndRecord | None = None
+        #: ``"lump"`` when zip offsets count from the lump's start (what the engine
+        #: reads), ``"file"`` when from the BSP file's start (old bspzip builds).
+        self.offset_base: Literal["lump", "file"] = "lump"
+        if self._original:
+            self._parse()
+
+    # ---- reading ----------------------------------------------------------------------------
+    def _error(self, message: str, offset: int | None = None) -> BspFormatError:
+        return BspFormatError(message, lump=self.lump, offset=self.offset if offset is None else offset)
+
+    def _parse(self) -> None:
+        data = self._original
+        end = _end_record(data)
+        if end is None:
+            raise self._error(
+                f"not a zip archive: no end-of-central-directory record (PK\\5\\6) in the "
+                f"{len(data)}-byte pakfile (truncated or not a zip)"
+            )
+        self._end = end
+        self._comment = end.comment
+        if end.cd_offset + end.cd_size != end.position and \
+                end.cd_offset - self.offset + end.cd_size == end.position:
+            self.offset_base = "file"
+        try:
+            readable = data if end.compatible else _xzp2_as_standard_zip(data, end)
+            self._zip = zipfile.ZipFile(io.BytesIO(readable))
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError, struct.error) as exc:
+            raise self._error(f"bad zip data: {exc}") from exc
+        infos = self._zip.infolist()
+        if len(infos) != end.count:
+            raise self._error(
+                f"bad zip data: the end record lists {end.count} files, the central directory {len(infos)}",
+                self.offset + end.position,
+            )
+        self._slots = [_Slot(i.filename, i, None, i.compress_type, i.date_time) for i in infos]
+
+    @classmethod
+    def from_bytes(cls, data: bytes | bytearray | memoryview, *, lump: str = "PAKFILE",
+                   offset: int = 0) -> "Pakfile":
+        """The pakfile held in ``data`` (the lump's bytes)."""
+        return cls(data, lump=lump, offset=offset)
+
+    def __repr__(self) -> str:
+        state = ", modified" if self._modified else ""
+        return f"<Pakfile {len(self._slots)} files{state}>"
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._find(name) is not None
+
+    def has_file(self, name: str) -> bool:
+        """Whether a file of that name (any case) is in the pakfile."""
+        return name in self
+
+    @property
+    def modified(self) -> bool:
+        """Whether anything changed since the pakfile was read."""
+        return self._modified
+
+    @property
+    def xzip_format(self) -> int:
+        """XZip format of the archive: 1 (PC, standard zip) or 2 (Xbox 360, aligned)."""
+        return 1 if self._end is None or self._end.compatible else 2
+
+    @property
+    def comment(self) -> bytes:
+        """The archive comment (bspzip's is ``XZIP_COMMENT``)."""
+        return self._comment
+
+    @comment.setter
+    def comment(self, value: bytes) -> None:
+        value = bytes(value)
+        if len(value) > _MAX_COMMENT:
+            raise ValueError(f"a zip comment holds at most {_MAX_COMMENT} bytes, not {len(value)}")
+        self._comment = value
+        self._modified = True
+
+    def names(self) -> list[str]:
+        """The names of the files, in archive order."""
+        return [s.name for s in self._slots]
+
+    def entries(self) -> list[PakEntry]:
+        """Name, size, stored size and compression of every file, in archive order."""
+        return [self._entry(s) for s in self._slots]
+
+    def get_entry(self, name: str) -> PakEntry:
+        """The listing of one file; KeyError when there is none of that name."""
+        return self._entry(self._slot(name))
+
+    @staticmethod
+    def _entry(slot: _Slot) -> PakEntry:
+        if slot.data is not None:
+            stored = len(slot.data) if slot.compress_type == ZIP_STORED else None
+            return PakEntry(slot.name, len(slot.data), stored, slot.compress_type, zlib.crc32(slot.data))
+        assert slot.info is not None  # a slot holds either new data or an original entry
+        info = slot.info
+        return PakEntry(slot.name, info.file_size, info.compress_size, info.compress_type, info.CRC)
+
+    def _find(self, name: str) -> int | None:
+        """Index of the file called ``name``: an exact match first, then any case; the last one."""
+        posix = name.replace("\\", "/")
+        for index in range(len(self._slots) - 1, -1, -1):
+            if self._slots[index].name == posix:
+                return index
+        key = _key(name)
+        for index in range(len(self._slots) - 1, -1, -1):
+            if _key(self._slots[index].name) == key:
+                return index
+        return None
+
+    def _slot(self, name: str) -> _Slot:
+        index = self._find(name)
+        if index is None:
+            raise KeyError(f"no file named {name!r} in the pakfile")
+        return self._slots[index]
+
+    def read(self, name: str) -> bytes:
+        """The contents of one file (decompressed, CRC checked)."""
+        return self._contents(self._slot(name))
+
+    def _contents(self, slot: _Slot) -> bytes:
+        if slot.data is not None:
+            return slot.data
+        assert self._zip is not None and slot.info is not None
+        where = self.offset + slot.info.header_offset
+        try:
+            return self._zip.read(slot.info)
+        except NotImplementedError as exc:
+            raise UnsupportedError(f"pakfile entry {slot.name!r}: {exc}", lump=self.lump, offset=where) from exc
+        except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, ValueError, OSError,
+                struct.error) as exc:
+            raise self._error(f"bad zip data in pakfile entry {slot.name!r}: {exc}", where) from exc
+
+    def iter_files(self) -> Iterator[tuple[str, bytes]]:
+        """(name, contents) of every file, in archive order."""
+        for slot in self._slots:
+            yield slot.name, self._contents(slot)
+
+    def extract_all(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write every file under ``folder``; returns the paths written.
+
+        Every name is checked before anything is written: a name that is an
+        absolute path or climbs out with ``..`` raises :class:`BspFormatError`
+        (a map must not write outside the folder it is unpacked into).
+        """
+        root = Path(folder)
+        resolved_root = root.resolve()
+        targets = []
+        for slot in self._slots:
+            reason = _unsafe_reason(slot.name)
+            target = root.joinpath(*[p for p in slot.name.replace("\\", "/").split("/") if p not in ("", ".")]) \
+                if reason is None else root
+            if reason is None and not target.resolve().is_relative_to(resolved_root):
+                reason = "it leads outside the folder (through a link)"
+            if reason is not None:
+                where = self.offset + slot.info.header_offset if slot.info is not None else self.offset
+                raise self._error(f"refusing to extract pakfile entry {slot.name!r} into {root}: {reason}", where)
+            targets.append(target)
+        written = []
+        for slot, target in zip(self._slots, targets):
+            if slot.name.endswith(("/", "\\")):
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self._contents(slot))
+            written.append(target)
+        return written
+
+    # ---- editing ----------------------------------------------------------------------------
+    def add(self, name: str, data: bytes | bytearray | memoryview, *,
+            compression: Compression | None = None) -> None:
+        """Add a file, or replace the file of that name (any case) where it stands.
+
+        ``compression``: ``ZIP_STORED`` (default, as bspzip; every engine
+        reads it) or ``ZIP_LZMA`` (CS:GO-branch engines and later TF2 only).
+        """
+        posix = _archive_name(name)
+        kind = _compression(compression)
+        contents = bytes(data)
+        index = self._find(posix)
+        slot = _Slot(posix, None, contents, kind, _NO_DATE)
+        if index is None:
+            self._slots.append(slot)
+        else:
+            self._slots[index] = slot
+            # Older duplicates of the name would shadow or confuse the new file.
+            key = _key(posix)
+            self._slots = [s for i, s in enumerate(self._slots) if i == index or _key(s.name) != key]
+        self._modified = True
+
+    def add_file(self, name: str, path: str | os.PathLike[str], *,
+                 compression: Compression | None = None) -> None:
+        """Add (or replace) the file at ``path`` under the archive name ``name``."""
+        self.add(name, Path(path).read_bytes(), compression=compression)
+
+    def remove(self, name: str) -> None:
+        """Remove the file of that name (every copy, any case); KeyError when there is none."""
+        if self._find(name) is None:
+            raise KeyError(f"no file named {name!r} in the pakfile")
+        key = _key(name)
+        self._slots = [s for s in self._slots if _key(s.name) != key]
+        self._modified = True
+
+    def set_compression(self, compression: Compression) -> None:
+        """Store every file with ``compression`` (``ZIP_STORED`` or ``ZIP_LZMA``) from now on."""
+        kind = _compression(compression)
+        for slot in self._slots:
+            if slot.compress_type != kind:
+                slot.data = self._contents(slot)
+                slot.compress_type = kind
+                self._modified = True
+
+    # ---- writing ----------------------------------------------------------------------------
+    def to_bytes(self, file_offset: int | None = None) -> bytes:
+        """The lump's bytes.
+
+        Unchanged: the original bytes (with file-relative offsets moved when
+        ``file_offset``, the lump's new place in the file, differs).  Changed:
+        a new archive (see the module notes).
+        """
+        if not self._modified:
+            if self.offset_base == "file" and file_offset is not None and file_offset != self.offset \
+                    and self._end is not None:
+                return _shift_offsets(self._original, self._end, file_offset - self.offset)
+            return self._original
+        if self.xzip_format == 2:
+            raise UnsupportedError(
+                "writing a changed XZP2 (Xbox 360) pakfile is not supported: its aligned layout and "
+                "preload section are not rebuilt",
+                lump=self.lump, offset=self.offset,
+            )
+        out = io.BytesIO()
+        try:
+            with zipfile.ZipFile(out, "w", allowZip64=False) as archive:
+                for slot in self._slots:
+                    info = zipfile.ZipInfo(slot.name, date_time=slot.date_time)
+                    # As bspzip: "made by" 20 on MS-DOS, "needed" 10, no attributes.
+                    info.create_system = 0
+                    info.create_version = 20
+                    info.extract_version = 10
+                    info.external_attr = 0
+                    info.compress_type = slot.compress_type
+                    archive.writestr(info, self._contents(slot))
+                archive.comment = self._comment
+        except zipfile.LargeZipFile as exc:
+            raise BspError(f"the pakfile is too large for a zip without zip64: {exc}", lump=self.lump) from exc
+        return out.getvalue()
+
+
+class PakfileCodec:
+    """Lump 40 as a :class:`Pakfile`."""
+
+    mutable = True
+
+    def decode(self, data: memoryview, ctx: LumpContext) -> Pakfile:
+        return Pakfile(data, lump=ctx.name, offset=ctx.file_offset)
+
+    def encode(self, value: Pakfile, ctx: LumpContext) -> bytes:
+        return value.to_bytes(file_offset=ctx.file_offset)
+
+    def count(self, value: Pakfile) -> int:
+        return len(value)
+
+
+LAYOUTS = {LumpId.PAKFILE: {None: PakfileCodec()}}

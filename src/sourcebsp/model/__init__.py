@@ -1,0 +1,1 @@
+"""What users think in: brush meshes, displacements, lightmaps (built from decoded lumps)."""

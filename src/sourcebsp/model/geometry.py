@@ -1,0 +1,658 @@
+"""Triangle meshes of a map's brush faces and displacements.
+
+Everything here reads decoded lumps (``bsp.faces``, ``bsp.surfedges``, ...)
+and works on all faces at once with numpy index arithmetic; no Python loop
+runs once per face or per vertex.
+
+Conventions of the arrays this module returns:
+
+* positions are in map units (Hammer units, Z up), in the space of their
+  brush model: a brush entity's faces are stored relative to its origin, and
+  :attr:`BrushModel.matrix` places them in the world;
+* triangles wind counter-clockwise seen from the front, the convention of
+  glTF, OBJ and most tools (the BSP stores its polygons clockwise);
+* texture UVs are ``textureVecs`` projections divided by the texture size
+  (texdata ``width`` / ``height``), so 1.0 is one repeat of the texture;
+* lightmap coordinates (``luxels``) are in luxels from the corner of the
+  face's own lightmap, in ``[0, m_LightmapTextureSizeInLuxels]``: sample
+  centres sit on whole numbers.  :class:`sourcebsp.model.lightmaps.LightmapAtlas`
+  maps them into its atlas.
+
+Facts applied (bspfile.h, bspflags.h, the SDK's builddisp.cpp):
+
+* a surfedge ``s >= 0`` walks edge ``s`` from ``v[0]`` to ``v[1]``; a negative
+  one walks edge ``-s`` backwards, so a polygon's corners are ``v[0]`` of its
+  positive and ``v[1]`` of its negative surfedges;
+* ``dface_t.planenum`` already names the face's own plane (vbsp keeps planes in
+  opposite pairs, and ``side`` is the low bit of that plane number: the face
+  lies on the back of the node's plane).  The face normal is therefore
+  ``planes[planenum].normal`` as stored, which every corpus face's winding
+  confirms; ``side`` says nothing more about it;
+* a displacement's base face has four corners; the grid starts at the corner
+  nearest ``startPosition``; vertex ``(i, j)`` (``index = i * (2^power + 1) + j``)
+  lies at ``lerp(lerp(c0, c1, i/n), lerp(c3, c2, i/n), j/n)`` plus
+  ``vec * dist``; each grid quad is split along the diagonal from its first
+  corner when its first vertex index is even, along the other diagonal when
+  odd; ``DISP_TRIS`` holds one tag word per triangle in that order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal, Sequence
+
+import numpy as np
+
+from ..codecs.base import RawLump
+from ..errors import BspFormatError
+from ..lump_ids import LumpId
+
+__all__ = [
+    "SURF_LIGHT", "SURF_SKY2D", "SURF_SKY", "SURF_WARP", "SURF_TRANS", "SURF_NOPORTAL",
+    "SURF_TRIGGER", "SURF_NODRAW", "SURF_HINT", "SURF_SKIP", "SURF_NOLIGHT", "SURF_BUMPLIGHT",
+    "HIDDEN_FLAGS", "BrushModel", "MapMesh", "angles_matrix", "brush_models", "build_mesh",
+    "face_table", "face_polygons", "hidden_faces", "texture_names", "face_textures",
+]
+
+# bspflags.h SURF_* (texinfo_t.flags)
+SURF_LIGHT = 0x0001  # value will hold the light strength
+SURF_SKY2D = 0x0002  # don't draw, indicates we should skybox
+SURF_SKY = 0x0004  # don't draw, but add to skybox
+SURF_WARP = 0x0008  # turbulent water warp
+SURF_TRANS = 0x0010
+SURF_NOPORTAL = 0x0020  # the surface can not have a portal placed on it
+SURF_TRIGGER = 0x0040  # xbox hack to work around elimination of trigger surfaces
+SURF_NODRAW = 0x0080  # don't bother referencing the texture
+SURF_HINT = 0x0100  # make a primary bsp splitter
+SURF_SKIP = 0x0200  # completely ignore, allowing non-closed brushes
+SURF_NOLIGHT = 0x0400  # don't calculate light
+SURF_BUMPLIGHT = 0x0800  # calculate three lightmaps for the surface for bumpmapping
+
+#: Faces with any of these texinfo flags are not drawn by the engine.
+HIDDEN_FLAGS = SURF_NODRAW | SURF_SKY | SURF_SKY2D | SURF_HINT | SURF_SKIP | SURF_TRIGGER
+#: Tool textures that are drawn all the same (a flat black surface).
+_DRAWN_TOOL_TEXTURES = frozenset({"tools/toolsblack"})
+
+ModelSelection = Literal["world", "all"] | Sequence[int]
+
+
+# ---- lumps ------------------------------------------------------------------------
+def _lump(bsp: Any, lump: LumpId) -> Any:
+    """A decoded lump, or None when it is absent or kept raw."""
+    if not bsp.entry(lump).filelen:
+        return None
+    value = bsp.get_lump(lump)
+    return None if isinstance(value, RawLump) else value
+
+
+def _need(bsp: Any, lump: LumpId) -> Any:
+    value = _lump(bsp, lump)
+    if value is None:
+        entry = bsp.entry(lump)
+        if entry.filelen:
+            raise BspFormatError(f"cannot build meshes: this lump's layout is not known "
+                                 f"(lump version {entry.version})", lump=lump.name, offset=entry.fileofs)
+        return None
+    return value
+
+
+def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
+    """The ``dface_t`` array meshes are built from.
+
+    ``FACES`` normally; ``FACES_HDR`` when ``FACES`` is empty (HDR-only maps,
+    such as Xbox 360 ones) or when ``hdr`` is asked for and present.  Both
+    describe the same polygons; they differ in their lightmap offsets.
+    """
+    ldr = _lump(bsp, LumpId.FACES)
+    high = _lump(bsp, LumpId.FACES_HDR)
+    if hdr and high is not None and len(high):
+        return high  # type: ignore[no-any-return]
+    if ldr is not None and len(ldr):
+        return ldr  # type: ignore[no-any-return]
+    if high is not None and len(high):
+        return high  # type: ignore[no-any-return]
+    return np.zeros(0, _face_dtype(bsp))
+
+
+def _face_dtype(bsp: Any) -> np.dtype:
+    codec = bsp.codec(LumpId.FACES)
+    return getattr(codec, "dtype", np.dtype([("numedges", "<i4")]))
+
+
+def texture_names(bsp: Any) -> list[str]:
+    """The material name of every texdata entry (``""`` when it cannot be found)."""
+    texdata = _lump(bsp, LumpId.TEXDATA)
+    table = _lump(bsp, LumpId.TEXDATA_STRING_TABLE)
+    strings = _lump(bsp, LumpId.TEXDATA_STRING_DATA)
+    if texdata is None:
+        return []
+    names = []
+    for sid in texdata["name_string_table_id"].tolist():
+        try:
+            names.append(strings.at(int(table[sid])) if table is not None and strings is not None else "")
+        except (IndexError, KeyError):
+            names.append("")
+    return names
+
+
+def face_textures(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
+    """The texdata index of every face (``-1`` for a face without texinfo)."""
+    faces = face_table(bsp) if faces is None else faces
+    texinfo = _lump(bsp, LumpId.TEXINFO)
+    ti = faces["texinfo"].astype(np.int64)
+    if texinfo is None or not len(texinfo):
+        return np.full(len(faces), -1, np.int64)
+    ok = (ti >= 0) & (ti < len(texinfo))
+    out = np.full(len(faces), -1, np.int64)
+    out[ok] = texinfo["texdata"][ti[ok]]
+    return out
+
+
+def hidden_faces(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
+    """Bool per face: True for faces the engine does not draw.
+
+    Those are faces whose texinfo has one of :data:`HIDDEN_FLAGS` (nodraw,
+    sky, 2D sky, hint, skip, trigger), faces without texinfo and faces with a
+    tool texture (a name under ``tools/``), except ``tools/toolsblack``,
+    which is drawn as a black surface.
+    """
+    faces = face_table(bsp) if faces is None else faces
+    texinfo = _lump(bsp, LumpId.TEXINFO)
+    ti = faces["texinfo"].astype(np.int64)
+    if texinfo is None:
+        return np.ones(len(faces), bool)
+    bad = (ti < 0) | (ti >= len(texinfo))
+    flags = np.where(bad, 0, texinfo["flags"][np.where(bad, 0, ti)])
+    hidden = bad | ((flags & HIDDEN_FLAGS) != 0)
+    names = texture_names(bsp)
+    tool = np.array([n.lower().replace("\\", "/").startswith("tools/") and
+                     n.lower().replace("\\", "/") not in _DRAWN_TOOL_TEXTURES for n in names] + [True], bool)
+    td = face_textures(bsp, faces)
+    td = np.where((td < 0) | (td >= len(names)), len(names), td)
+    return hidden | tool[td]
+
+
+# ---- polygons ---------------------------------------------------------------------
+def face_polygons(bsp: Any, faces: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Vertex indices of every face polygon, in stored (clockwise) order.
+
+    Returns ``(indices, offsets)``: face ``k``'s corners are
+    ``indices[offsets[k]:offsets[k + 1]]`` (indices into ``bsp.vertexes``).
+    """
+    faces = face_table(bsp) if faces is None else faces
+    edges = _need(bsp, LumpId.EDGES)
+    surfedges = _need(bsp, LumpId.SURFEDGES)
+    vertexes = _need(bsp, LumpId.VERTEXES)
+    counts = np.maximum(faces["numedges"].astype(np.int64), 0)
+    offsets = np.zeros(len(faces) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    if not offsets[-1]:
+        return np.zeros(0, np.int64), offsets
+    owner = np.repeat(np.arange(len(faces)), counts)
+    se_index = faces["firstedge"].astype(np.int64)[owner] + (np.arange(offsets[-1]) - offsets[owner])
+    _check_range(se_index, 0 if surfedges is None else len(surfedges), "SURFEDGES", bsp, LumpId.FACES)
+    se = surfedges[se_index].astype(np.int64)
+    edge = np.abs(se)
+    _check_range(edge, 0 if edges is None else len(edges), "EDGES", bsp, LumpId.SURFEDGES)
+    v = edges["v"]
+    indices = np.where(se >= 0, v[edge, 0], v[edge, 1]).astype(np.int64)
+    _check_range(indices, 0 if vertexes is None else len(vertexes), "VERTEXES", bsp, LumpId.EDGES)
+    return indices, offsets
+
+
+def _check_range(index: np.ndarray, size: int, target: str, bsp: Any, lump: LumpId) -> None:
+    if len(index) and (int(index.min()) < 0 or int(index.max()) >= size):
+        bad = int(index.max()) if int(index.max()) >= size else int(index.min())
+        raise BspFormatError(f"refers to {target} entry {bad}, but there are {size}",
+                             lump=lump.name, offset=bsp.entry(lump).fileofs)
+
+
+def _fan(counts: np.ndarray, first_vertex: np.ndarray) -> np.ndarray:
+    """Fan triangles ``(0, k + 2, k + 1)`` of polygons (counter-clockwise for clockwise input)."""
+    ntri = np.maximum(counts - 2, 0)
+    total = int(ntri.sum())
+    owner = np.repeat(np.arange(len(counts)), ntri)
+    start = np.cumsum(ntri) - ntri
+    k = np.arange(total) - start[owner]
+    base = first_vertex[owner]
+    return np.stack([base, base + k + 2, base + k + 1], axis=1)
+
+
+# ---- brush models -----------------------------------------------------------------
+def angles_matrix(angles: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The 3x3 rotation of Source ``angles`` (pitch, yaw, roll in degrees).
+
+    mathlib's ``AngleMatrix``: yaw about Z, then pitch about Y, then roll
+    about X, i.e. ``Rz(yaw) @ Ry(pitch) @ Rx(roll)``; columns are the forward,
+    left and up axes.  Accepts ``(3,)`` or ``(N, 3)``.
+    """
+    a = np.radians(np.asarray(angles, np.float64))
+    sp, sy, sr = np.sin(a[..., 0]), np.sin(a[..., 1]), np.sin(a[..., 2])
+    cp, cy, cr = np.cos(a[..., 0]), np.cos(a[..., 1]), np.cos(a[..., 2])
+    m = np.empty(a.shape[:-1] + (3, 3))
+    m[..., 0, 0] = cp * cy
+    m[..., 1, 0] = cp * sy
+    m[..., 2, 0] = -sp
+    m[..., 0, 1] = sr * sp * cy - cr * sy
+    m[..., 1, 1] = sr * sp * sy + cr * cy
+    m[..., 2, 1] = sr * cp
+    m[..., 0, 2] = cr * sp * cy + sr * sy
+    m[..., 1, 2] = cr * sp * sy - sr * cy
+    m[..., 2, 2] = cr * cp
+    return m
+
+
+def _vector(text: str | None) -> np.ndarray | None:
+    if not text:
+        return None
+    try:
+        values = [float(p) for p in text.split()]
+    except ValueError:
+        return None
+    return np.array(values, np.float64) if len(values) == 3 else None
+
+
+@dataclass
+class BrushModel:
+    """One ``dmodel_t``: the world (index 0) or a brush entity's model ``*N``."""
+
+    index: int
+    firstface: int
+    numfaces: int
+    mins: np.ndarray  # (3,) model space
+    maxs: np.ndarray
+    classname: str | None = None
+    targetname: str | None = None
+    origin: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    angles: np.ndarray = field(default_factory=lambda: np.zeros(3))
+
+    @property
+    def name(self) -> str:
+        """``"world"`` or ``"*N classname targetname"``."""
+        if self.index == 0:
+            return "world"
+        parts = [f"*{self.index}", self.classname or "", self.targetname or ""]
+        return " ".join(p for p in parts if p)
+
+    @property
+    def rotation(self) -> np.ndarray:
+        return angles_matrix(self.angles)
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """4x4 model-to-world transform (rotation by ``angles``, then ``origin``)."""
+        m = np.eye(4)
+        m[:3, :3] = self.rotation
+        m[:3, 3] = self.origin
+        return m
+
+
+def brush_models(bsp: Any) -> list[BrushModel]:
+    """Every ``dmodel_t`` with the entity that uses it (``"model" "*N"``)."""
+    models = _lump(bsp, LumpId.MODELS)
+    if models is None:
+        return []
+    out = [
+        BrushModel(i, int(m["firstface"]), int(m["numfaces"]), m["mins"].astype(np.float64),
+                   m["maxs"].astype(np.float64))
+        for i, m in enumerate(models)
+    ]
+    entities = _lump(bsp, LumpId.ENTITIES)
+    for entity in entities or ():
+        model = entity.get("model")
+        if not model or not model.startswith("*") or not model[1:].isdigit():
+            if out and entity.get("classname") == "worldspawn":
+                out[0].classname = "worldspawn"
+            continue
+        index = int(model[1:])
+        if not 0 < index < len(out) or out[index].classname is not None:
+            continue
+        target = out[index]
+        target.classname = entity.get("classname")
+        target.targetname = entity.get("targetname")
+        origin = _vector(entity.get("origin"))
+        angles = _vector(entity.get("angles"))
+        if origin is not None:
+            target.origin = origin
+        if angles is not None:
+            target.angles = angles
+    return out
+
+
+# ---- the mesh ---------------------------------------------------------------------
+@dataclass
+class MapMesh:
+    """Triangles of the exported faces of a map, all models in one set of arrays.
+
+    Vertices are not shared between faces (each face has its own UVs).
+    Arrays of vertices: ``positions`` (model space), ``normals``, ``uv``,
+    ``luxels``, ``alpha`` (displacement blend alpha 0..255, 0 elsewhere),
+    ``vertex_face``.  Arrays of triangles: ``triangles`` (vertex indices,
+    counter-clockwise from the front), ``triangle_face``,
+    ``triangle_disp`` (dispinfo index or -1) and ``triangle_tags``
+    (``CDispTri`` tags of displacement triangles, 0 elsewhere).
+    ``faces`` lists the exported face indices; ``models`` the brush models
+    they belong to; ``face_model`` gives the model of every face of the map.
+    """
+
+    positions: np.ndarray
+    normals: np.ndarray
+    uv: np.ndarray
+    luxels: np.ndarray
+    alpha: np.ndarray
+    vertex_face: np.ndarray
+    triangles: np.ndarray
+    triangle_face: np.ndarray
+    triangle_disp: np.ndarray
+    triangle_tags: np.ndarray
+    faces: np.ndarray
+    face_model: np.ndarray
+    face_texture: np.ndarray  # texdata index per face of the map
+    textures: list[str]
+    models: list[BrushModel]
+    face_table: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+
+    @property
+    def num_triangles(self) -> int:
+        return len(self.triangles)
+
+    @property
+    def num_vertices(self) -> int:
+        return len(self.positions)
+
+    @property
+    def triangle_model(self) -> np.ndarray:
+        return self.face_model[self.triangle_face]
+
+    @property
+    def vertex_model(self) -> np.ndarray:
+        return self.face_model[self.vertex_face]
+
+    @property
+    def triangle_texture(self) -> np.ndarray:
+        return self.face_texture[self.triangle_face]
+
+    def world_positions(self) -> np.ndarray:
+        """Positions placed in the world by each model's origin and angles."""
+        out = self.positions.astype(np.float64)
+        vm = self.vertex_model
+        for model in self.models:
+            if model.index == 0 or (not model.origin.any() and not model.angles.any()):
+                continue
+            sel = vm == model.index
+            out[sel] = out[sel] @ model.rotation.T + model.origin
+        return out
+
+    def world_normals(self) -> np.ndarray:
+        out = self.normals.astype(np.float64)
+        vm = self.vertex_model
+        for model in self.models:
+            if model.index and model.angles.any():
+                sel = vm == model.index
+                out[sel] = out[sel] @ model.rotation.T
+        return out
+
+    def model_indices(self) -> list[int]:
+        """The models that have at least one triangle, in index order."""
+        return [int(m) for m in np.unique(self.triangle_model)]
+
+
+def _select_models(models: list[BrushModel], selection: ModelSelection) -> list[int]:
+    if isinstance(selection, str):
+        if selection == "world":
+            return [0] if models else []
+        if selection == "all":
+            return list(range(len(models)))
+        raise ValueError(f"models must be 'world', 'all' or a list of indices, not {selection!r}")
+    chosen = sorted({int(i) for i in selection})
+    for i in chosen:
+        if not 0 <= i < len(models):
+            raise ValueError(f"there is no model {i} (the map has {len(models)})")
+    return chosen
+
+
+def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool = False) -> MapMesh:
+    """Triangulate the faces of the chosen models, displacements in place of their base faces.
+
+    Parameters
+    ----------
+    bsp : BspFile
+    models : "all", "world" or a sequence of model indices
+        ``"all"``: the world and every brush model.
+    include_tools : bool
+        Keep faces the engine does not draw (nodraw, sky, hint, skip,
+        trigger, ``tools/`` textures).
+    """
+    faces = face_table(bsp)
+    table = brush_models(bsp)
+    chosen = _select_models(table, models)
+    face_model = np.full(len(faces), -1, np.int64)
+    for m in table:
+        lo, hi = max(m.firstface, 0), min(m.firstface + m.numfaces, len(faces))
+        if hi > lo:
+            face_model[lo:hi] = m.index
+    wanted = np.isin(face_model, chosen)
+    if not include_tools:
+        wanted &= ~hidden_faces(bsp, faces)
+    wanted &= faces["numedges"] >= 3
+    selected = np.flatnonzero(wanted)
+    disp = faces["dispinfo"][selected].astype(np.int64) != -1
+    dispinfo = _lump(bsp, LumpId.DISPINFO)
+    if disp.any() and dispinfo is None:
+        raise BspFormatError("faces refer to displacements but the map has no DISPINFO lump",
+                             lump="FACES", offset=bsp.entry(LumpId.FACES).fileofs)
+    plain = selected[~disp]
+    parts = [_plain_faces(bsp, faces, plain)]
+    if disp.any():
+        parts.append(_displacements(bsp, faces, selected[disp]))
+    mesh = _concat(parts)
+    texture = face_textures(bsp, faces)
+    return MapMesh(
+        **mesh, faces=selected, face_model=face_model, face_texture=texture,
+        textures=texture_names(bsp), models=table, face_table=faces,
+    )
+
+
+def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    offset = 0
+    tris = []
+    for p in parts:
+        tris.append(p["triangles"] + offset)
+        offset += len(p["positions"])
+    for key in parts[0]:
+        out[key] = np.concatenate([p[key] for p in parts]) if len(parts) > 1 else parts[0][key]
+    out["triangles"] = np.concatenate(tris).astype(np.uint32) if tris else np.zeros((0, 3), np.uint32)
+    return out
+
+
+def _texinfo_rows(bsp: Any, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
+    texinfo = _need(bsp, LumpId.TEXINFO)
+    ti = faces["texinfo"][which].astype(np.int64)
+    _check_range(ti, len(texinfo), "TEXINFO", bsp, LumpId.FACES)
+    return texinfo[ti]
+
+
+def _texture_sizes(bsp: Any, texinfo_rows: np.ndarray) -> np.ndarray:
+    texdata = _lump(bsp, LumpId.TEXDATA)
+    size = np.ones((len(texinfo_rows), 2), np.float64)
+    if texdata is None or not len(texdata):
+        return size
+    td = texinfo_rows["texdata"].astype(np.int64)
+    ok = (td >= 0) & (td < len(texdata))
+    size[ok, 0] = texdata["width"][td[ok]]
+    size[ok, 1] = texdata["height"][td[ok]]
+    return np.where(size > 0, size, 1.0)
+
+
+def _project(points: np.ndarray, vecs: np.ndarray) -> np.ndarray:
+    """``dot(p, v.xyz) + v.w`` for the two rows of ``vecs`` ``(N, 2, 4)``: ``(N, 2)``."""
+    return np.einsum("nk,njk->nj", points, vecs[:, :, :3].astype(np.float64)) + vecs[:, :, 3]
+
+
+def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    rows = _texinfo_rows(bsp, faces, face_of_vertex)
+    uv = _project(points, rows["texture_vecs"]) / _texture_sizes(bsp, rows)
+    mins = faces["lightmap_texture_mins_in_luxels"][face_of_vertex].astype(np.float64)
+    luxels = _project(points, rows["lightmap_vecs"]) - mins
+    return uv, luxels
+
+
+def _face_normals(bsp: Any, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
+    planes = _need(bsp, LumpId.PLANES)
+    pn = faces["planenum"][which].astype(np.int64)
+    _check_range(pn, len(planes), "PLANES", bsp, LumpId.FACES)
+    return planes["normal"][pn].astype(np.float64)
+
+
+def _plain_faces(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
+    sub = faces[which]
+    indices, offsets = face_polygons(bsp, sub)
+    counts = np.diff(offsets)
+    vertexes = _lump(bsp, LumpId.VERTEXES)
+    points = vertexes["point"][indices].astype(np.float64) if len(indices) else np.zeros((0, 3))
+    local_face = np.repeat(np.arange(len(sub)), counts)
+    face = which[local_face]
+    uv, luxels = _uvs(bsp, faces, face, points)
+    normals = _face_normals(bsp, faces, which)[local_face]
+    tris = _fan(counts, offsets[:-1])
+    ntri = np.maximum(counts - 2, 0)
+    return {
+        "positions": points.astype(np.float32),
+        "normals": normals.astype(np.float32),
+        "uv": uv.astype(np.float32),
+        "luxels": luxels.astype(np.float32),
+        "alpha": np.zeros(len(points), np.float32),
+        "vertex_face": face.astype(np.int64),
+        "triangles": tris,
+        "triangle_face": np.repeat(which, ntri).astype(np.int64),
+        "triangle_disp": np.full(int(ntri.sum()), -1, np.int64),
+        "triangle_tags": np.zeros(int(ntri.sum()), np.uint16),
+    }
+
+
+# ---- displacements ----------------------------------------------------------------
+def _grid_triangles(power: int) -> np.ndarray:
+    """The engine's triangles of one ``(2^power + 1)^2`` grid, clockwise like the BSP, ``(2 * 4^power, 3)``.
+
+    Quad with first vertex ``k`` (row-major): when ``k`` is odd the triangles
+    are ``(k, k+w, k+1)`` and ``(k+1, k+w, k+w+1)``, when even
+    ``(k, k+w, k+w+1)`` and ``(k, k+w+1, k+1)``.
+    """
+    w = (1 << power) + 1
+    rows, cols = np.meshgrid(np.arange(w - 1), np.arange(w - 1), indexing="ij")
+    k = (rows * w + cols).ravel()
+    odd = (k % 2 == 1)[:, None]
+    first = np.where(odd, np.stack([k, k + w, k + 1], 1), np.stack([k, k + w, k + w + 1], 1))
+    second = np.where(odd, np.stack([k + 1, k + w, k + w + 1], 1), np.stack([k, k + w + 1, k + 1], 1))
+    return np.stack([first, second], axis=1).reshape(-1, 3)
+
+
+def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
+    dispinfo = _need(bsp, LumpId.DISPINFO)
+    dispverts = _lump(bsp, LumpId.DISP_VERTS)
+    disptris = _lump(bsp, LumpId.DISP_TRIS)
+    vertexes = _lump(bsp, LumpId.VERTEXES)
+    sub = faces[which]
+    if np.any(sub["numedges"] != 4):
+        bad = int(which[np.flatnonzero(sub["numedges"] != 4)[0]])
+        raise BspFormatError(f"displacement face {bad} has {int(faces['numedges'][bad])} edges, not 4",
+                             lump="FACES", offset=bsp.entry(LumpId.FACES).fileofs)
+    di = sub["dispinfo"].astype(np.int64)
+    _check_range(di, len(dispinfo), "DISPINFO", bsp, LumpId.FACES)
+    info = dispinfo[di]
+    indices, _ = face_polygons(bsp, sub)
+    corners = vertexes["point"][indices].astype(np.float64).reshape(-1, 4, 3)
+    # Rotate each quad so that the corner nearest startPosition comes first.
+    start = info["start_position"].astype(np.float64)
+    first = np.argmin(((corners - start[:, None, :]) ** 2).sum(-1), axis=1)
+    order = (first[:, None] + np.arange(4)) % 4
+    corners = np.take_along_axis(corners, order[:, :, None], axis=1)
+    normals_face = _face_normals(bsp, faces, which)
+    parts = []
+    for power in np.unique(info["power"]).tolist():
+        sel = np.flatnonzero(info["power"] == power)
+        parts.append(_disp_group(bsp, faces, which[sel], info[sel], corners[sel], normals_face[sel],
+                                 di[sel], int(power), dispverts, disptris))
+    return _concat(parts)
+
+
+def _disp_group(bsp: Any, faces: np.ndarray, which: np.ndarray, info: np.ndarray, corners: np.ndarray,
+                face_normals: np.ndarray, disp_index: np.ndarray, power: int,
+                dispverts: np.ndarray | None, disptris: np.ndarray | None) -> dict[str, np.ndarray]:
+    """Grids of every displacement of one power, all at once."""
+    if not 2 <= power <= 4:
+        raise BspFormatError(f"displacement {int(disp_index[0])} has power {power}, not 2, 3 or 4",
+                             lump="DISPINFO", offset=bsp.entry(LumpId.DISPINFO).fileofs)
+    n = len(which)
+    w = (1 << power) + 1
+    t = np.arange(w) / (w - 1)
+    ti, tj = t[:, None, None], t[None, :, None]  # rows (c0 -> c1), columns (c0 -> c3)
+    c0, c1, c2, c3 = (corners[:, k, None, None, :] for k in range(4))
+    a = c0 + (c1 - c0) * ti
+    b = c3 + (c2 - c3) * ti
+    flat = (a + (b - a) * tj).reshape(n, w * w, 3)
+    # Offsets from CDispVert: vec * dist, and the blend alpha.
+    nverts = w * w
+    vert_index = info["disp_vert_start"].astype(np.int64)[:, None] + np.arange(nverts)
+    count = 0 if dispverts is None else len(dispverts)
+    _check_range(vert_index.ravel(), count, "DISP_VERTS", bsp, LumpId.DISPINFO)
+    dv = dispverts[vert_index]
+    points = flat + dv["vec"].astype(np.float64) * dv["dist"].astype(np.float64)[..., None]
+    alpha = dv["alpha"].astype(np.float32)
+    # Texture UVs interpolate the base face's corner UVs: project the flat grid.
+    face = np.repeat(which, nverts)
+    uv, _ = _uvs(bsp, faces, face, flat.reshape(-1, 3))
+    # The lightmap spans the grid: the start corner at luxel (0, 0), s along
+    # c0 -> c3 and t along c0 -> c1 (builddisp.cpp CalcLuxelCoords).
+    size = faces["lightmap_texture_size_in_luxels"][which].astype(np.float64)
+    gi, gj = np.meshgrid(t, t, indexing="ij")
+    luxels = np.stack([gj.ravel()[None, :] * size[:, 0:1], gi.ravel()[None, :] * size[:, 1:2]], -1)
+    # Triangles: the engine's pattern, reversed to counter-clockwise.
+    grid = _grid_triangles(power)
+    ntri = len(grid)
+    # The grid winds like its base face when c0 -> c1 -> c2 is the face's
+    # clockwise order; check per displacement with the flat grid and flip if not.
+    e1 = flat[:, grid[0, 1]] - flat[:, grid[0, 0]]
+    e2 = flat[:, grid[0, 2]] - flat[:, grid[0, 0]]
+    clockwise = np.einsum("nk,nk->n", np.cross(e2, e1), face_normals) >= 0
+    tri = grid[None, :, :] + (np.arange(n) * nverts)[:, None, None]
+    tri = np.where(clockwise[:, None, None], tri[:, :, [0, 2, 1]], tri)
+    # Smooth normals: area-weighted triangle normals summed at each vertex.
+    pts = points.reshape(-1, 3)
+    flat_tri = tri.reshape(-1, 3)
+    tri_normal = np.cross(pts[flat_tri[:, 1]] - pts[flat_tri[:, 0]], pts[flat_tri[:, 2]] - pts[flat_tri[:, 0]])
+    vnormal = np.zeros_like(pts)
+    for k in range(3):
+        np.add.at(vnormal, flat_tri[:, k], tri_normal)
+    length = np.linalg.norm(vnormal, axis=1, keepdims=True)
+    fallback = np.repeat(face_normals, nverts, axis=0)
+    vnormal = np.where(length > 1e-9, vnormal / np.where(length > 0, length, 1), fallback)
+    # Tags from DISP_TRIS, in the same quad-major order.
+    tags = np.zeros((n, ntri), np.uint16)
+    if disptris is not None and len(disptris):
+        tri_index = info["disp_tri_start"].astype(np.int64)[:, None] + np.arange(ntri)
+        _check_range(tri_index.ravel(), len(disptris), "DISP_TRIS", bsp, LumpId.DISPINFO)
+        tags = disptris[tri_index].astype(np.uint16)
+    return {
+        "positions": pts.astype(np.float32),
+        "normals": vnormal.astype(np.float32),
+        "uv": uv.astype(np.float32),
+        "luxels": luxels.reshape(-1, 2).astype(np.float32),
+        "alpha": alpha.ravel(),
+        "vertex_face": face.astype(np.int64),
+        "triangles": flat_tri,
+        "triangle_face": np.repeat(which, ntri).astype(np.int64),
+        "triangle_disp": np.repeat(disp_index, ntri).astype(np.int64),
+        "triangle_tags": tags.ravel(),
+    }
+
+
+def iter_models(mesh: MapMesh) -> Iterable[tuple[BrushModel, np.ndarray]]:
+    """``(model, triangle indices)`` for every model that has triangles."""
+    tm = mesh.triangle_model
+    order = np.argsort(tm, kind="stable")
+    bounds = np.searchsorted(tm[order], np.arange(len(mesh.models) + 1))
+    for model in mesh.models:
+        tris = order[bounds[model.index] : bounds[model.index + 1]]
+        if len(tris):
+            yield model, tris
