@@ -191,7 +191,7 @@ def _sourcepp_read(bsp: Any) -> tuple[int, int]:
     for attr in dir(bsp):
         if attr.startswith("get_lump_data_for_"):
             lump = getattr(lump_enum, attr[len("get_lump_data_for_"):].upper())
-            typed.add(int(lump))
+            typed.add(lump.value)
             if bsp.has_lump(lump):
                 getattr(bsp, attr)()
     raw = 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import mmap
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
@@ -334,8 +335,17 @@ class BspFile:
         payloads: dict[int, bytes] = {}
         flags: dict[int, int] = {}  # uncompressed size stored in fourCC, 0 if none
         # Encoding the game lump needs its final offset; try the original one first.
-        for index in range(NUM_LUMPS):
-            payloads[index], flags[index] = self._payload(index, changed, compression, entries[index].fileofs)
+        def payload(index: int) -> tuple[bytes, int]:
+            return self._payload(index, changed, compression, entries[index].fileofs)
+
+        if compression == "lzma":
+            # LZMA releases the GIL: compress the lumps on every core.
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+                results = list(pool.map(payload, range(NUM_LUMPS)))
+        else:
+            results = [payload(index) for index in range(NUM_LUMPS)]
+        for index, (data, fourcc) in enumerate(results):
+            payloads[index], flags[index] = data, fourcc
         same_layout = len(self._buffer) >= HEADER_SIZE and all(
             len(payloads[i]) == entries[i].filelen and flags[i] == entries[i].fourcc
             for i in range(NUM_LUMPS)
@@ -359,10 +369,12 @@ class BspFile:
                 self.get_lump(index)
                 payloads[index], flags[index] = self._payload(index, changed | {index}, compression, position)
             if index == LumpId.PAKFILE and payloads[index] and position != entries[index].fileofs:
-                # Some old pakfiles count zip offsets from the file start: they move with the lump
-                # (codecs/pakfile.py; lump-relative ones come back unchanged).
-                self.get_lump(index)
-                payloads[index], flags[index] = self._payload(index, changed | {index}, compression, position)
+                # Some old pakfiles count zip offsets from the file start: they move with the lump.
+                from .codecs.pakfile import counts_from_file_start
+
+                if index in changed or counts_from_file_start(self.raw_lump(index), entries[index].fileofs):
+                    self.get_lump(index)
+                    payloads[index], flags[index] = self._payload(index, changed | {index}, compression, position)
             offsets[index] = position
             position += len(payloads[index])
             position += -position % _ALIGNMENT

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .codecs.base import LumpContext, RawLump
+from .codecs.base import Endian, LumpContext, RawLump
 from .container import BspFile
 from .errors import BspError, BspFormatError, TruncatedError
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
@@ -79,7 +79,7 @@ def lump_file_name(map_path: str | os.PathLike[str], number: int = 0) -> Path:
     return path.with_name(f"{path.stem}_l_{number}.lmp")
 
 
-def _header(buffer: bytes, endian: str) -> np.void:
+def _header(buffer: bytes, endian: Endian) -> np.void:
     return np.frombuffer(buffer, LUMPFILE_HEADER.newbyteorder(endian), 1)[0]
 
 
@@ -102,7 +102,8 @@ def read_lump_file(path: str | os.PathLike[str]) -> LumpFile:
     if len(buffer) < HEADER_SIZE:
         raise TruncatedError(f"{path.name}: {len(buffer)} bytes, shorter than the {HEADER_SIZE}-byte "
                              f"lumpfileheader_t", offset=0, needed=HEADER_SIZE, available=len(buffer))
-    for endian in ("<", ">"):
+    endians: tuple[Endian, Endian] = ("<", ">")
+    for endian in endians:
         header = _header(buffer, endian)
         if 0 <= int(header["lump_id"]) < NUM_LUMPS and HEADER_SIZE <= int(header["lump_offset"]) \
                 and int(header["lump_length"]) >= 0:

@@ -482,3 +482,20 @@ def test_xzp2_directory_is_read_as_the_engine_reads_it(corpus_file) -> None:
             assert position % 2048 == 0  # data aligned as the comment "XZP2 2048" says
             assert pak.read(name) == raw[position : position + stored]
         assert pak.to_bytes() == raw
+
+
+def test_moving_an_untouched_pakfile_does_not_read_it(corpus_file, tmp_path: Path) -> None:
+    """Lump-relative offsets need no change when the lump moves: a damaged pakfile is carried as is."""
+    path = corpus_file("css_2000.bsp")
+    offset, length = pak_location(path.read_bytes())
+    end = raw_pak(path).rfind(b"PK\x05\x06")
+    cd_offset = struct.unpack_from("<I", raw_pak(path), end + 16)[0]
+    copy = damaged(path, tmp_path, offset + cd_offset, b"JUNK")
+    with sourcebsp.open(copy) as bsp:
+        bsp.set_lump(LumpId.VERTEXES, np.concatenate([bsp.vertexes, bsp.vertexes[:1]]))
+        bsp.save(tmp_path / "moved.bsp")
+        assert not bsp.is_loaded(LumpId.PAKFILE)
+    moved = (tmp_path / "moved.bsp").read_bytes()
+    new_offset, new_length = pak_location(moved)
+    assert new_offset == offset + 12
+    assert moved[new_offset : new_offset + new_length] == raw_pak(copy)

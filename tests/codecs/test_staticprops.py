@@ -484,3 +484,13 @@ def test_game_lump_entry_past_the_end(corpus_file, tmp_path: Path) -> None:
             bsp.game_lumps
     assert info.value.offset == row
     assert f"file offset {row}" in str(info.value)
+
+
+def test_prop_with_model_index_outside_the_dictionary() -> None:
+    data = bytearray(_sprp(5, 2, 60))
+    props_at = 4 + 128 + 4 + 4
+    struct.pack_into("<H", data, props_at + 60 + 24, 7)  # second prop's m_PropType
+    props = sp.StaticPropsCodec().decode(memoryview(bytes(data)), _ctx(5))
+    with pytest.raises(sourcebsp.BspFormatError, match="uses model 7 of a 1-name dictionary") as info:
+        list(props)
+    assert info.value.offset == 5000 + props_at + 60 and info.value.lump == "GAME_LUMP/sprp"

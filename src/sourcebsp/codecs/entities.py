@@ -410,7 +410,7 @@ class Entities(Sequence[Entity]):
     <Entity info_target 'x' (3 keys)>
     >>> [e.classname for e in ents.find(targetname="x")]
     ['info_target']
-    >>> ents.to_bytes()[-30:]
+    >>> ents.to_bytes()[-20:]
     b'"origin" "0 0 0"\\n}\\n\\x00'
     """
 

@@ -27,7 +27,7 @@ from ..compression import lzma_compress, lzma_decompress
 from ..errors import TruncatedError
 from ..lump_ids import LumpId
 from . import staticprops
-from .base import Codec, LumpContext, RawLump
+from .base import Codec, Endian, LumpContext, RawLump
 
 __all__ = [
     "GAMELUMP_COMPRESSED",
@@ -105,7 +105,7 @@ class GameLump:
         """The codec of this sub-lump's id, or None."""
         return SUB_CODECS.get(self.id)
 
-    def context(self, endian: str | None = None) -> LumpContext:
+    def context(self, endian: Endian | None = None) -> LumpContext:
         """Where this sub-lump lives, for its codec (offsets, versions, byte order)."""
         base = self._context or LumpContext(
             lump=int(LumpId.GAME_LUMP), name=f"GAME_LUMP/{self.id}", version=self.version,
@@ -132,7 +132,7 @@ class GameLump:
     def value(self, value: Any) -> None:
         self._value = value
 
-    def encode(self, endian: str | None = None) -> bytes:
+    def encode(self, endian: Endian | None = None) -> bytes:
         """The uncompressed content: encoded from ``value`` if it was loaded."""
         if self._value is _UNSET:
             return self._data
@@ -251,8 +251,9 @@ class GameLumpCodec:
         if count and table["id"][-1] == 0 and table["filelen"][-1] == 0:
             terminator = "zero" if table["fileofs"][-1] == 0 else "end"
         real = table[:-1] if terminator else table
-        # Offsets below the lump's own position can only be relative to it.
-        relative = bool(len(real) and (real["fileofs"][real["filelen"] > 0] < ctx.file_offset).any())
+        # Offsets below the end of the directory, counted from the file, can only be
+        # relative to the lump (this also holds in a .lmp file, where the lump is at 20).
+        relative = bool(len(real) and (real["fileofs"][real["filelen"] > 0] < ctx.file_offset + needed).any())
         base = 0 if relative else ctx.file_offset
         lumps = []
         for index, row in enumerate(real):

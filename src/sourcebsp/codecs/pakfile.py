@@ -49,6 +49,7 @@ from .base import LumpContext
 __all__ = [
     "Pakfile",
     "PakEntry",
+    "counts_from_file_start",
     "PakfileCodec",
     "XZIP_COMMENT",
     "ZIP_STORED",
@@ -143,6 +144,27 @@ def _end_record(data: bytes) -> _EndRecord | None:
     fields = np.frombuffer(data, EOCD, 1, position)[0]
     start = position + EOCD.itemsize
     return _EndRecord(position, fields, data[start : start + int(fields["comment_length"])])
+
+
+def _counts_from_file_start(end: _EndRecord, file_offset: int) -> bool:
+    """Whether the directory lies where it says only when offsets count from the file start."""
+    return end.cd_offset + end.cd_size != end.position and \
+        end.cd_offset - file_offset + end.cd_size == end.position
+
+
+def counts_from_file_start(data: bytes | memoryview, file_offset: int) -> bool:
+    """Whether the pakfile lump ``data``, at ``file_offset`` in its file, has file-relative offsets.
+
+    Looks at the end record only (a damaged archive answers False), so that a
+    map can be re-laid without reading its pakfile.
+    """
+    end = _end_record(bytes(data[-(EOCD.itemsize + _MAX_COMMENT):]))
+    if end is None:
+        return False
+    # The end record was found in the tail: its position counts from the tail's start.
+    tail_start = max(0, len(data) - (EOCD.itemsize + _MAX_COMMENT))
+    end = _EndRecord(end.position + tail_start, end.fields, end.comment)
+    return _counts_from_file_start(end, file_offset)
 
 
 def _directory_entries(data: bytes, start: int, count: int, compatible: bool) -> list[int]:
@@ -315,6 +337,7 @@ class Pakfile:
         self._comment = XZIP_COMMENT
         self._zip: zipfile.ZipFile | None = None
         self._slots: list[_Slot] = []
+        self._index: tuple[dict[str, int], dict[str, int]] | None = None
         self._end: _EndRecord | None = None
         #: ``"lump"`` when zip offsets count from the lump's start (what the engine
         #: reads), ``"file"`` when from the BSP file's start (old bspzip builds).
@@ -336,8 +359,7 @@ class Pakfile:
             )
         self._end = end
         self._comment = end.comment
-        if end.cd_offset + end.cd_size != end.position and \
-                end.cd_offset - self.offset + end.cd_size == end.position:
+        if _counts_from_file_start(end, self.offset):
             self.offset_base = "file"
         try:
             readable = data if end.compatible else _xzp2_as_standard_zip(data, end)
@@ -419,17 +441,24 @@ class Pakfile:
         info = slot.info
         return PakEntry(slot.name, info.file_size, info.compress_size, info.compress_type, info.CRC)
 
+    def _lookup(self) -> tuple[dict[str, int], dict[str, int]]:
+        """{name with forward slashes: index}, {the same lowercased: index}; the last file wins."""
+        if self._index is None:
+            exact: dict[str, int] = {}
+            folded: dict[str, int] = {}
+            for index, slot in enumerate(self._slots):
+                posix = slot.name.replace("\\", "/")
+                exact[posix] = index
+                folded[posix.lower()] = index
+            self._index = (exact, folded)
+        return self._index
+
     def _find(self, name: str) -> int | None:
-        """Index of the file called ``name``: an exact match first, then any case; the last one."""
+        """Index of the file called ``name``: an exact match first, then any case."""
+        exact, folded = self._lookup()
         posix = name.replace("\\", "/")
-        for index in range(len(self._slots) - 1, -1, -1):
-            if self._slots[index].name == posix:
-                return index
-        key = _key(name)
-        for index in range(len(self._slots) - 1, -1, -1):
-            if _key(self._slots[index].name) == key:
-                return index
-        return None
+        found = exact.get(posix)
+        return folded.get(posix.lower()) if found is None else found
 
     def _slot(self, name: str) -> _Slot:
         index = self._find(name)
@@ -504,11 +533,14 @@ class Pakfile:
         slot = _Slot(posix, None, contents, kind, _NO_DATE)
         if index is None:
             self._slots.append(slot)
+            exact, folded = self._lookup()
+            exact[posix] = folded[posix.lower()] = len(self._slots) - 1
         else:
             self._slots[index] = slot
             # Older duplicates of the name would shadow or confuse the new file.
             key = _key(posix)
             self._slots = [s for i, s in enumerate(self._slots) if i == index or _key(s.name) != key]
+            self._index = None
         self._modified = True
 
     def add_file(self, name: str, path: str | os.PathLike[str], *,
@@ -522,6 +554,7 @@ class Pakfile:
             raise KeyError(f"no file named {name!r} in the pakfile")
         key = _key(name)
         self._slots = [s for s in self._slots if _key(s.name) != key]
+        self._index = None
         self._modified = True
 
     def set_compression(self, compression: Compression) -> None:

@@ -198,7 +198,7 @@ class PhysCollideCodec:
                                      lump=ctx.name, offset=base + position,
                                      needed=position + PHYSMODEL.itemsize, available=length)
             header = np.frombuffer(data, header_dtype, 1, position)[0]
-            index, data_size, keydata_size, solid_count = (int(header[n]) for n in PHYSMODEL.names)
+            index, data_size, keydata_size, solid_count = (int(v) for v in header.tolist())
             if index == _TERMINATOR_INDEX:
                 return PhysCollide(models, bytes(data[position:]))
             if index < 0 or data_size < 0 or keydata_size < 0 or solid_count < 0:
@@ -281,8 +281,9 @@ class PhysDisp:
 
     ``sizes[i]`` is ``dataSize[i]``; ``data`` holds the blobs back to back
     (a read-only view of the file when decoded).  ``disp[i]`` gives blob i.
-    ``has_count`` is False for a lump of zero bytes (older maps without
-    displacements), which is written back as zero bytes while it stays empty.
+    ``has_count`` is False for a lump of zero bytes (older compilers wrote
+    none, even for maps with displacements); it is written back as zero bytes
+    while it stays empty.
     """
 
     sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -309,7 +310,9 @@ class PhysDisp:
         return self.data[start : start + int(self.sizes[index])].tobytes()
 
     def __iter__(self) -> Iterator[bytes]:
-        return (self[i] for i in range(len(self)))
+        data = self.data
+        for start, size in zip(self.offsets.tolist(), np.asarray(self.sizes).tolist()):
+            yield data[start : start + size].tobytes()
 
 
 class PhysDispCodec:

@@ -21,12 +21,12 @@ in place; the game lump encodes them again when the map is saved.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 from ..errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
-from .base import COLOR_RGB_EXP32, LumpContext, vec3
+from .base import COLOR_RGB_EXP32, Endian, LumpContext, vec3
 
 __all__ = [
     "STATIC_PROP_NAME_LENGTH",
@@ -206,7 +206,7 @@ def select_static_prop_layout(version: int, bsp_version: int, count: int, availa
     )
 
 
-def _leaf_dtype(version: int, bsp_version: int, endian: str) -> np.dtype:
+def _leaf_dtype(version: int, bsp_version: int, endian: Endian) -> np.dtype:
     # Strata Source widened StaticPropLeafLump_t to 32 bits with its BSP 25 lumps.
     wide = bsp_version >= 25 and version >= 12
     return np.dtype(endian + ("u4" if wide else "u2"))
@@ -275,7 +275,8 @@ def _counted(array: np.ndarray, endian: str) -> bytes:
 # ---- static props --------------------------------------------------------------------
 
 
-class StaticProp(NamedTuple):
+@dataclass(frozen=True)
+class StaticProp:
     """One static prop with its model name; ``record`` is the row of :attr:`StaticProps.props`."""
 
     index: int
@@ -329,14 +330,21 @@ class StaticProps:
     """
 
     def __init__(self, dictionary: np.ndarray, leafs: np.ndarray, props: np.ndarray,
-                 layout: StaticPropLayout) -> None:
+                 layout: StaticPropLayout, *, lump: str | None = None, props_offset: int | None = None) -> None:
         self.dictionary = dictionary
         self.leafs = leafs
         self.props = props
         self.layout = layout
+        # Where the props were read from, for errors found later (lump name, file offset).
+        self._lump = lump
+        self._props_offset = props_offset
+
+    def _error(self, message: str, prop: int) -> BspFormatError:
+        offset = None if self._props_offset is None else self._props_offset + prop * self.layout.size
+        return BspFormatError(message, lump=self._lump, offset=offset)
 
     @classmethod
-    def empty(cls, version: int = 10, bsp_version: int = 20, endian: str = "<") -> "StaticProps":
+    def empty(cls, version: int = 10, bsp_version: int = 20, endian: Endian = "<") -> "StaticProps":
         """A lump without props, in the preferred layout of ``version`` for ``bsp_version``."""
         layout = select_static_prop_layout(version, bsp_version, 0, 0)
         return cls(np.zeros(0, NAME), np.zeros(0, _leaf_dtype(version, bsp_version, endian)),
@@ -371,8 +379,9 @@ class StaticProps:
         types = self.props["prop_type"]
         bad = np.flatnonzero(types >= len(names))
         if len(bad):
-            raise BspFormatError(
-                f"static prop {int(bad[0])} uses model {int(types[bad[0]])} of a {len(names)}-name dictionary"
+            raise self._error(
+                f"static prop {int(bad[0])} uses model {int(types[bad[0]])} of a {len(names)}-name dictionary",
+                int(bad[0]),
             )
         return [names[t] for t in types.tolist()]
 
@@ -489,8 +498,10 @@ class StaticProps:
         kept = self.props[keep]
         counts = kept["leaf_count"].astype(np.int64)
         starts = kept["first_leaf"].astype(np.int64)
-        if len(kept) and (starts + counts > len(self.leafs)).any():
-            raise BspFormatError("a static prop's leaf list runs past the leaf array")
+        past = np.flatnonzero(starts + counts > len(self.leafs))
+        if len(past):
+            raise self._error(f"a static prop's leaf list runs past the {len(self.leafs)}-entry leaf array",
+                              int(np.flatnonzero(keep)[past[0]]))
         firsts = np.cumsum(counts) - counts
         picks = np.repeat(starts - firsts, counts) + np.arange(int(counts.sum()))
         self.leafs = self.leafs[picks]
@@ -512,7 +523,8 @@ class StaticPropsCodec:
         layout = select_static_prop_layout(ctx.version, ctx.bsp_version, count, read.rest(),
                                            lump=ctx.name, offset=ctx.file_offset + count_at)
         props = read.array(layout.dtype.newbyteorder(ctx.endian), count, "static props")
-        return StaticProps(dictionary, leafs, props, layout)
+        return StaticProps(dictionary, leafs, props, layout, lump=ctx.name,
+                           props_offset=ctx.file_offset + count_at + 4)
 
     def encode(self, value: StaticProps, ctx: LumpContext) -> bytes:
         endian = ctx.endian

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import BspFormatError, TruncatedError
 from ..lump_ids import LumpId
-from .base import LumpContext
+from .base import Endian, LumpContext
 
 __all__ = [
     "DVIS_PVS",
@@ -269,7 +269,7 @@ class Visibility:
         return _RowPlace(self.lump, self.file_offset + self.header_size, cluster, _KIND_NAMES[kind])
 
     # ---- encoding and editing -----------------------------------------------------
-    def encode(self, endian: str = "<") -> bytes:
+    def encode(self, endian: Endian = "<") -> bytes:
         """The lump's bytes: directory then rows."""
         if not self.present:
             return b""

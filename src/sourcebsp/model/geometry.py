@@ -448,7 +448,7 @@ def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool 
     texture = face_textures(bsp, faces)
     return MapMesh(
         **mesh, faces=selected, face_model=face_model, face_texture=texture,
-        textures=texture_names(bsp), models=table, face_table=faces,
+        textures=texture_names(bsp), models=table, face_table=np.array(faces),
     )
 
 

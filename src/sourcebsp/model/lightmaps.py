@@ -1,0 +1,321 @@
+"""Lightmaps: per-face ``ColorRGBExp32`` samples, decoded and packed into one atlas.
+
+Where a face's samples are (bspfile.h, the engine's lightmap upload):
+
+* ``dface_t.lightofs`` is a byte offset into the lighting lump (``LIGHTING``
+  for LDR, ``LIGHTING_HDR`` for HDR, addressed by ``FACES`` / ``FACES_HDR``);
+  ``-1`` means unlit (CS:GO maps use offsets that are not multiples of 4);
+* a face's lightmap has ``m_LightmapTextureSizeInLuxels + 1`` samples per
+  axis, stored row by row (``t`` rows of ``s`` samples);
+* each light style in ``styles`` (up to the first ``255``) has its own block;
+  a face whose texinfo has ``SURF_BUMPLIGHT`` stores four blocks per style:
+  the flat lighting followed by the three bump-basis directions.  So block
+  ``(style, bump)`` starts at byte ``lightofs + 4 * (style * sets + bump) * w * h``, ``sets`` being 4 for bump-mapped faces and 1 otherwise.
+
+Samples decode to linear light with :func:`sourcebsp.codecs.lighting.rgbexp_to_float`
+(``c / 255 * 2 ** exponent``).
+
+Tone mapping (to 8-bit sRGB for PNG files and previews)
+-------------------------------------------------------
+Linear values are first multiplied by ``exposure``.  ``"clip"`` (the
+default for LDR lighting) clamps to ``[0, 1]``; this is how LDR lightmaps
+look in the engine, which clamps overbright values as well.  ``"reinhard"``
+(the default for HDR lighting, whose values run far above 1) maps each
+channel ``c`` to ``c / (1 + c)``, which keeps detail in bright areas while
+dark areas stay nearly linear.  Both then apply the sRGB transfer curve,
+since PNG viewers and glTF base-colour textures expect sRGB-encoded values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+import numpy as np
+
+from ..codecs.base import RawLump
+from ..errors import BspFormatError
+from ..lump_ids import LumpId
+from .geometry import SURF_BUMPLIGHT, face_table
+
+__all__ = [
+    "LightmapLayout", "LightmapAtlas", "lightmap_layout", "face_lightmap", "build_atlas",
+    "tonemap", "require_pillow", "decode_samples",
+]
+
+Tonemap = Literal["clip", "reinhard"]
+
+
+def require_pillow() -> Any:
+    """``PIL.Image``, or an ImportError that says which extra to install."""
+    try:
+        from PIL import Image
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("writing PNG images needs Pillow: pip install 'sourcebsp[export]'") from exc
+    return Image
+
+
+def _lump_bytes(bsp: Any, hdr: bool) -> np.ndarray | None:
+    """The decoded lighting lump as bytes (``uint8``), or None when absent.
+
+    Samples are addressed by byte: CS:GO maps place lightmaps at offsets
+    that are not multiples of 4, so whole-sample indexing would be wrong.
+    """
+    lump = LumpId.LIGHTING_HDR if hdr else LumpId.LIGHTING
+    if not bsp.entry(lump).filelen:
+        return None
+    value = bsp.get_lump(lump)
+    if isinstance(value, RawLump):
+        return None
+    samples = np.ascontiguousarray(value.samples).view(np.uint8).ravel()
+    tail = np.frombuffer(value.tail, np.uint8)
+    return np.concatenate([samples, tail]) if len(tail) else samples
+
+
+def decode_samples(raw: np.ndarray, byte_offsets: np.ndarray) -> np.ndarray:
+    """Linear RGB ``(..., 3)`` of the ``ColorRGBExp32`` samples at ``byte_offsets`` in ``raw``.
+
+    ``c / 255 * 2 ** exponent`` as :func:`sourcebsp.codecs.lighting.rgbexp_to_float`,
+    for samples at any byte offset.
+    """
+    o = np.asarray(byte_offsets, np.int64)
+    rgb = np.stack([raw[o], raw[o + 1], raw[o + 2]], axis=-1).astype(np.float32)
+    exponent = raw[o + 3].view(np.int8).astype(np.int32)
+    return rgb * np.ldexp(np.float32(1.0 / 255.0), exponent)[..., None].astype(np.float32)
+
+
+@dataclass
+class LightmapLayout:
+    """Where every face's lightmap samples are: arrays with one entry per face.
+
+    ``offset`` is the byte offset of the face's first sample in the lighting
+    lump (``dface_t.lightofs``; ``-1``: unlit),
+    ``width`` / ``height`` its samples per row / column, ``styles`` the number
+    of light styles, ``sets`` the sample blocks per style (4 for bump-mapped
+    faces, else 1).
+    """
+
+    offset: np.ndarray
+    width: np.ndarray
+    height: np.ndarray
+    styles: np.ndarray
+    sets: np.ndarray
+
+    @property
+    def lit(self) -> np.ndarray:
+        return (self.offset >= 0) & (self.styles > 0)
+
+    @property
+    def bumped(self) -> np.ndarray:
+        return self.sets > 1
+
+    def block_start(self, style: int = 0, bump: int = 0) -> np.ndarray:
+        """Byte offset of block ``(style, bump)`` of every face (``-1`` where absent)."""
+        has = self.lit & (style < self.styles) & (bump < self.sets)
+        start = self.offset + 4 * (style * self.sets + bump) * self.width * self.height
+        return np.where(has, start, -1)
+
+
+def lightmap_layout(bsp: Any, *, hdr: bool = False) -> LightmapLayout:
+    """The :class:`LightmapLayout` of every face of the map (LDR or HDR lighting)."""
+    faces = face_table(bsp, hdr=hdr)
+    raw = _lump_bytes(bsp, hdr)
+    styles = faces["styles"]
+    # Styles end at the first 255.
+    count = np.argmax(np.concatenate([styles == 255, np.ones((len(faces), 1), bool)], 1), axis=1)
+    lightofs = faces["lightofs"].astype(np.int64)
+    width = faces["lightmap_texture_size_in_luxels"][:, 0].astype(np.int64) + 1
+    height = faces["lightmap_texture_size_in_luxels"][:, 1].astype(np.int64) + 1
+    texinfo = bsp.get_lump(LumpId.TEXINFO) if bsp.entry(LumpId.TEXINFO).filelen else None
+    bump = np.zeros(len(faces), bool)
+    if texinfo is not None and not isinstance(texinfo, RawLump) and len(texinfo):
+        ti = faces["texinfo"].astype(np.int64)
+        ok = (ti >= 0) & (ti < len(texinfo))
+        bump[ok] = (texinfo["flags"][ti[ok]] & SURF_BUMPLIGHT) != 0
+    sets = np.where(bump, 4, 1)
+    lit = (lightofs >= 0) & (count > 0) & (width > 0) & (height > 0)
+    if raw is None:
+        lit[:] = False
+    offset = np.where(lit, lightofs, -1)
+    end = offset + 4 * count * sets * width * height
+    total = 0 if raw is None else len(raw)
+    over = lit & (end > total)
+    if over.any():
+        k = int(np.flatnonzero(over)[0])
+        lump = LumpId.LIGHTING_HDR if hdr else LumpId.LIGHTING
+        raise BspFormatError(
+            f"face {k}'s lightmap ({int(count[k])} styles of {int(sets[k])}x{int(width[k])}x{int(height[k])} "
+            f"samples at byte {int(lightofs[k])}) runs past the {total}-byte lump",
+            lump=lump.name, offset=bsp.entry(lump).fileofs + int(lightofs[k]),
+        )
+    return LightmapLayout(offset, np.where(lit, width, 0), np.where(lit, height, 0),
+                          np.where(lit, count, 0), sets)
+
+
+def face_lightmap(bsp: Any, face: int, *, style: int = 0, bump: int = 0, hdr: bool = False) -> np.ndarray | None:
+    """One face's lightmap as linear RGB ``(height, width, 3)``, or None if it has none.
+
+    ``bump`` 1..3 selects the bump-basis blocks of a bump-mapped face.
+    """
+    layout = lightmap_layout(bsp, hdr=hdr)
+    start = int(layout.block_start(style, bump)[face])
+    if start < 0:
+        return None
+    w, h = int(layout.width[face]), int(layout.height[face])
+    raw = _lump_bytes(bsp, hdr)
+    if raw is None:
+        return None
+    return decode_samples(raw, start + 4 * np.arange(w * h)).reshape(h, w, 3)
+
+
+@dataclass
+class LightmapAtlas:
+    """Every lit face's lightmap in one linear-RGB image.
+
+    ``image`` is ``(H, W, 3)`` float32, linear light; ``rects[f] = (x, y, w, h)``
+    gives where face ``f``'s samples lie (``x`` / ``y`` of sample ``(0, 0)``),
+    ``-1`` for faces that are not in the atlas.  Each rectangle has a border
+    of copied edge samples so bilinear filtering does not bleed.  ``white``
+    is the centre (in pixels) of a full-bright patch used for unlit faces.
+    """
+
+    image: np.ndarray
+    rects: np.ndarray
+    white: tuple[float, float]
+    hdr: bool = False
+    style: int = 0
+    bump: int = 0
+
+    @property
+    def width(self) -> int:
+        return int(self.image.shape[1])
+
+    @property
+    def height(self) -> int:
+        return int(self.image.shape[0])
+
+    def uv(self, faces: np.ndarray, luxels: np.ndarray) -> np.ndarray:
+        """Atlas UVs (``[0, 1]``, ``v`` down as in glTF) of points given in face luxels.
+
+        Faces without a lightmap get the centre of the full-bright patch.
+        """
+        rect = self.rects[np.asarray(faces, np.int64)]
+        has = rect[:, 0] >= 0
+        lux = np.clip(luxels, 0.0, np.maximum(rect[:, 2:4] - 1, 0))
+        px = np.where(has[:, None], rect[:, 0:2] + lux + 0.5, np.array(self.white))
+        return (px / np.array([self.width, self.height], np.float64)).astype(np.float32)
+
+    def sample(self, uv: np.ndarray) -> np.ndarray:
+        """Bilinear samples of the linear image at UVs ``(N, 2)``: ``(N, 3)``."""
+        x = np.clip(uv[:, 0] * self.width - 0.5, 0, self.width - 1)
+        y = np.clip(uv[:, 1] * self.height - 0.5, 0, self.height - 1)
+        x0 = np.floor(x).astype(np.int64)
+        y0 = np.floor(y).astype(np.int64)
+        x1 = np.minimum(x0 + 1, self.width - 1)
+        y1 = np.minimum(y0 + 1, self.height - 1)
+        fx = (x - x0)[:, None]
+        fy = (y - y0)[:, None]
+        img = self.image
+        top = img[y0, x0] * (1 - fx) + img[y0, x1] * fx
+        bottom = img[y1, x0] * (1 - fx) + img[y1, x1] * fx
+        return top * (1 - fy) + bottom * fy  # type: ignore[no-any-return]
+
+    def to_rgb8(self, *, method: Tonemap | None = None, exposure: float = 1.0) -> np.ndarray:
+        """The atlas as 8-bit sRGB ``(H, W, 3)`` (see the module notes on tone mapping)."""
+        return tonemap(self.image, method=method or ("reinhard" if self.hdr else "clip"), exposure=exposure)
+
+    def png_bytes(self, *, method: Tonemap | None = None, exposure: float = 1.0) -> bytes:
+        import io
+
+        Image = require_pillow()
+        buffer = io.BytesIO()
+        Image.fromarray(self.to_rgb8(method=method, exposure=exposure), "RGB").save(buffer, "PNG")
+        return buffer.getvalue()
+
+    def save_png(self, path: str | Path, *, method: Tonemap | None = None, exposure: float = 1.0) -> Path:
+        path = Path(path)
+        path.write_bytes(self.png_bytes(method=method, exposure=exposure))
+        return path
+
+
+def tonemap(linear: np.ndarray, *, method: Tonemap = "clip", exposure: float = 1.0) -> np.ndarray:
+    """Linear RGB to 8-bit sRGB: scale by ``exposure``, then ``clip`` or ``reinhard`` (``c/(1+c)``)."""
+    value = np.maximum(np.asarray(linear, np.float32) * np.float32(exposure), 0)
+    if method == "reinhard":
+        value = value / (1 + value)
+    elif method != "clip":
+        raise ValueError(f"unknown tone mapping {method!r} (use 'clip' or 'reinhard')")
+    value = np.minimum(value, 1)
+    srgb = np.where(value <= 0.0031308, value * 12.92, 1.055 * np.power(value, 1 / 2.4) - 0.055)
+    return np.round(srgb * 255).astype(np.uint8)  # type: ignore[no-any-return]
+
+
+def _shelf_pack(widths: np.ndarray, heights: np.ndarray, atlas_width: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Shelf packing: boxes sorted by height fill rows left to right.
+
+    Returns the x and y of every box and the total height.  The loop runs
+    once per shelf; the boxes of a shelf are placed with a cumulative sum.
+    """
+    n = len(widths)
+    order = np.lexsort((-widths, -heights))
+    w, h = widths[order], heights[order]
+    x = np.zeros(n, np.int64)
+    y = np.zeros(n, np.int64)
+    start, top = 0, 0
+    while start < n:
+        run = np.cumsum(w[start:])
+        count = max(int(np.searchsorted(run, atlas_width, side="right")), 1)
+        stop = start + count
+        x[order[start:stop]] = run[:count] - w[start:stop]
+        y[order[start:stop]] = top
+        top += int(h[start])  # the tallest box of the shelf comes first
+        start = stop
+    return x, y, top
+
+
+def build_atlas(bsp: Any, *, hdr: bool = False, style: int = 0, bump: int = 0,
+                faces: Sequence[int] | np.ndarray | None = None, padding: int = 1) -> LightmapAtlas | None:
+    """Pack the lightmap block ``(style, bump)`` of every lit face into one atlas.
+
+    ``faces`` limits the atlas to some faces (indices).  Returns None when the
+    map has no lighting of that kind (``hdr``) at all.
+    """
+    raw = _lump_bytes(bsp, hdr)
+    if raw is None or len(raw) < 4:
+        return None
+    layout = lightmap_layout(bsp, hdr=hdr)
+    start = layout.block_start(style, bump)
+    chosen = np.zeros(len(start), bool)
+    if faces is None:
+        chosen[:] = True
+    else:
+        chosen[np.asarray(faces, np.int64)] = True
+    which = np.flatnonzero(chosen & (start >= 0))
+    sw, sh = layout.width[which], layout.height[which]
+    # Box 0 is the full-bright patch for unlit faces.
+    bw = np.concatenate([[2], sw]) + 2 * padding
+    bh = np.concatenate([[2], sh]) + 2 * padding
+    area = int((bw * bh).sum())
+    atlas_width = 1 << max(int(np.ceil(np.log2(max(np.sqrt(area * 1.1), int(bw.max()), 4)))), 2)
+    x, y, total = _shelf_pack(bw, bh, atlas_width)
+    atlas_height = 1 << max(int(np.ceil(np.log2(max(total, 4)))), 2)  # powers of two suit every GPU
+    image = np.zeros((atlas_height, atlas_width, 3), np.float32)
+    image[y[0] : y[0] + bh[0], x[0] : x[0] + bw[0]] = 1.0
+    rects = np.full((len(start), 4), -1, np.int64)
+    rects[which, 0] = x[1:] + padding
+    rects[which, 1] = y[1:] + padding
+    rects[which, 2] = sw
+    rects[which, 3] = sh
+    if len(which):
+        # Every pixel of every padded box, with the sample it copies (edges clamped).
+        box_w, box_h = bw[1:], bh[1:]
+        npix = box_w * box_h
+        owner = np.repeat(np.arange(len(which)), npix)
+        local = np.arange(int(npix.sum())) - np.repeat(np.cumsum(npix) - npix, npix)
+        px, py = local % box_w[owner], local // box_w[owner]
+        sx = np.clip(px - padding, 0, sw[owner] - 1)
+        sy = np.clip(py - padding, 0, sh[owner] - 1)
+        src = start[which][owner] + 4 * (sy * sw[owner] + sx)
+        image[y[1:][owner] + py, x[1:][owner] + px] = decode_samples(raw, src)
+    white = (float(x[0] + padding + 1), float(y[0] + padding + 1))
+    return LightmapAtlas(image, rects, white, hdr, style, bump)
