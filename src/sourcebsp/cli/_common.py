@@ -60,7 +60,8 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
         return
     table = Table(title=title, title_justify="left")
     for col in columns:
-        table.add_column(col, justify="right" if col in right else "left")
+        # Fold long cells (pak paths) instead of cutting them when the terminal is narrow.
+        table.add_column(col, justify="right" if col in right else "left", overflow="fold")
     for row in cells:
         table.add_row(*row)
     Console(soft_wrap=True).print(table)
