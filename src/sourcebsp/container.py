@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import mmap
 import os
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
+from ._io import atomic_write
 from .codecs.base import Codec, Endian, LumpContext, RawLump
 from .codecs.gamelumps import GameLumps
 from .compression import lzma_compress, lzma_decompress
@@ -421,19 +421,7 @@ class BspFile:
         target = Path(path)
         if self.path is not None and not overwrite and target.exists() and target.resolve() == self.path.resolve():
             raise BspError(f"refusing to overwrite the input map {target} (pass overwrite=True)")
-        data = self.to_bytes(reencode=reencode, compression=compression)
-        handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temp, target)
-        except BaseException:
-            if os.path.exists(temp):
-                os.unlink(temp)
-            raise
-        return target
+        return atomic_write(target, self.to_bytes(reencode=reencode, compression=compression))
 
 
 def open_bsp(path: str | os.PathLike[str]) -> BspFile:

@@ -23,12 +23,12 @@ writes them and how :func:`apply_lump_file` reads them.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from ._io import atomic_write
 from .codecs.base import Endian, LumpContext, RawLump
 from .container import BspFile
 from .errors import BspError, BspFormatError, TruncatedError
@@ -200,17 +200,7 @@ def write_lump_file(bsp: BspFile, lump: LumpId | int | str, path: str | os.PathL
          bsp.map_revision if map_revision is None else map_revision),
         LUMPFILE_HEADER.newbyteorder(bsp.endian),
     )
-    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(header.tobytes())
-            stream.write(data)
-        os.replace(temp, target)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-    return target
+    return atomic_write(target, header.tobytes(), data)
 
 
 def _index(lump: LumpId | int | str) -> int:

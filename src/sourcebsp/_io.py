@@ -1,0 +1,26 @@
+"""File writing shared by every writer: atomic replacement."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write(target: Path, *chunks: bytes) -> Path:
+    """Write ``chunks`` to a temporary file beside ``target``, then rename it over.
+
+    Readers never see a half-written file, and a failure leaves ``target`` as it was.
+    """
+    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            for chunk in chunks:
+                stream.write(chunk)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    return target
