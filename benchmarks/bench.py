@@ -423,7 +423,8 @@ def targets(result: dict[str, Any]) -> list[tuple[str, bool | None, str]]:
     checks: list[tuple[str, bool | None, str]] = []
     for library, factor in SPEED_TARGETS.items():
         row = rows.get((library, "open+decode"))
-        label = f"open+decode >= {factor:g}x faster than {library}"
+        label = (f"open+decode >= {factor:g}x faster than {library}" if factor != 1
+                 else f"open+decode no slower than {library}")
         if row is None or row["ratio"] is None:
             checks.append((label, None, (row or {}).get("error") or "no figure"))
         else:

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
-api = pytest.importorskip("mypy.api", reason="mypy is in the test extra")
+from mypy import api  # in the test extra
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "sourcebsp"
 

@@ -364,17 +364,11 @@ class BspFile:
         position = HEADER_SIZE
         offsets: dict[int, int] = {}
         for index in order:
-            if index == LumpId.GAME_LUMP and payloads[index] and position != entries[index].fileofs:
-                # Its sub-lump offsets are absolute: moving it means encoding it again.
+            moved = position != entries[index].fileofs
+            if payloads[index] and moved and self._holds_file_offsets(index):
+                # Its bytes hold absolute offsets (game lumps, some pakfiles): encode it where it lands.
                 self.get_lump(index)
                 payloads[index], flags[index] = self._payload(index, changed | {index}, compression, position)
-            if index == LumpId.PAKFILE and payloads[index] and position != entries[index].fileofs:
-                # Some old pakfiles count zip offsets from the file start: they move with the lump.
-                from .codecs.pakfile import counts_from_file_start
-
-                if index in changed or counts_from_file_start(self.raw_lump(index), entries[index].fileofs):
-                    self.get_lump(index)
-                    payloads[index], flags[index] = self._payload(index, changed | {index}, compression, position)
             offsets[index] = position
             position += len(payloads[index])
             position += -position % _ALIGNMENT
@@ -387,6 +381,10 @@ class BspFile:
         header = Header(self.header.ident, self.version, lumps, self.map_revision, self.header.lump_order)
         out[:HEADER_SIZE] = header.to_bytes()
         return bytes(out)
+
+    def _holds_file_offsets(self, index: int) -> bool:
+        check = getattr(self.codec(index), "holds_file_offsets", None)
+        return bool(check and check(self.raw_lump(index), self.header.lumps[index].fileofs))
 
     def _payload(self, index: int, changed: set[int], compression: Compression,
                  file_offset: int) -> tuple[bytes, int]:

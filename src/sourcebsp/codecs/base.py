@@ -32,6 +32,9 @@ class Codec(Protocol):
 
     A codec whose values can be changed in place sets ``mutable = True``; the
     container then encodes such a lump again on save whenever it was loaded.
+    A codec whose bytes hold absolute file offsets also has
+    ``holds_file_offsets(stored, file_offset) -> bool``; the container encodes
+    such a lump again when it moves.
     """
 
     def decode(self, data: memoryview, ctx: LumpContext) -> Any: ...

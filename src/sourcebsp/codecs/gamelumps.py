@@ -292,6 +292,10 @@ class GameLumpCodec:
             lumps.append(GameLump(name, int(row["flags"]), int(row["version"]), content, stored, context=sub))
         return GameLumps(lumps, relative, terminator)
 
+    def holds_file_offsets(self, stored: memoryview, file_offset: int) -> bool:
+        """Sub-lump offsets are absolute (relative ones encode the same wherever the lump is)."""
+        return True
+
     def encode(self, value: GameLumps, ctx: LumpContext) -> bytes:
         count = len(value.lumps) + (1 if value.terminator else 0)
         table = np.zeros(count, GAMELUMP.newbyteorder(ctx.endian))

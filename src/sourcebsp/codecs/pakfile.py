@@ -611,6 +611,10 @@ class PakfileCodec:
     def decode(self, data: memoryview, ctx: LumpContext) -> Pakfile:
         return Pakfile(data, lump=ctx.name, offset=ctx.file_offset)
 
+    def holds_file_offsets(self, stored: memoryview, file_offset: int) -> bool:
+        """Some old pakfiles count zip offsets from the file start: they move with the lump."""
+        return counts_from_file_start(stored, file_offset)
+
     def encode(self, value: Pakfile, ctx: LumpContext) -> bytes:
         return value.to_bytes(file_offset=ctx.file_offset)
 

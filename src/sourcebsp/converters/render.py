@@ -45,7 +45,7 @@ PLAYER_STARTS = (
     "info_player_allies",
 )
 EYE_HEIGHT = 64.0  # units above the player's origin
-_BACKGROUND = np.array([34, 38, 46], np.uint8)
+_BACKGROUND = {"top": np.array([34, 38, 46], np.uint8), "player": np.array([150, 170, 196], np.uint8)}
 _SUN = np.array([0.35, 0.25, 0.9]) / np.linalg.norm([0.35, 0.25, 0.9])
 _CHUNK_PIXELS = 4_000_000
 
@@ -62,7 +62,7 @@ class RenderResult:
     view: str
     covered: float  # fraction of pixels showing a face
     triangles: int  # triangles drawn after culling and clipping
-    lit: bool  # shaded by lightmaps (else by normals)
+    lit: bool  # shaded by lightmaps (else by face normals)
     camera: tuple[float, float, float] | None = None  # eye position of a perspective view
 
 
@@ -125,7 +125,9 @@ def render(bsp_or_path: Any, *, view: View = "top", size: tuple[int, int] = (102
     eye = None
     if view == "top":
         keep = normal[:, 2] > 1e-4  # faces seen from above
-        screen, depth = _orthographic_top(corners[keep], points, width, height)
+        if not keep.any():
+            raise NothingToDraw("the map has no faces seen from above")
+        screen, depth = _orthographic_top(corners[keep], width, height)
         ids, uv = tri_id[keep], lm_uv[keep]
         inv_depth = None
     else:
@@ -140,10 +142,10 @@ def render(bsp_or_path: Any, *, view: View = "top", size: tuple[int, int] = (102
         inv_depth = 1.0 / z
     pixel_tri, bary = _rasterize(screen, depth, inv_depth, width, height)
     report(progress, "raster")
-    image = _shade(pixel_tri, bary, ids, uv, normal, albedo, mesh, atlas, width, height)
+    image, lit = _shade(pixel_tri, bary, ids, uv, normal, albedo, atlas, width, height, _BACKGROUND[view])
     report(progress, "shade")
     covered = float((pixel_tri >= 0).mean())
-    return RenderResult(image, view, covered, len(ids), atlas is not None,
+    return RenderResult(image, view, covered, len(ids), lit,
                         None if eye is None else tuple(float(v) for v in eye))  # type: ignore[arg-type]
 
 
@@ -156,8 +158,9 @@ def render_png(bsp_or_path: Any, path: str | Path, **options: Any) -> RenderResu
 
 
 # ---- cameras ----------------------------------------------------------------------
-def _orthographic_top(corners: np.ndarray, points: np.ndarray, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
-    lo, hi = points[:, :2].min(0), points[:, :2].max(0)
+def _orthographic_top(corners: np.ndarray, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Screen positions and depths of the triangles seen from above, framed to fit."""
+    lo, hi = corners[..., :2].min((0, 1)), corners[..., :2].max((0, 1))
     extent = np.maximum(hi - lo, 1.0)
     scale = 0.96 * min(width / extent[0], height / extent[1])
     centre = (lo + hi) / 2
@@ -301,28 +304,39 @@ def _albedo(bsp: Any, mesh: MapMesh) -> np.ndarray:
 
 
 def _shade(pixel_tri: np.ndarray, bary: np.ndarray, ids: np.ndarray, uv: np.ndarray, normal: np.ndarray,
-           albedo: np.ndarray, mesh: MapMesh, atlas: LightmapAtlas | None, width: int, height: int) -> np.ndarray:
+           albedo: np.ndarray, atlas: LightmapAtlas | None, width: int, height: int,
+           background: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The picture, and whether it is shaded by lightmaps (else by normals)."""
     image = np.empty((width * height, 3), np.uint8)
-    image[:] = _BACKGROUND
+    image[:] = background
     hit = np.flatnonzero(pixel_tri >= 0)
     if not len(hit):
-        return image.reshape(height, width, 3)
+        return image.reshape(height, width, 3), False
     k = pixel_tri[hit]  # index into the drawn (clipped) triangles
     source = ids[k]  # the mesh triangle it came from
     w = bary[hit].astype(np.float64)
     weights = np.stack([w[:, 0], w[:, 1], 1 - w[:, 0] - w[:, 1]], 1)
     n = normal[source]
     sun = 0.45 + 0.55 * np.clip(n @ _SUN, 0, 1)
+    light = None
     if atlas is not None:
         lm = np.einsum("pk,pkc->pc", weights, uv[k])
-        light = atlas.sample(lm) * (0.85 + 0.15 * sun[:, None])
-    else:
+        light = atlas.sample(lm)
+        level = light.mean(1)
+        # A map compiled without lights has lightmaps of one flat value (or
+        # black): shading by normals then shows more.
+        if float(level.max()) <= 0 or float(np.std(level)) <= 0.01 * float(np.mean(level)):
+            light = None
+        else:
+            light = light * (0.85 + 0.15 * sun[:, None])
+    lit = light is not None
+    if light is None:
         light = np.repeat(sun[:, None], 3, 1)
     colour = albedo[source] * light
     # Automatic exposure: the bright end of the picture (98th percentile of
     # luminance) is brought to about 0.9 before clipping.
     luminance = colour @ np.array([0.2126, 0.7152, 0.0722])
     top = float(np.percentile(luminance, 98)) if len(luminance) else 1.0
-    exposure = float(np.clip(0.9 / max(top, 1e-6), 0.05, 64.0))
+    exposure = 0.9 / top if top > 0 else 1.0
     image[hit] = tonemap(colour, method="clip", exposure=exposure)
-    return image.reshape(height, width, 3)
+    return image.reshape(height, width, 3), lit
