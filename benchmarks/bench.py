@@ -28,9 +28,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import importlib.metadata
+import io
 import json
 import os
 import struct
@@ -307,14 +309,16 @@ def time_library(adapter: Adapter, path: Path, repeat: int, workdir: Path,
         row: dict[str, Any] = {"library": adapter.name, "operation": operation,
                                "seconds": None, "runs": 0, "error": None, "note": None}
         try:
-            if operation == "open+decode":
-                row["seconds"], row["runs"], row["note"] = best_of(
-                    repeat, lambda _: adapter.decode(path), budget=budget)
-            else:
-                decoded = operation == "save after decode"
-                row["seconds"], row["runs"], _ = best_of(
-                    repeat, lambda bsp: adapter.save(bsp, out),
-                    setup=lambda: adapter.load(path, decoded), teardown=adapter.release, budget=budget)
+            # srctools and bsp_tool print while saving; keep the table (and --json) clean
+            with contextlib.redirect_stdout(io.StringIO()):
+                if operation == "open+decode":
+                    row["seconds"], row["runs"], row["note"] = best_of(
+                        repeat, lambda _: adapter.decode(path), budget=budget)
+                else:
+                    decoded = operation == "save after decode"
+                    row["seconds"], row["runs"], _ = best_of(
+                        repeat, lambda bsp: adapter.save(bsp, out),
+                        setup=lambda: adapter.load(path, decoded), teardown=adapter.release, budget=budget)
         except Exception as error:  # a benchmark reports any library failure, never crashes
             row["error"] = _error_text(error)
         finally:

@@ -17,6 +17,11 @@ COMMANDS = {
     "props": "List the static props of a map (model, origin, angles, skin, solid, ...)",
     "pak": "List, extract, add or remove the files packed in a map (as bspzip)",
     "vis": "Show the clusters visible from a cluster or a point (PVS, or PAS with --pas)",
+    "export": "Export brush geometry as glTF binary (.glb) or OBJ",
+    "lightmaps": "Pack every face's lightmap into one atlas image (PNG)",
+    "render": "Draw a preview picture of a map (top-down or from the player start)",
+    "decompile": "Decompile a map into a Hammer VMF (brushes, entities, props, displacements)",
+    "example": "Write a small example map built in code (a lit room) to try the other commands on",
 }
 
 

@@ -83,9 +83,9 @@ def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", inclu
     mtl = [f"# materials of {path.stem} (texture paths as stored in the map)\n"]
     for td in sorted(used):
         name = mesh.textures[td] if 0 <= td < len(mesh.textures) else f"texdata_{td}"
-        color = (0.8, 0.8, 0.8)
+        color = [0.8, 0.8, 0.8]
         if texdata is not None and 0 <= td < len(texdata):
-            color = tuple(float(np.clip(c, 0, 1)) for c in texdata["reflectivity"][td])
+            color = [float(np.clip(c, 0, 1)) for c in texdata["reflectivity"][td]]
         mtl.append(f"\nnewmtl {material_name(name)}\n# texture {name}\n"
                    f"Kd {color[0]:.4f} {color[1]:.4f} {color[2]:.4f}\nKa 0 0 0\nKs 0 0 0\nillum 1\n")
     path.write_text("".join(out), encoding="utf-8")

@@ -1,9 +1,9 @@
 """Preview pictures of a map, drawn on the CPU with numpy (no GPU, no display).
 
-A small z-buffer rasterizer: every triangle's bounding box is expanded to
-candidate pixels with ``np.repeat`` / ``cumsum`` index arithmetic (in chunks
-of a few million pixels), edge functions keep the pixels inside, and a sort
-by (pixel, depth) keeps the nearest triangle of each pixel.  Shading is
+A small z-buffer rasterizer: every triangle is cut into pixel rows and each
+row's covered span is expanded to pixels with ``np.repeat`` / ``cumsum``
+index arithmetic (in chunks of a few million pixels); ``np.minimum.at`` on
+the depth buffer keeps the nearest triangle of each pixel.  Shading is
 deferred: once every triangle is drawn, each covered pixel interpolates its
 triangle's lightmap UV (perspective-correct) and samples the lightmap atlas;
 the colour is the texture's reflectivity (its average colour) times that
@@ -230,64 +230,81 @@ def _rasterize(screen: np.ndarray, depth: np.ndarray, inv_depth: np.ndarray | No
     ``screen`` ``(T, 3, 2)`` in pixels, ``depth`` ``(T, 3)`` (smaller is
     nearer).  With ``inv_depth`` (perspective) depth is interpolated as
     ``1 / z`` and the barycentrics are made perspective-correct.
+
+    Each triangle is cut into pixel rows; on a row, the three edge functions
+    are linear in ``x``, so the covered span is found directly and only
+    covered pixels are generated.  Barycentrics and depth are linear along
+    the row too.  The nearest candidate of each pixel is found with
+    ``np.minimum.at`` on the depth buffer.
     """
     npix = width * height
     zbuf = np.full(npix, np.inf)
     owner = np.full(npix, -1, np.int64)
     bary = np.zeros((npix, 2), np.float32)
-    x, y = screen[..., 0], screen[..., 1]
+    x, y = screen[..., 0].astype(np.float64), screen[..., 1].astype(np.float64)
     area = (x[:, 1] - x[:, 0]) * (y[:, 2] - y[:, 0]) - (x[:, 2] - x[:, 0]) * (y[:, 1] - y[:, 0])
-    x0 = np.clip(np.ceil(x.min(1) - 0.5), 0, width).astype(np.int64)
-    x1 = np.clip(np.floor(x.max(1) - 0.5), -1, width - 1).astype(np.int64)
+    ok = np.isfinite(area) & (np.abs(area) > 1e-12)
     y0 = np.clip(np.ceil(y.min(1) - 0.5), 0, height).astype(np.int64)
     y1 = np.clip(np.floor(y.max(1) - 0.5), -1, height - 1).astype(np.int64)
-    nx, ny = np.maximum(x1 - x0 + 1, 0), np.maximum(y1 - y0 + 1, 0)
-    count = nx * ny
-    live = np.flatnonzero((count > 0) & (np.abs(area) > 1e-12) & np.isfinite(area))
-    # Chunks of triangles whose candidate pixels add up to at most _CHUNK_PIXELS.
-    cum = np.cumsum(count[live])
+    rows = np.where(ok, np.maximum(y1 - y0 + 1, 0), 0)
+    # Barycentric w_k = (alpha_k * x + beta_k * y + gamma_k) / area, for vertex k
+    # opposite edge (k+1, k+2): the edge function of that edge.
+    a_, b_ = np.roll(np.arange(3), -1), np.roll(np.arange(3), -2)
+    alpha = (y[:, a_] - y[:, b_]) / np.where(ok, area, 1)[:, None]
+    beta = (x[:, b_] - x[:, a_]) / np.where(ok, area, 1)[:, None]
+    gamma = (x[:, a_] * y[:, b_] - x[:, b_] * y[:, a_]) / np.where(ok, area, 1)[:, None]
+    zvals = depth if inv_depth is None else inv_depth
+    # Depth (or 1/z) is linear in screen space: key = kx * x + ky * y + kc.
+    kx, ky, kc = ((c * zvals).sum(1) for c in (alpha, beta, gamma))
+    live = np.flatnonzero(rows > 0)
+    cum = np.cumsum(rows[live] * np.maximum(np.ceil(x.max(1) - x.min(1))[live], 1))
     bounds = [0]
     while bounds[-1] < len(live):
         base = cum[bounds[-1] - 1] if bounds[-1] else 0
         nxt = int(np.searchsorted(cum, base + _CHUNK_PIXELS, side="right"))
         bounds.append(max(nxt, bounds[-1] + 1))
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        t = live[a:b]
-        c = count[t]
-        who = np.repeat(np.arange(len(t)), c)
-        local = np.arange(int(c.sum())) - np.repeat(np.cumsum(c) - c, c)
-        tt = t[who]
-        px = x0[tt] + local % nx[tt]
-        py = y0[tt] + local // nx[tt]
-        cx, cy = px + 0.5, py + 0.5
-        xs, ys = x[tt], y[tt]
-        w0 = ((xs[:, 1] - cx) * (ys[:, 2] - cy) - (xs[:, 2] - cx) * (ys[:, 1] - cy)) / area[tt]
-        w1 = ((xs[:, 2] - cx) * (ys[:, 0] - cy) - (xs[:, 0] - cx) * (ys[:, 2] - cy)) / area[tt]
-        w2 = 1.0 - w0 - w1
-        inside = (w0 >= -1e-7) & (w1 >= -1e-7) & (w2 >= -1e-7)
-        if not inside.any():
+    for first, last in zip(bounds[:-1], bounds[1:]):
+        t = live[first:last]
+        n = rows[t]
+        tri = np.repeat(t, n)
+        py = y0[tri] + (np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n))
+        cy = py + 0.5
+        # Span of the row: every w_k(x) = alpha_k x + (beta_k cy + gamma_k) >= 0.
+        al = alpha[tri]
+        off = beta[tri] * cy[:, None] + gamma[tri]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cut = -off / al
+        lo = np.where(al > 0, cut, -np.inf).max(1)
+        hi = np.where(al < 0, cut, np.inf).min(1)
+        flat_out = (np.abs(al) <= 1e-15) & (off < -1e-9)
+        hi = np.where(flat_out.any(1), -np.inf, hi)
+        xs = np.clip(np.ceil(lo - 0.5 - 1e-7), 0, width)
+        xe = np.clip(np.floor(hi - 0.5 + 1e-7), -1, width - 1)
+        span = np.maximum(xe - xs + 1, 0).astype(np.int64)
+        keep = span > 0
+        tri, py, xs, span = tri[keep], py[keep], xs[keep].astype(np.int64), span[keep]
+        if not len(tri):
             continue
-        tt, px, py, w0, w1, w2 = tt[inside], px[inside], py[inside], w0[inside], w1[inside], w2[inside]
+        who = np.repeat(np.arange(len(tri)), span)
+        px = xs[who] + (np.arange(int(span.sum())) - np.repeat(np.cumsum(span) - span, span))
+        tt = tri[who]
+        cx, cyy = px + 0.5, py[who] + 0.5
+        w0 = alpha[tt, 0] * cx + beta[tt, 0] * cyy + gamma[tt, 0]
+        w1 = alpha[tt, 1] * cx + beta[tt, 1] * cyy + gamma[tt, 1]
+        value = kx[tt] * cx + ky[tt] * cyy + kc[tt]
         if inv_depth is None:
-            d = depth[tt]
-            key = w0 * d[:, 0] + w1 * d[:, 1] + w2 * d[:, 2]
+            key = value
         else:
+            key = -value  # larger 1/z is nearer
             iz = inv_depth[tt]
-            q0, q1, q2 = w0 * iz[:, 0], w1 * iz[:, 1], w2 * iz[:, 2]
-            total = q0 + q1 + q2
-            key = -total
-            w0, w1 = q0 / total, q1 / total
-        pix = py * width + px
-        order = np.lexsort((key, pix))
-        first = np.concatenate([[True], pix[order][1:] != pix[order][:-1]])
-        best = order[first]
-        pix, key = pix[best], key[best]
-        nearer = key < zbuf[pix]
-        pix, best = pix[nearer], best[nearer]
-        zbuf[pix] = key[nearer]
-        owner[pix] = tt[best]
-        bary[pix, 0] = w0[best]
-        bary[pix, 1] = w1[best]
+            w0, w1 = w0 * iz[:, 0] / value, w1 * iz[:, 1] / value
+        pix = py[who] * width + px
+        np.minimum.at(zbuf, pix, key)
+        win = key <= zbuf[pix]
+        pix = pix[win]
+        owner[pix] = tt[win]
+        bary[pix, 0] = w0[win]
+        bary[pix, 1] = w1[win]
     return owner, bary
 
 

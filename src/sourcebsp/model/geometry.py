@@ -151,8 +151,8 @@ def hidden_faces(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
     """Bool per face: True for faces the engine does not draw.
 
     Those are faces whose texinfo has one of :data:`HIDDEN_FLAGS` (nodraw,
-    sky, 2D sky, hint, skip, trigger), faces without texinfo and faces with a
-    tool texture (a name under ``tools/``), except ``tools/toolsblack``,
+    sky, 2D sky, hint, skip, trigger), faces without texinfo or texdata
+    (``texdata == -1``) and faces with a tool texture (a name under ``tools/``), except ``tools/toolsblack``,
     which is drawn as a black surface.
     """
     faces = face_table(bsp) if faces is None else faces
@@ -594,8 +594,10 @@ def _disp_group(bsp: Any, faces: np.ndarray, which: np.ndarray, info: np.ndarray
     # Offsets from CDispVert: vec * dist, and the blend alpha.
     nverts = w * w
     vert_index = info["disp_vert_start"].astype(np.int64)[:, None] + np.arange(nverts)
-    count = 0 if dispverts is None else len(dispverts)
-    _check_range(vert_index.ravel(), count, "DISP_VERTS", bsp, LumpId.DISPINFO)
+    if dispverts is None:
+        raise BspFormatError("the map has displacements but no DISP_VERTS lump",
+                             lump="DISPINFO", offset=bsp.entry(LumpId.DISPINFO).fileofs)
+    _check_range(vert_index.ravel(), len(dispverts), "DISP_VERTS", bsp, LumpId.DISPINFO)
     dv = dispverts[vert_index]
     points = flat + dv["vec"].astype(np.float64) * dv["dist"].astype(np.float64)[..., None]
     alpha = dv["alpha"].astype(np.float32)

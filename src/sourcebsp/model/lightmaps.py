@@ -207,18 +207,20 @@ class LightmapAtlas:
 
     def sample(self, uv: np.ndarray) -> np.ndarray:
         """Bilinear samples of the linear image at UVs ``(N, 2)``: ``(N, 3)``."""
-        x = np.clip(uv[:, 0] * self.width - 0.5, 0, self.width - 1)
-        y = np.clip(uv[:, 1] * self.height - 0.5, 0, self.height - 1)
-        x0 = np.floor(x).astype(np.int64)
-        y0 = np.floor(y).astype(np.int64)
-        x1 = np.minimum(x0 + 1, self.width - 1)
-        y1 = np.minimum(y0 + 1, self.height - 1)
+        w, h = self.width, self.height
+        x = np.clip(uv[:, 0].astype(np.float32) * w - 0.5, 0, w - 1)
+        y = np.clip(uv[:, 1].astype(np.float32) * h - 0.5, 0, h - 1)
+        x0 = x.astype(np.int64)  # x >= 0: truncation is floor
+        y0 = y.astype(np.int64)
+        dx = np.minimum(x0 + 1, w - 1) - x0
+        dy = (np.minimum(y0 + 1, h - 1) - y0) * w
         fx = (x - x0)[:, None]
         fy = (y - y0)[:, None]
-        img = self.image
-        top = img[y0, x0] * (1 - fx) + img[y0, x1] * fx
-        bottom = img[y1, x0] * (1 - fx) + img[y1, x1] * fx
-        return top * (1 - fy) + bottom * fy  # type: ignore[no-any-return]
+        flat = self.image.reshape(-1, 3)
+        i = y0 * w + x0
+        top = flat[i] + (flat[i + dx] - flat[i]) * fx
+        bottom = flat[i + dy] + (flat[i + dy + dx] - flat[i + dy]) * fx
+        return top + (bottom - top) * fy  # type: ignore[no-any-return]
 
     def to_rgb8(self, *, method: Tonemap | None = None, exposure: float = 1.0) -> np.ndarray:
         """The atlas as 8-bit sRGB ``(H, W, 3)`` (see the module notes on tone mapping)."""

@@ -1,0 +1,54 @@
+"""``sourcebsp export MAP -o OUT.glb|OUT.obj``: brush geometry as glTF binary or OBJ."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import _common
+from ._progress import steps
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = _common.parser("export", "Export a map's brush faces and displacements as glTF binary (.glb) or OBJ.")
+    ap.add_argument("map", help="the .bsp file")
+    ap.add_argument("-o", "--output", required=True, help="the file to write: .glb or .obj (an .mtl is written beside it)")
+    ap.add_argument("--models", choices=("world", "all"), default="all",
+                    help="the world only, or the world and every brush entity (default: all)")
+    ap.add_argument("--include-tools", action="store_true",
+                    help="keep faces the game does not draw (nodraw, sky, hint, skip, trigger, tools/ textures)")
+    ap.add_argument("--units", choices=("hammer", "meters"), default="hammer",
+                    help="hammer units (inches, the default) or metres")
+    ap.add_argument("--hdr", action="store_true", help="embed the HDR lightmaps (.glb only; default: LDR when present)")
+    ap.add_argument("--no-props", action="store_true", help="leave out the static prop nodes (.glb only)")
+    args = ap.parse_args(argv)
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in (".glb", ".obj"):
+        ap.error(f"the output must end in .glb or .obj, not {suffix or 'nothing'!r}")
+
+    def body() -> int:
+        try:
+            if suffix == ".glb":
+                from ..converters.gltf import EXPORT_STEPS, export_glb
+
+                with steps("export", EXPORT_STEPS) as progress:
+                    stats = export_glb(args.map, args.output, models=args.models, include_tools=args.include_tools,
+                                       units=args.units, hdr=True if args.hdr else None,
+                                       props=not args.no_props, progress=progress)
+                atlas = f", lightmap atlas {stats.lightmap[0]}x{stats.lightmap[1]}" if stats.lightmap else ""
+                print(f"{args.output}: {stats.meshes} meshes, {stats.triangles} triangles, "
+                      f"{stats.materials} materials, {stats.props} static props{atlas}")
+            else:
+                from ..converters.obj import export_obj
+
+                with steps("export", ("meshes", "obj", "write")) as progress:
+                    info = export_obj(args.map, args.output, models=args.models,
+                                      include_tools=args.include_tools, units=args.units, progress=progress)
+                print(f"{args.output}: {info['objects']} objects, {info['triangles']} triangles, "
+                      f"{info['materials']} materials ({info['mtl']})")
+        except ImportError as exc:
+            print(f"sourcebsp: error: {exc}", file=sys.stderr)
+            return 1
+        return 0
+
+    return _common.run(body)

@@ -1,0 +1,283 @@
+"""Materials and texture axes of decompiled brush sides.
+
+Material names come from ``texinfo -> texdata -> TEXDATA_STRING_DATA``, with
+the renames vbsp makes undone:
+
+* ``maps/<map>/<material>_<x>_<y>_<z>``: a copy of the material patched
+  with the nearest ``env_cubemap`` (vbsp "fixing up env_cubemap materials");
+* ``maps/<map>/<material>_wvt_patch``: a WorldVertexTransition patch;
+* ``..._depth_<n>``: a cheap-water depth patch;
+
+applied repeatedly, since patches nest (``maps/m/maps/m/water_1_2_3_depth_4``).
+
+Tool textures.  vbsp shares one texinfo among the sides of every
+``SURF_NODRAW`` material with the same texture vectors, so such a side may
+name another tool material (a player clip side reading
+``tools/toolsinvisibleladder``); and a side may have no material at all.
+Such sides get the tool texture that their brush contents and surface flags
+call for (bspflags.h ``CONTENTS_*`` / ``SURF_*``), by :func:`tool_category`,
+with each game's name for it (:data:`TOOL_TEXTURES`); a name that is
+already of the right family is kept (``tools/toolsclip_metal`` stays).
+
+Texture axes (``texinfo_t.textureVecsTexelsPerWorldUnits``): a row
+``(sx, sy, sz, shift)`` gives ``scale = 1 / |s|`` and ``axis = s * scale``.
+A side of a brush entity whose origin vbsp subtracted has ``shift`` reduced
+by ``dot(s, origin)``, which is undone.  Texture vectors that cannot be an
+axis pair of the side (zero, or parallel to its normal, as on shared nodraw
+texinfos) are replaced by Hammer's default world-aligned axes with scale
+0.25.  ``lightmapscale`` is ``1 / |lightmapVecs[0].xyz|`` (16 when unset).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from ..lump_ids import LumpId
+from ..model.brushes import CONTENTS
+
+__all__ = [
+    "SURF_SKY2D", "SURF_SKY", "SURF_TRIGGER", "SURF_NODRAW", "SURF_HINT", "SURF_SKIP",
+    "TOOL_TEXTURES", "clean_material_name", "tool_category", "game_of", "material_names",
+    "side_materials", "texture_axes", "default_axes",
+]
+
+# bspflags.h SURF_*
+SURF_SKY2D = 0x2
+SURF_SKY = 0x4
+SURF_TRIGGER = 0x40
+SURF_NODRAW = 0x80
+SURF_HINT = 0x100
+SURF_SKIP = 0x200
+
+# CS:GO's bspflags.h reuses two current bits for its clip brushes.
+CSGO_GRENADECLIP = 0x80000
+CSGO_DRONECLIP = 0x100000
+
+#: Tool texture of each category, per game family ("default" for the others).
+TOOL_TEXTURES: dict[str, dict[str, str]] = {
+    "default": {
+        "nodraw": "tools/toolsnodraw", "clip": "tools/toolsclip", "playerclip": "tools/toolsplayerclip",
+        "npcclip": "tools/toolsnpcclip", "hint": "tools/toolshint", "skip": "tools/toolsskip",
+        "trigger": "tools/toolstrigger", "areaportal": "tools/toolsareaportal",
+        "occluder": "tools/toolsoccluder", "ladder": "tools/toolsinvisibleladder",
+        "blocklos": "tools/toolsblock_los", "blocklight": "tools/toolsblocklight",
+        "blockbullets": "tools/toolsblockbullets", "invisible": "tools/toolsinvisible",
+        "skybox": "tools/toolsskybox", "skybox2d": "tools/toolsskybox2d", "origin": "tools/toolsorigin",
+    },
+    "csgo": {"grenadeclip": "tools/toolsgrenadeclip", "droneclip": "tools/toolsdroneclip"},
+    "left4dead2": {"climb": "tools/climb"},
+}
+
+# Names of each category (beyond TOOL_TEXTURES' own), so that a right name is kept.
+_FAMILY_PREFIXES: list[tuple[str, str]] = [
+    ("tools/toolsclip", "clip"), ("tools/toolsnodraw", "nodraw"), ("tools/toolsplayerclip", "playerclip"),
+    ("tools/toolsnpcclip", "npcclip"), ("tools/toolsinvisibleladder", "ladder"), ("tools/climb", "climb"),
+    ("tools/invismetal", "blockbullets"), ("tools/toolsblockbullets", "blockbullets"),
+    ("tools/toolsblock_los", "blocklos"), ("tools/toolsblocklight", "blocklight"),
+    ("tools/toolsinvisible", "invisible"), ("tools/toolstrigger", "trigger"), ("tools/toolshint", "hint"),
+    ("tools/toolsskip", "skip"), ("tools/toolsareaportal", "areaportal"), ("tools/toolsoccluder", "occluder"),
+    ("tools/toolsskybox2d", "skybox2d"), ("tools/toolsskybox", "skybox"), ("tools/toolsgrenadeclip", "grenadeclip"),
+    ("tools/toolsdroneclip", "droneclip"), ("tools/toolsorigin", "origin"),
+]
+
+_PATCH = re.compile(r"^maps/[^/]+/(?P<name>.+?)(?:_-?\d+_-?\d+_-?\d+|_wvt_patch|_depth_-?\d+)$", re.IGNORECASE)
+_DEPTH = re.compile(r"^(?P<name>.+)_depth_-?\d+$", re.IGNORECASE)
+
+
+def clean_material_name(name: str) -> str:
+    """The material a vbsp-patched name was made from (unchanged for other names)."""
+    for _ in range(8):
+        match = _PATCH.match(name) or (_DEPTH.match(name) if name.lower().startswith("maps/") else None)
+        if match is None:
+            break
+        name = match.group("name")
+    return name
+
+
+def game_of(bsp: Any) -> str:
+    """The tool-texture family of a map: ``"csgo"``, ``"left4dead2"`` or ``"default"``."""
+    name = getattr(getattr(bsp, "variant", None), "name", "")
+    return name if name in ("csgo", "left4dead2") else "default"
+
+
+def tool_category(contents: int, flags: int, game: str = "default") -> str | None:
+    """The tool texture category brush ``contents`` and side ``flags`` call for, or None."""
+    c = int(contents) & 0xFFFFFFFF
+    if flags & SURF_HINT:
+        return "hint"
+    if flags & SURF_SKIP:
+        return "skip"
+    if flags & SURF_SKY2D:
+        return "skybox2d"
+    if flags & SURF_SKY:
+        return "skybox"
+    if flags & SURF_TRIGGER:
+        return "trigger"
+    if c & CONTENTS["AREAPORTAL"]:
+        return "areaportal"
+    if c & CONTENTS["ORIGIN"]:
+        return "origin"
+    if c & CONTENTS["LADDER"]:
+        return "climb" if game == "left4dead2" and c & CONTENTS["TEAM2"] else "ladder"
+    player, npc = c & CONTENTS["PLAYERCLIP"], c & CONTENTS["MONSTERCLIP"]
+    if player and npc:
+        return "clip"
+    if player:
+        return "playerclip"
+    if npc:
+        return "npcclip"
+    if game == "csgo" and c & CSGO_GRENADECLIP:
+        return "grenadeclip"
+    if game == "csgo" and c & CSGO_DRONECLIP:
+        return "droneclip"
+    if c & CONTENTS["BLOCKLOS"] and not c & CONTENTS["SOLID"]:
+        return "blocklos"
+    if c & CONTENTS["OPAQUE"] and not c & CONTENTS["SOLID"]:
+        return "blocklight"
+    if c & CONTENTS["WINDOW"]:
+        return "blockbullets"
+    if c & CONTENTS["GRATE"]:
+        return "invisible"
+    if c & (CONTENTS["SOLID"] | CONTENTS["WATER"] | CONTENTS["SLIME"]):
+        return "nodraw"
+    return None
+
+
+def _family(name: str) -> str | None:
+    low = name.lower().replace("\\", "/")
+    for prefix, family in _FAMILY_PREFIXES:
+        if low.startswith(prefix):
+            return family
+    return None
+
+
+def tool_name(category: str, game: str = "default") -> str:
+    return TOOL_TEXTURES.get(game, {}).get(category) or TOOL_TEXTURES["default"].get(category, "tools/toolsnodraw")
+
+
+def _lump(bsp: Any, lump: LumpId) -> Any:
+    from ..codecs.base import RawLump
+
+    if not bsp.entry(lump).filelen and not bsp.is_loaded(lump):
+        return None
+    value = bsp.get_lump(lump)
+    return None if isinstance(value, RawLump) else value
+
+
+def material_names(bsp: Any) -> list[str]:
+    """The cleaned material name of every texdata entry (``""`` when missing)."""
+    texdata = _lump(bsp, LumpId.TEXDATA)
+    table = _lump(bsp, LumpId.TEXDATA_STRING_TABLE)
+    strings = _lump(bsp, LumpId.TEXDATA_STRING_DATA)
+    if texdata is None:
+        return []
+    out = []
+    for sid in texdata["name_string_table_id"].tolist():
+        try:
+            out.append(clean_material_name(strings.at(int(table[sid]))))
+        except (IndexError, KeyError, TypeError):
+            out.append("")
+    return out
+
+
+def side_materials(texinfo_index: np.ndarray, contents: np.ndarray, bsp: Any,
+                   names: list[str] | None = None) -> tuple[list[str], np.ndarray]:
+    """The material of each side and whether it was restored from contents and flags.
+
+    ``texinfo_index`` and ``contents`` (of the side's brush) are per side.
+    """
+    game = game_of(bsp)
+    names = material_names(bsp) if names is None else names
+    texinfo = _lump(bsp, LumpId.TEXINFO)
+    n_ti = 0 if texinfo is None else len(texinfo)
+    ti = np.asarray(texinfo_index, np.int64)
+    ok = (ti >= 0) & (ti < n_ti)
+    flags = np.zeros(len(ti), np.int64)
+    texdata = np.full(len(ti), -1, np.int64)
+    if n_ti:
+        flags[ok] = texinfo["flags"][ti[ok]]
+        texdata[ok] = texinfo["texdata"][ti[ok]]
+    out: list[str] = []
+    restored = np.zeros(len(ti), bool)
+    cache: dict[tuple[int, int, int], tuple[str, bool]] = {}
+    for i, (td, fl, co) in enumerate(zip(texdata.tolist(), flags.tolist(), np.asarray(contents).tolist())):
+        key = (td, fl, co)
+        hit = cache.get(key)
+        if hit is None:
+            name = names[td] if 0 <= td < len(names) else ""
+            if not name or fl & SURF_NODRAW:
+                category = tool_category(co, fl, game)
+                if category is None and not name:
+                    category = "nodraw"
+                if category is not None and (not name or _family(name) != category):
+                    hit = (tool_name(category, game), True)
+            if hit is None:
+                hit = (name, False)
+            cache[key] = hit
+        out.append(hit[0])
+        restored[i] = hit[1]
+    return out, restored
+
+
+# ---- axes -------------------------------------------------------------------------
+_BASE_AXES = np.array([
+    [[0, 0, 1], [1, 0, 0], [0, -1, 0]],  # floor
+    [[0, 0, -1], [1, 0, 0], [0, -1, 0]],  # ceiling
+    [[1, 0, 0], [0, 1, 0], [0, 0, -1]],  # west wall
+    [[-1, 0, 0], [0, 1, 0], [0, 0, -1]],  # east wall
+    [[0, 1, 0], [1, 0, 0], [0, 0, -1]],  # south wall
+    [[0, -1, 0], [1, 0, 0], [0, 0, -1]],  # north wall
+], np.float64)
+
+
+def default_axes(normals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hammer's world-aligned texture axes for each normal: ``(u, v)``, each ``(N, 3)``."""
+    normals = np.asarray(normals, np.float64).reshape(-1, 3)
+    best = np.argmax(normals @ _BASE_AXES[:, 0].T + 1e-9 * np.arange(6, 0, -1), axis=1)
+    return _BASE_AXES[best, 1], _BASE_AXES[best, 2]
+
+
+def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.ndarray | None,
+                 bsp: Any) -> dict[str, np.ndarray]:
+    """``uaxis``/``vaxis`` ``(N, 4)``, ``uscale``/``vscale`` ``(N,)`` and ``lightmapscale`` ``(N,)``.
+
+    ``origins`` ``(N, 3)`` is the origin vbsp subtracted from each side's
+    brush entity (zeros for the world), or None.
+    """
+    texinfo = _lump(bsp, LumpId.TEXINFO)
+    n = len(texinfo_index)
+    normals = np.asarray(normals, np.float64).reshape(-1, 3)
+    ti = np.asarray(texinfo_index, np.int64)
+    ok = (ti >= 0) & (ti < (0 if texinfo is None else len(texinfo)))
+    vecs = np.zeros((n, 2, 4))
+    lvecs = np.zeros((n, 2, 4))
+    if texinfo is not None and ok.any():
+        vecs[ok] = texinfo["texture_vecs"][ti[ok]]
+        lvecs[ok] = texinfo["lightmap_vecs"][ti[ok]]
+    s = vecs[:, :, :3]
+    length = np.linalg.norm(s, axis=2)
+    axes = s / np.where(length > 1e-9, length, 1.0)[:, :, None]
+    along = np.abs(np.einsum("nkj,nj->nk", axes, normals))
+    crossed = np.linalg.norm(np.cross(axes[:, 0], axes[:, 1]), axis=1)
+    good = ok & np.all(length > 1e-6, axis=1) & np.all(along < 0.999, axis=1) & (crossed > 1e-3)
+    shift = vecs[:, :, 3].copy()
+    if origins is not None:
+        shift -= np.einsum("nkj,nj->nk", s, np.asarray(origins, np.float64))
+    du, dv = default_axes(normals)
+    uaxis = np.where(good[:, None], axes[:, 0], du)
+    vaxis = np.where(good[:, None], axes[:, 1], dv)
+    scale = np.where(good[:, None], 1.0 / np.where(length > 1e-9, length, 1.0), 0.25)
+    shift = np.where(good[:, None], shift, 0.0)
+    llen = np.linalg.norm(lvecs[:, 0, :3], axis=1)
+    lightmap = np.where(llen > 1e-6, np.rint(1.0 / np.where(llen > 1e-6, llen, 1.0)), 16).astype(np.int64)
+    lightmap = np.clip(lightmap, 1, 1 << 16)
+    return {
+        "uaxis": np.concatenate([uaxis, shift[:, :1]], axis=1),
+        "vaxis": np.concatenate([vaxis, shift[:, 1:2]], axis=1),
+        "uscale": scale[:, 0],
+        "vscale": scale[:, 1],
+        "lightmapscale": lightmap,
+        "restored_axes": ~good,
+    }

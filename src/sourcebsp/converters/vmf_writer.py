@@ -1,0 +1,285 @@
+"""The VMF document a decompile produces, and its text as Hammer writes it.
+
+A VMF (Valve Map Format) file is KeyValues text: named blocks in braces
+holding ``"key" "value"`` lines, indented with tabs.  The top level holds
+``versioninfo``, ``visgroups``, ``viewsettings``, ``world`` (worldspawn's
+keys and the world brushes, ``solid`` blocks), one ``entity`` block per
+entity (keys, a ``connections`` block with the outputs, brush entities'
+``solid`` blocks), ``cameras`` and ``cordon``.
+
+A ``solid`` holds its ``side`` blocks.  A side's ``"plane"`` is three points
+on the plane, ``"(x y z) (x y z) (x y z)"``, clockwise seen from outside the
+brush: the outward normal is ``(p2 - p0) x (p1 - p0)``.  Texture axes are
+``"[x y z shift] scale"``: ``u = dot(p, axis) / scale + shift`` texels.
+
+Numbers are written as Hammer writes them: whole numbers without a decimal
+point, others with up to six decimals and no trailing zeros, never in
+exponent form and never as ``-0``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Sequence
+
+import re
+
+import numpy as np
+
+__all__ = [
+    "VmfDisp", "VmfSide", "VmfSolid", "VmfEntity", "VmfMap",
+    "format_number", "format_numbers", "format_vector",
+]
+
+
+# ---- numbers ------------------------------------------------------------------------
+def format_number(value: float, decimals: int = 6) -> str:
+    """One number as Hammer writes it: ``16``, ``0.25``, ``-4.5``; never ``-0`` or ``1e-05``."""
+    v = float(value)
+    if not np.isfinite(v):
+        return "0"
+    text = f"{v:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def format_numbers(values: Iterable[float], decimals: int = 6) -> str:
+    """Numbers separated by single spaces."""
+    return " ".join(format_number(v, decimals) for v in np.asarray(values, np.float64).ravel().tolist())
+
+
+def format_vector(values: Sequence[float], decimals: int = 6) -> str:
+    return format_numbers(values, decimals)
+
+
+_TRAILING_ZEROS = re.compile(r"(\.\d*?)0+(?= |$)")
+_BARE_POINT = re.compile(r"\.(?= |$)")
+_NEGATIVE_ZERO = re.compile(r"(?<!\S)-0(?= |$)")
+
+
+def format_many(values: np.ndarray, decimals: int = 6) -> list[str]:
+    """Every number of ``values`` formatted as :func:`format_number` does, in one pass."""
+    flat = np.asarray(values, np.float64).ravel()
+    if not len(flat):
+        return []
+    flat = np.where(np.isfinite(flat), flat, 0.0)
+    text = (f"%.{decimals}f " * len(flat))[:-1] % tuple(flat.tolist())
+    # "%.6f" always writes a decimal point: strip the zeros after it, then the point if bare.
+    text = _NEGATIVE_ZERO.sub("0", _BARE_POINT.sub("", _TRAILING_ZEROS.sub(r"\1", text)))
+    return text.split(" ")
+
+
+def _quote(text: str) -> str:
+    # VMF strings have no escapes; a double quote cannot be represented.
+    return '"' + str(text).replace('"', "'") + '"'
+
+
+# ---- the document -------------------------------------------------------------------
+@dataclass
+class VmfDisp:
+    """A side's ``dispinfo`` block; per-vertex arrays are row-major ``(2^power + 1)^2``."""
+
+    power: int
+    start_position: np.ndarray  # (3,)
+    normals: np.ndarray  # (V, 3)
+    distances: np.ndarray  # (V,)
+    offsets: np.ndarray  # (V, 3)
+    offset_normals: np.ndarray  # (V, 3)
+    alphas: np.ndarray  # (V,)
+    triangle_tags: np.ndarray  # (2 * 4^power,) Hammer tags (1 walkable, 8 buildable)
+    allowed_verts: np.ndarray  # (10,) int32
+    flags: int = 0
+    elevation: float = 0.0
+    subdiv: int = 0
+
+    @property
+    def size(self) -> int:
+        return (1 << self.power) + 1
+
+
+@dataclass
+class VmfSide:
+    id: int
+    points: np.ndarray  # (3, 3): the "plane" points, clockwise seen from outside
+    material: str
+    uaxis: np.ndarray  # (4,): x y z shift
+    uscale: float
+    vaxis: np.ndarray
+    vscale: float
+    lightmapscale: int = 16
+    smoothing_groups: int = 0
+    rotation: float = 0.0
+    disp: VmfDisp | None = None
+    vertices: np.ndarray | None = None  # (K, 3) the polygon, world space (not written)
+    brushside: int = -1  # the BRUSHSIDES row it came from (-1: made by the decompiler)
+    _text: tuple[str, str, str] = field(default=("", "", ""), repr=False, compare=False)
+
+
+@dataclass
+class VmfSolid:
+    id: int
+    sides: list[VmfSide]
+    brush: int = -1  # the BRUSHES row it came from (-1: made by the decompiler)
+
+
+@dataclass
+class VmfEntity:
+    id: int
+    pairs: list[tuple[str, str]]  # classname first, then keys in map order
+    connections: list[tuple[str, str]] = field(default_factory=list)
+    solids: list[VmfSolid] = field(default_factory=list)
+    color: str = "220 30 220"
+
+    @property
+    def classname(self) -> str:
+        for k, v in self.pairs:
+            if k.casefold() == "classname":
+                return v
+        return ""
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        folded = key.casefold()
+        for k, v in reversed(self.pairs):
+            if k.casefold() == folded:
+                return v
+        return default
+
+
+@dataclass
+class VmfMap:
+    """A whole VMF: the world entity, the other entities, and the editor blocks."""
+
+    world: VmfEntity
+    entities: list[VmfEntity] = field(default_factory=list)
+    mapversion: int = 1
+    editorversion: int = 400
+    editorbuild: int = 8000
+
+    def iter_solids(self) -> Iterator[VmfSolid]:
+        yield from self.world.solids
+        for entity in self.entities:
+            yield from entity.solids
+
+    # ---- text -------------------------------------------------------------------------
+    def to_text(self) -> str:
+        out: list[str] = []
+        _prepare_sides(list(self.iter_solids()))
+        self._header(out)
+        _entity_block(out, "world", self.world, "0 180 0", editor=False)
+        for entity in self.entities:
+            _entity_block(out, "entity", entity, "0 180 0", editor=True)
+        out += ["cameras\n{\n", '\t"activecamera" "-1"\n', "}\n"]
+        out += ["cordon\n{\n", '\t"mins" "(-1024 -1024 -1024)"\n', '\t"maxs" "(1024 1024 1024)"\n',
+                '\t"active" "0"\n', "}\n"]
+        return "".join(out)
+
+    def _header(self, out: list[str]) -> None:
+        out += ["versioninfo\n{\n", f'\t"editorversion" "{self.editorversion}"\n',
+                f'\t"editorbuild" "{self.editorbuild}"\n', f'\t"mapversion" "{self.mapversion}"\n',
+                '\t"formatversion" "100"\n', '\t"prefab" "0"\n', "}\n"]
+        out += ["visgroups\n{\n}\n"]
+        out += ["viewsettings\n{\n", '\t"bSnapToGrid" "1"\n', '\t"bShowGrid" "1"\n',
+                '\t"bShowLogicalGrid" "0"\n', '\t"nGridSpacing" "64"\n', '\t"bShow3DGrid" "0"\n', "}\n"]
+
+
+def _kv(out: list[str], depth: int, key: str, value: str) -> None:
+    out.append(f"{chr(9) * depth}{_quote(key)} {_quote(value)}\n")
+
+
+def _editor(out: list[str], depth: int, color: str) -> None:
+    tabs = "\t" * depth
+    out.append(f"{tabs}editor\n{tabs}{{\n")
+    _kv(out, depth + 1, "color", color)
+    _kv(out, depth + 1, "visgroupshown", "1")
+    _kv(out, depth + 1, "visgroupautoshown", "1")
+    out.append(f"{tabs}}}\n")
+
+
+def _entity_block(out: list[str], name: str, entity: VmfEntity, solid_color: str, editor: bool) -> None:
+    out.append(f"{name}\n{{\n")
+    _kv(out, 1, "id", str(entity.id))
+    for key, value in entity.pairs:
+        _kv(out, 1, key, value)
+    if entity.connections:
+        out.append("\tconnections\n\t{\n")
+        for key, value in entity.connections:
+            _kv(out, 2, key, value)
+        out.append("\t}\n")
+    for solid in entity.solids:
+        _solid_block(out, solid, solid_color)
+    if editor:
+        _editor(out, 1, entity.color)
+    out.append("}\n")
+
+
+def _solid_block(out: list[str], solid: VmfSolid, color: str) -> None:
+    out.append("\tsolid\n\t{\n")
+    _kv(out, 2, "id", str(solid.id))
+    for side in solid.sides:
+        _side_block(out, side)
+    _editor(out, 2, color)
+    out.append("\t}\n")
+
+
+def _prepare_sides(solids: list[VmfSolid]) -> None:
+    """Format the numbers of every side at once (``side._text``: plane, uaxis, vaxis)."""
+    sides = [side for solid in solids for side in solid.sides]
+    if not sides:
+        return
+    pts = format_many(np.array([s.points for s in sides]).reshape(-1, 9))
+    axes = format_many(np.array([[*s.uaxis[:3], *s.vaxis[:3]] for s in sides]))
+    shifts = format_many(np.array([[s.uaxis[3], s.vaxis[3]] for s in sides]), 4)
+    scales = format_many(np.array([[s.uscale, s.vscale] for s in sides]))
+    for i, side in enumerate(sides):
+        p = pts[9 * i : 9 * i + 9]
+        a = axes[6 * i : 6 * i + 6]
+        side._text = (
+            f"({p[0]} {p[1]} {p[2]}) ({p[3]} {p[4]} {p[5]}) ({p[6]} {p[7]} {p[8]})",
+            f"[{a[0]} {a[1]} {a[2]} {shifts[2 * i]}] {scales[2 * i]}",
+            f"[{a[3]} {a[4]} {a[5]} {shifts[2 * i + 1]}] {scales[2 * i + 1]}",
+        )
+
+
+def _side_block(out: list[str], side: VmfSide) -> None:
+    plane, uaxis, vaxis = side._text
+    t = "\t\t\t"
+    out.append(f'\t\tside\n\t\t{{\n{t}"id" "{side.id}"\n{t}"plane" "{plane}"\n'
+               f'{t}"material" {_quote(side.material)}\n{t}"uaxis" "{uaxis}"\n{t}"vaxis" "{vaxis}"\n'
+               f'{t}"rotation" "{format_number(side.rotation)}"\n{t}"lightmapscale" "{int(side.lightmapscale)}"\n'
+               f'{t}"smoothing_groups" "{int(side.smoothing_groups)}"\n')
+    if side.disp is not None:
+        _disp_block(out, side.disp)
+    out.append("\t\t}\n")
+
+
+def _rows(out: list[str], depth: int, name: str, values: np.ndarray, per_row: int, decimals: int = 6) -> None:
+    tabs = "\t" * depth
+    out.append(f"{tabs}{name}\n{tabs}{{\n")
+    flat = np.asarray(values, np.float64).reshape(-1, per_row)
+    text = format_many(flat, decimals)
+    for r in range(len(flat)):
+        out.append(f'{tabs}\t"row{r}" "{" ".join(text[r * per_row : (r + 1) * per_row])}"\n')
+    out.append(f"{tabs}}}\n")
+
+
+def _disp_block(out: list[str], disp: VmfDisp) -> None:
+    d = 3
+    tabs = "\t" * d
+    w = disp.size
+    out.append(f"{tabs}dispinfo\n{tabs}{{\n")
+    _kv(out, d + 1, "power", str(disp.power))
+    _kv(out, d + 1, "startposition", f"[{format_numbers(disp.start_position)}]")
+    _kv(out, d + 1, "flags", str(int(disp.flags)))
+    _kv(out, d + 1, "elevation", format_number(disp.elevation))
+    _kv(out, d + 1, "subdiv", str(int(disp.subdiv)))
+    _rows(out, d + 1, "normals", disp.normals, 3 * w)
+    _rows(out, d + 1, "distances", disp.distances, w)
+    _rows(out, d + 1, "offsets", disp.offsets, 3 * w)
+    _rows(out, d + 1, "offset_normals", disp.offset_normals, 3 * w)
+    _rows(out, d + 1, "alphas", disp.alphas, w)
+    _rows(out, d + 1, "triangle_tags", np.asarray(disp.triangle_tags, np.int64), 2 * (w - 1), 0)
+    t2 = "\t" * (d + 1)
+    out.append(f"{t2}allowed_verts\n{t2}{{\n")
+    _kv(out, d + 2, "10", " ".join(str(int(v)) for v in np.asarray(disp.allowed_verts).astype(np.int32)))
+    out.append(f"{t2}}}\n")
+    out.append(f"{tabs}}}\n")
