@@ -45,7 +45,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-OPERATIONS = ("open+decode", "save unchanged", "save after decode")
+OPERATIONS = ("open+decode", "save unchanged", "save after decode", "export obj", "export glb", "decompile vmf")
+# Conversions timed from the map file to the output file; a library without one reports "not offered".
+CONVERSIONS = ("export obj", "export glb", "decompile vmf")
 MEMORY = "peak memory"
 MEMORY_TARGET = 2.0  # peak RSS above the interpreter's own, in file sizes
 SPEED_TARGETS = {"srctools": 4.0, "sourcepp": 1.0}  # other / sourcebsp at least this
@@ -76,6 +78,8 @@ class Adapter:
     load: Callable[[Path, bool], Any]
     save: Callable[[Any, Path], None]
     release: Callable[[Any], None] = lambda obj: None
+    # operation -> convert(map path, output path); see CONVERSIONS
+    converts: tuple[tuple[str, Callable[[Path, Path], None]], ...] = ()
 
 
 def _sourcebsp_decode(path: Path) -> str:
@@ -233,6 +237,36 @@ def _sourcepp_save(bsp: Any, out: Path) -> None:
         raise RuntimeError("bake() returned False")
 
 
+def _sourcebsp_obj(path: Path, out: Path) -> None:
+    from sourcebsp.converters.obj import export_obj
+
+    export_obj(path, out.with_suffix(".obj"))
+
+
+def _sourcebsp_glb(path: Path, out: Path) -> None:
+    from sourcebsp.converters.gltf import glb_bytes
+
+    out.with_suffix(".glb").write_bytes(glb_bytes(path))
+
+
+def _sourcebsp_vmf(path: Path, out: Path) -> None:
+    from sourcebsp.converters.vmf import decompile
+
+    decompile(path, out.with_suffix(".vmf"))
+
+
+def _bsp_tool_obj(path: Path, out: Path) -> None:
+    import bsp_tool
+    from bsp_tool.scene import wavefront
+
+    bsp = bsp_tool.load_bsp(str(path))
+    try:
+        models = [bsp.model(i) for i in range(len(bsp.MODELS))]
+        out.with_suffix(".obj").write_text(wavefront.Obj.from_models(models).as_text())
+    finally:
+        _close_file(bsp)
+
+
 def _close(obj: Any) -> None:
     obj.close()
 
@@ -243,11 +277,13 @@ def _close_file(obj: Any) -> None:
 
 LIBRARIES: dict[str, Adapter] = {
     "sourcebsp": Adapter("sourcebsp", "sourcebsp", "sourcebsp", _sourcebsp_decode, _sourcebsp_load,
-                         lambda bsp, out: bsp.save(out), _close),
+                         lambda bsp, out: bsp.save(out), _close,
+                         (("export obj", _sourcebsp_obj), ("export glb", _sourcebsp_glb),
+                          ("decompile vmf", _sourcebsp_vmf))),
     "srctools": Adapter("srctools", "srctools.bsp", "srctools", _srctools_decode, _srctools_load,
                         lambda bsp, out: bsp.save(str(out))),
     "bsp_tool": Adapter("bsp_tool", "bsp_tool", "bsp_tool", _bsp_tool_decode, _bsp_tool_load,
-                        _bsp_tool_save, _close_file),
+                        _bsp_tool_save, _close_file, (("export obj", _bsp_tool_obj),)),
     "sourcepp": Adapter("sourcepp", "sourcepp", "sourcepp", _sourcepp_decode, _sourcepp_load,
                         _sourcepp_save),
 }
@@ -311,7 +347,14 @@ def time_library(adapter: Adapter, path: Path, repeat: int, workdir: Path,
         try:
             # srctools and bsp_tool print while saving; keep the table (and --json) clean
             with contextlib.redirect_stdout(io.StringIO()):
-                if operation == "open+decode":
+                if operation in CONVERSIONS:
+                    convert = dict(adapter.converts).get(operation)
+                    if convert is None:
+                        row["error"] = "not offered"
+                    else:
+                        row["seconds"], row["runs"], _ = best_of(
+                            repeat, lambda _: convert(path, out), budget=budget)
+                elif operation == "open+decode":
                     row["seconds"], row["runs"], row["note"] = best_of(
                         repeat, lambda _: adapter.decode(path), budget=budget)
                 else:
@@ -322,8 +365,9 @@ def time_library(adapter: Adapter, path: Path, repeat: int, workdir: Path,
         except Exception as error:  # a benchmark reports any library failure, never crashes
             row["error"] = _error_text(error)
         finally:
-            if out.exists():
-                out.unlink()
+            for written in (out, *(out.with_suffix(x) for x in (".obj", ".mtl", ".glb", ".vmf"))):
+                if written.exists():
+                    written.unlink()
         rows.append(row)
     return rows
 
