@@ -120,3 +120,19 @@ def test_edit_then_restore_gives_identical_content(corpus_file, tmp_path: Path) 
         for index in range(64):
             assert bytes(a.lump_bytes(index)) == bytes(b.lump_bytes(index)) or index == LumpId.GAME_LUMP
         assert [g.data for g in a.game_lumps] == [g.data for g in b.game_lumps]
+
+
+def test_saved_file_has_ordinary_permissions(corpus_file, tmp_path: Path) -> None:
+    import os
+    import stat
+
+    out = tmp_path / "out.bsp"
+    with sourcebsp.open(corpus_file("tf2_mp_lobby.bsp")) as bsp:
+        bsp.save(out)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask
+    out.chmod(0o640)
+    with sourcebsp.open(corpus_file("tf2_mp_lobby.bsp")) as bsp:
+        bsp.save(out)  # replacing a file keeps its mode
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640

@@ -13,6 +13,15 @@ def atomic_write(target: Path, *chunks: bytes) -> Path:
     """
     handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
+        # mkstemp makes the file private (0600): give it the mode a plain open() would,
+        # or the mode of the file it replaces.
+        if target.exists():
+            mode = target.stat().st_mode & 0o7777
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(temp, mode)
         with os.fdopen(handle, "wb") as stream:
             for chunk in chunks:
                 stream.write(chunk)
