@@ -197,6 +197,14 @@ class BspFile:
                                         f"in variant {self.variant.name}")
         return codec.decode(data, self._context(index))
 
+    def find_lump(self, key: LumpKey) -> Any:
+        """The decoded lump, or None when the map has none or keeps it raw."""
+        index = _lump_index(key)
+        if not self.header.lumps[index].filelen and index not in self._decoded:
+            return None
+        value = self.get_lump(index)
+        return None if isinstance(value, RawLump) else value
+
     def set_lump(self, key: LumpKey, value: Any) -> None:
         """Give a lump a new decoded value; it is encoded when the map is saved."""
         index = _lump_index(key)

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..lump_ids import LumpId
 from ..model.brushes import CONTENTS
+from ..model.geometry import texture_names
 
 __all__ = [
     "SURF_SKY2D", "SURF_SKY", "SURF_TRIGGER", "SURF_NODRAW", "SURF_HINT", "SURF_SKIP",
@@ -158,28 +159,12 @@ def tool_name(category: str, game: str = "default") -> str:
 
 
 def _lump(bsp: Any, lump: LumpId) -> Any:
-    from ..codecs.base import RawLump
-
-    if not bsp.entry(lump).filelen and not bsp.is_loaded(lump):
-        return None
-    value = bsp.get_lump(lump)
-    return None if isinstance(value, RawLump) else value
+    return bsp.find_lump(lump)
 
 
 def material_names(bsp: Any) -> list[str]:
     """The cleaned material name of every texdata entry (``""`` when missing)."""
-    texdata = _lump(bsp, LumpId.TEXDATA)
-    table = _lump(bsp, LumpId.TEXDATA_STRING_TABLE)
-    strings = _lump(bsp, LumpId.TEXDATA_STRING_DATA)
-    if texdata is None:
-        return []
-    out = []
-    for sid in texdata["name_string_table_id"].tolist():
-        try:
-            out.append(clean_material_name(strings.at(int(table[sid]))))
-        except (IndexError, KeyError, TypeError):
-            out.append("")
-    return out
+    return [clean_material_name(name) for name in texture_names(bsp)]
 
 
 def side_materials(texinfo_index: np.ndarray, contents: np.ndarray, bsp: Any,

@@ -42,7 +42,6 @@ from typing import Any, Iterable, Literal, Sequence
 
 import numpy as np
 
-from ..codecs.base import RawLump
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
 
@@ -78,10 +77,7 @@ ModelSelection = Literal["world", "all"] | Sequence[int]
 # ---- lumps ------------------------------------------------------------------------
 def _lump(bsp: Any, lump: LumpId) -> Any:
     """A decoded lump, or None when it is absent or kept raw."""
-    if not bsp.entry(lump).filelen:
-        return None
-    value = bsp.get_lump(lump)
-    return None if isinstance(value, RawLump) else value
+    return bsp.find_lump(lump)
 
 
 def _need(bsp: Any, lump: LumpId) -> Any:
