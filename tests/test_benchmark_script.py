@@ -76,14 +76,17 @@ def test_missing_and_failing_libraries_are_reported(bench: ModuleType, small_map
 
     missing = bench.Adapter("missing", "no_such_module_for_bench", "no-such-dist",
                             broken, broken, broken)
-    failing = bench.Adapter("failing", "json", "no-such-dist", broken, broken, broken)
+    failing = bench.Adapter("failing", "json", "no-such-dist", broken, broken, broken,
+                            converts=(("export obj", lambda path, out: broken(path)),))
     monkeypatch.setattr(bench, "LIBRARIES", {"sourcebsp": bench.LIBRARIES["sourcebsp"],
                                              "missing": missing, "failing": failing})
     rows = bench.main(["--map", str(small_map), "--repeat", "1"])
     by = {(r["library"], r["operation"]): r for r in rows}
     for operation in bench.OPERATIONS:
         assert by[("missing", operation)]["error"] == "not installed"
-        assert by[("failing", operation)]["error"] == "ValueError: cannot read this map"
+        offered = operation not in bench.CONVERSIONS or operation == "export obj"
+        expected = "ValueError: cannot read this map" if offered else "not offered"
+        assert by[("failing", operation)]["error"] == expected
         assert by[("failing", operation)]["seconds"] is None
         assert by[("sourcebsp", operation)]["seconds"] > 0
     out = capsys.readouterr().out
