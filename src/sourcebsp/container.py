@@ -205,6 +205,18 @@ class BspFile:
         value = self.get_lump(index)
         return None if isinstance(value, RawLump) else value
 
+    def require_lump(self, key: LumpKey, purpose: str) -> Any:
+        """The decoded lump, None when the map has none; a lump kept raw raises,
+        naming ``purpose`` (what needed it)."""
+        index = _lump_index(key)
+        if not self.header.lumps[index].filelen and index not in self._decoded:
+            return None
+        value = self.get_lump(index)
+        if isinstance(value, RawLump):
+            raise BspFormatError(f"cannot {purpose}: {value.reason}", lump=lump_name(index, self.version),
+                                 offset=self.header.lumps[index].fileofs)
+        return value
+
     def set_lump(self, key: LumpKey, value: Any) -> None:
         """Give a lump a new decoded value; it is encoded when the map is saved."""
         index = _lump_index(key)

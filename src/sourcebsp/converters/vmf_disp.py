@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from ..codecs.base import RawLump
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
 from .vmf_writer import VmfDisp
@@ -62,13 +61,7 @@ class DispFace:
 
 
 def _lump(bsp: Any, lump: LumpId) -> Any:
-    if not bsp.entry(lump).filelen and not bsp.is_loaded(lump):
-        return None
-    value = bsp.get_lump(lump)
-    if isinstance(value, RawLump):
-        raise BspFormatError(f"cannot decompile displacements: {value.reason}", lump=lump.name,
-                             offset=bsp.entry(lump).fileofs)
-    return value
+    return bsp.require_lump(lump, "decompile displacements")
 
 
 def displacement_faces(bsp: Any, faces: np.ndarray, face_points: np.ndarray,

@@ -41,7 +41,6 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ..codecs.base import RawLump
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
 
@@ -74,13 +73,7 @@ CONTENTS = {
 
 # ---- lumps ------------------------------------------------------------------------
 def _lump(bsp: Any, lump: LumpId) -> Any:
-    if not bsp.entry(lump).filelen and not bsp.is_loaded(lump):
-        return None
-    value = bsp.get_lump(lump)
-    if isinstance(value, RawLump):
-        raise BspFormatError(f"cannot build brushes: {value.reason}", lump=lump.name,
-                             offset=bsp.entry(lump).fileofs)
-    return value
+    return bsp.require_lump(lump, "build brushes")
 
 
 def _check(index: np.ndarray, size: int, what: str, bsp: Any, lump: LumpId) -> None:
