@@ -1,0 +1,510 @@
+"""Every file a map needs: the whole dependency graph, walked from the map.
+
+Roots (what the map itself names): the TEXDATA materials (world, displacement,
+overlay and water materials, the pakfile's patched cubemap materials among
+them), the static and detail prop models, the detail sprite material, the
+skybox's six faces (and their HDR variants when shipped), every entity key
+that names an asset (typed by srctools' FGD database, value patterns for the
+rest), and the files the engine loads by the map's name (navigation mesh,
+``maps/<map>.res``, soundscapes, particle manifest, level sounds, radar
+overview, ...).
+
+Then each found file is opened and what it names is added in turn:
+materials give textures, ``include``\\ d materials and material parameters;
+models give ``.vvd``/``.vtx``/``.phy``/``.ani``, included models, gibs and the
+material of every skin through ``cdmaterials``; soundscripts, soundscapes and
+particle files give wave files and materials.
+
+A *required* file that no search path has is ``missing``; *optional* ones
+(``.dx80.vtx``, ``.phy``, HDR sky faces, the files loaded by map name, ...) are
+listed only when found.
+
+JSON form (:meth:`DependencyGraph.to_json`, stable): ``{"map", "search_paths":
+[{kind, path, stock, keys}], "unresolved_search_paths": [...], "summary":
+{"total", "pakfile", "folder", "vpk", "missing"}, "dependencies": [{"path",
+"kind", "optional", "found": null | {where, source, name, stock},
+"referenced_by": [{"lump", "index"} | {"entity", "classname", "key"} |
+{"asset", "via"} | {"map", "via"}]}]}``, dependencies sorted by path.
+"""
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..errors import BspError
+from ..lump_ids import LumpId
+from ..model.geometry import texture_names
+from .entitydb import asset_kind
+from .gamefs import GameFS, Location, fold, parse_keyvalues
+from .materials import material_refs
+from .models import model_refs
+from .particles import particle_systems
+from .sounds import manifest_files, sound_file, soundscape_entries, soundscript_entries
+
+__all__ = ["Dependency", "DependencyGraph", "map_dependencies", "SKY_SIDES"]
+
+SKY_SIDES = ("rt", "lf", "bk", "ft", "up", "dn")
+# vtx variants: dx90 is what current engines load; the others are kept when shipped.
+_OPTIONAL_VTX = (".dx80.vtx", ".sw.vtx", ".vtx", ".xbox.vtx", ".360.vtx")
+Ref = dict[str, Any]
+
+
+def _ref_text(ref: Ref) -> str:
+    if "lump" in ref:
+        return f"{ref['lump']}[{ref['index']}]"
+    if "entity" in ref:
+        return f"entity {ref['entity']} {ref['classname']}.{ref['key']}"
+    if "asset" in ref:
+        return f"{ref['asset']} {ref['via']}"
+    return f"map {ref['via']}"
+
+
+@dataclass
+class Dependency:
+    """One file the map needs."""
+
+    path: str  # lower case, forward slashes, relative to the game folder
+    kind: str
+    optional: bool
+    location: Location | None = None
+    referenced_by: list[Ref] = field(default_factory=list)
+
+    @property
+    def where(self) -> str:
+        """``"pakfile"``, ``"folder"``, ``"vpk"`` or ``"missing"``."""
+        return self.location.where if self.location is not None else "missing"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "kind": self.kind, "optional": self.optional,
+            "found": self.location.to_json() if self.location is not None else None,
+            "referenced_by": self.referenced_by,
+        }
+
+    def references_text(self, limit: int = 2) -> str:
+        texts = [_ref_text(r) for r in self.referenced_by[:limit]]
+        more = len(self.referenced_by) - limit
+        return "; ".join(texts) + (f" (+{more})" if more > 0 else "")
+
+
+@dataclass
+class DependencyGraph:
+    """The files a map needs, keyed by folded path."""
+
+    map_name: str
+    fs: GameFS
+    deps: dict[str, Dependency] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # files found but unreadable
+
+    def __iter__(self) -> Any:
+        return iter(sorted(self.deps.values(), key=lambda d: d.path))
+
+    def __len__(self) -> int:
+        return len(self.deps)
+
+    def get(self, path: str) -> Dependency | None:
+        return self.deps.get(fold(path))
+
+    def missing(self) -> list[Dependency]:
+        return [d for d in self if d.location is None]
+
+    def summary(self) -> dict[str, int]:
+        counts = {"total": len(self.deps), "pakfile": 0, "folder": 0, "vpk": 0, "missing": 0}
+        for dep in self.deps.values():
+            counts[dep.where] += 1
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "map": self.map_name,
+            "search_paths": [p.to_json() for p in self.fs.paths],
+            "unresolved_search_paths": list(self.fs.unresolved),
+            "summary": self.summary(),
+            "dependencies": [d.to_json() for d in self],
+        }
+
+
+class _Walker:
+    def __init__(self, bsp: Any, fs: GameFS, map_name: str) -> None:
+        self.bsp = bsp
+        self.fs = fs
+        self.graph = DependencyGraph(map_name, fs)
+        self.queue: deque[Dependency] = deque()
+        self._soundscripts: dict[str, tuple[str, list[str]]] | None = None
+        self._soundscapes: dict[str, tuple[str, list[str]]] | None = None
+        self._particles: dict[str, tuple[str, list[str]]] | None = None
+        self._map_pcfs: list[str] = []
+
+    # ---- bookkeeping ----------------------------------------------------------------
+    def add(self, path: str, kind: str, ref: Ref, *, optional: bool = False) -> Dependency | None:
+        key = fold(path)
+        if not key:
+            return None
+        dep = self.graph.deps.get(key)
+        if dep is None:
+            location = self.fs.find(key)
+            if location is None and optional:
+                return None
+            dep = Dependency(key, kind, optional, location)
+            self.graph.deps[key] = dep
+            self.queue.append(dep)
+        elif dep.optional and not optional:
+            dep.optional = False
+        if ref not in dep.referenced_by:
+            dep.referenced_by.append(ref)
+        return dep
+
+    def read_text(self, dep: Dependency) -> str | None:
+        if dep.location is None:
+            return None
+        try:
+            return self.fs.read(dep.location).decode("utf-8", errors="replace")
+        except (OSError, BspError) as exc:
+            self.graph.problems.append(f"{dep.path}: {exc}")
+            return None
+
+    # ---- roots ----------------------------------------------------------------------
+    def roots(self) -> None:
+        bsp = self.bsp
+        for index, name in enumerate(texture_names(bsp)):
+            if name:
+                self.add(_material_path(name), "material", {"lump": "TEXDATA", "index": index})
+        if bsp.entry(LumpId.GAME_LUMP).filelen:
+            for index, name in enumerate(bsp.static_props.names):
+                if name:
+                    self.add(name, "model", {"lump": "sprp", "index": index})
+            detail = bsp.detail_props
+            if detail is not None:
+                for index, name in enumerate(detail.names):
+                    if name:
+                        self.add(name, "model", {"lump": "dprp", "index": index})
+        name = self.graph.map_name.lower()
+        cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
+        if cubemaps is not None and len(cubemaps):
+            # vbsp -buildcubemaps writes one texture per env_cubemap into the pakfile (checked by ``check``).
+            for index, origin in enumerate(cubemaps["origin"].tolist()):
+                stem = f"materials/maps/{name}/c{origin[0]}_{origin[1]}_{origin[2]}"
+                ref = {"lump": "CUBEMAPS", "index": index}
+                self.add(stem + ".vtf", "cubemap", ref, optional=True)
+                self.add(stem + ".hdr.vtf", "cubemap", ref, optional=True)
+            for stem in ("cubemapdefault", "cubemapdefault.hdr"):
+                self.add(f"materials/maps/{name}/{stem}.vtf", "cubemap", {"lump": "CUBEMAPS", "index": -1},
+                         optional=True)
+        for pak_name in self.fs.pakfile_names():
+            # Per-vertex static prop lighting (vrad -staticproplighting), loaded by prop index.
+            if pak_name.startswith(("sp_", "sp_hdr_")) and pak_name.endswith(".vhv"):
+                self.add(pak_name, "prop-lighting", {"lump": "sprp", "index": _prop_index(pak_name)}, optional=True)
+        entities = bsp.require_lump(LumpId.ENTITIES, "list the assets entities name")
+        for index, entity in enumerate(entities or ()):
+            self.entity(index, entity, bool(bsp.detail_props is not None and len(bsp.detail_props)))
+        self.map_files()
+
+    def entity(self, index: int, entity: Any, has_detail: bool) -> None:
+        classname = (entity.classname or "").lower()
+        for key, value in entity.items():
+            value = value.strip()
+            if not value:
+                continue
+            ref = {"entity": index, "classname": classname, "key": key}
+            lowered = key.lower()
+            if classname == "worldspawn":
+                if lowered == "skyname":
+                    self.skybox(value, ref)
+                    continue
+                if lowered == "detailmaterial":
+                    self.add(_material_path(value), "material", ref)
+                    continue
+                if lowered == "detailvbsp":
+                    self.add(value, "detail-vbsp", ref, optional=True)
+                    continue
+            kind = asset_kind(classname, key, value)
+            if kind is not None:
+                self.entity_value(kind, value, ref)
+        if classname == "worldspawn" and has_detail and "detailmaterial" not in entity:
+            self.add("materials/detail/detailsprites.vmt", "material",
+                     {"entity": index, "classname": classname, "key": "detailmaterial (default)"})
+
+    def entity_value(self, kind: str, value: str, ref: Ref) -> None:
+        if kind == "model":
+            if not value.startswith("*"):  # brush models live in the map
+                self.add(value, "model", ref) if value.lower().endswith(".mdl") else None
+        elif kind in ("material", "decal", "sprite"):
+            self.add(_material_path(value), kind, ref)
+        elif kind == "sound":
+            self.sound(value, ref)
+        elif kind == "particle-system":
+            self.particle_system(value, ref)
+        elif kind == "vscript":
+            for script in value.replace(",", " ").split():
+                path = script if script.lower().startswith("scripts/vscripts/") else "scripts/vscripts/" + script
+                if "." not in path.rsplit("/", 1)[-1]:
+                    path += ".nut"
+                self.add(path, "vscript", ref)
+        elif kind == "scene":
+            # Scenes usually live compiled in scenes/scenes.image: a loose file is optional.
+            self.add(value, "scene", ref, optional=True)
+        elif kind == "soundscape":
+            self.soundscape(value, ref)
+        elif kind == "particle-file":
+            self.add(value, "particle-file", ref)
+
+    def skybox(self, sky: str, ref: Ref) -> None:
+        for side in SKY_SIDES:
+            self.add(f"materials/skybox/{sky}{side}.vmt", "skybox", ref)
+            self.add(f"materials/skybox/{sky}_hdr{side}.vmt", "skybox", ref, optional=True)
+
+    def map_files(self) -> None:
+        name = self.graph.map_name.lower()
+        ref: Ref = {"map": name, "via": "map name"}
+        for path, kind in (
+            (f"maps/{name}.nav", "nav"), (f"maps/{name}.res", "map-res"), (f"maps/{name}.txt", "map-info"),
+            (f"maps/cfg/{name}.cfg", "config"), (f"maps/{name}_commentary.txt", "commentary"),
+            (f"maps/{name}_level_sounds.txt", "soundscript"), (f"scripts/soundscapes_{name}.txt", "soundscape-file"),
+            (f"particles/{name}_manifest.txt", "particle-manifest"), (f"maps/{name}_particles.txt", "particle-manifest"),
+            (f"resource/overviews/{name}.txt", "overview"), (f"maps/{name}_camera.txt", "config"),
+        ):
+            self.add(path, kind, ref, optional=True)
+
+    # ---- names resolved through scripts ---------------------------------------------
+    def _index(self, manifest: str, parse: Any, extra: Iterable[str] = ()) -> dict[str, tuple[str, list[str]]]:
+        """{entry: (file, files it names)} over the files a manifest lists, plus ``extra`` files."""
+        index: dict[str, tuple[str, list[str]]] = {}
+        files = list(extra)
+        text = self.fs.read_text(manifest)
+        if text is not None:
+            try:
+                files += manifest_files(text, manifest)
+            except BspError as exc:
+                self.graph.problems.append(str(exc))
+        for path in files:
+            location = self.fs.find(path)
+            if location is None:
+                continue
+            try:
+                data = self.fs.read(location)
+                entries = parse(data, path)
+            except BspError as exc:
+                self.graph.problems.append(str(exc))
+                continue
+            for entry, found in entries.items():
+                index.setdefault(entry, (fold(path), found))
+        return index
+
+    def sound(self, value: str, ref: Ref) -> None:
+        bare = value.lstrip("*#@><^)}$!?&~`+%(")
+        if bare.lower().endswith((".wav", ".mp3", ".ogg")):
+            self.add(sound_file(value), "sound", ref)
+            return
+        if self._soundscripts is None:
+            level = f"maps/{self.graph.map_name.lower()}_level_sounds.txt"
+            self._soundscripts = self._index(
+                "scripts/game_sounds_manifest.txt",
+                lambda data, path: soundscript_entries(data.decode("utf-8", "replace"), path), [level])
+        entry = self._soundscripts.get(value.lower())
+        if entry is None:
+            self.add_unresolved(value, "soundscript-entry", ref)
+            return
+        script, waves = entry
+        self.add(script, "soundscript", ref)
+        for wave in waves:
+            self.add(wave, "sound", {"asset": script, "via": value})
+
+    def soundscape(self, value: str, ref: Ref) -> None:
+        if self._soundscapes is None:
+            own = f"scripts/soundscapes_{self.graph.map_name.lower()}.txt"
+            self._soundscapes = self._index(
+                "scripts/soundscapes_manifest.txt",
+                lambda data, path: soundscape_entries(data.decode("utf-8", "replace"), path), [own])
+        entry = self._soundscapes.get(value.lower())
+        if entry is None:
+            self.add_unresolved(value, "soundscape", ref)
+            return
+        script, waves = entry
+        self.add(script, "soundscape-file", ref)
+        for wave in waves:
+            self.add(wave, "sound", {"asset": script, "via": value})
+
+    def particle_system(self, value: str, ref: Ref) -> None:
+        if self._particles is None:
+            self._particles = self._index("particles/particles_manifest.txt", particle_systems, self._map_pcfs)
+        entry = self._particles.get(value.lower())
+        if entry is None:
+            self.add_unresolved(value, "particle-system", ref)
+            return
+        pcf, files = entry
+        self.add(pcf, "particle-file", ref)
+        for path in files:
+            self.add(path, "material" if path.endswith(".vmt") else "model", {"asset": pcf, "via": value})
+
+    def add_unresolved(self, name: str, kind: str, ref: Ref) -> None:
+        """A name no script defines: listed as missing under ``<kind>:<name>`` (not a file)."""
+        key = f"{kind}:{name.lower()}"
+        dep = self.graph.deps.get(key)
+        if dep is None:
+            dep = self.graph.deps[key] = Dependency(key, kind, False, None)
+        if ref not in dep.referenced_by:
+            dep.referenced_by.append(ref)
+
+    # ---- expanding found files ------------------------------------------------------
+    def expand(self, dep: Dependency) -> None:
+        if dep.location is None:
+            return
+        path = dep.path
+        if path.endswith(".vmt"):
+            self.expand_material(dep)
+        elif path.endswith(".mdl"):
+            self.expand_model(dep)
+        elif dep.kind == "particle-manifest":
+            text = self.read_text(dep)
+            if text is not None:
+                try:
+                    pcfs = manifest_files(text, path)
+                except BspError as exc:
+                    self.graph.problems.append(str(exc))
+                    return
+                for pcf in pcfs:
+                    self._map_pcfs.append(pcf)
+                    self.add(pcf, "particle-file", {"asset": path, "via": "manifest"})
+        elif path.endswith(".pcf") and dep.location is not None and not dep.location.stock:
+            # The map's own particle files: everything they draw goes with them.
+            try:
+                systems = particle_systems(self.fs.read(dep.location), path)
+            except BspError as exc:
+                self.graph.problems.append(str(exc))
+                return
+            for system, files in systems.items():
+                for file in files:
+                    self.add(file, "material" if file.endswith(".vmt") else "model", {"asset": path, "via": system})
+        elif dep.kind == "soundscape-file" and any(r.get("via") == "map name" for r in dep.referenced_by):
+            text = self.read_text(dep)
+            if text is not None:
+                try:
+                    scapes = soundscape_entries(text, path)
+                except BspError as exc:
+                    self.graph.problems.append(str(exc))
+                    return
+                for name, waves in scapes.items():
+                    for wave in waves:
+                        self.add(wave, "sound", {"asset": path, "via": name})
+        elif dep.kind in ("overview", "map-res"):
+            self.expand_keyvalue_files(dep)
+
+    def expand_keyvalue_files(self, dep: Dependency) -> None:
+        text = self.read_text(dep)
+        if text is None:
+            return
+        try:
+            root = parse_keyvalues(text, dep.path)
+        except BspError as exc:
+            self.graph.problems.append(str(exc))
+            return
+        for block in root:
+            for child in block if block.has_children() else ():
+                if child.has_children():
+                    continue
+                if dep.kind == "overview" and child.name.lower() == "material":
+                    self.add(_material_path(child.value), "material", {"asset": dep.path, "via": "material"})
+                    self.add(_material_path(child.value + "_spectate"), "material",
+                             {"asset": dep.path, "via": "material"}, optional=True)
+                elif dep.kind == "map-res":
+                    self.add(child.name, "file", {"asset": dep.path, "via": "resource list"})
+
+    def expand_material(self, dep: Dependency) -> None:
+        text = self.read_text(dep)
+        if text is None:
+            return
+        try:
+            refs = material_refs(text, dep.path)
+        except BspError as exc:
+            self.graph.problems.append(str(exc))
+            return
+        if refs.include:
+            self.add(refs.include if refs.include.lower().startswith("materials/") else _material_path(refs.include),
+                     "material", {"asset": dep.path, "via": "include"})
+        for param, value in refs.textures:
+            ref = {"asset": dep.path, "via": param}
+            self.add(_texture_path(value), "texture", ref)
+            if param == "$envmap":
+                # Built cubemaps come with an HDR twin in HDR maps.
+                self.add(_texture_path(value + ".hdr"), "texture", ref, optional=True)
+        for param, value in refs.materials:
+            self.add(_material_path(value), "material", {"asset": dep.path, "via": param})
+
+    def expand_model(self, dep: Dependency) -> None:
+        assert dep.location is not None
+        stem = dep.path[: -len(".mdl")]
+        try:
+            mdl = self.fs.read(dep.location)
+            phy_location = self.fs.find(stem + ".phy")
+            phy = self.fs.read(phy_location) if phy_location is not None else None
+            refs = model_refs(dep.path, mdl, phy)
+        except (BspError, OSError) as exc:
+            self.graph.problems.append(f"{dep.path}: {exc}")
+            return
+        ref: Ref = {"asset": dep.path, "via": "model files"}
+        self.add(stem + ".vvd", "model-vertices", ref, optional=not refs.has_mesh)
+        # The engine needs one mesh file: dx90 today, dx80/sw on old or low-end paths.
+        vtx_found = [self.add(stem + ext, "model-mesh", ref, optional=True) for ext in (".dx90.vtx",) + _OPTIONAL_VTX]
+        if refs.has_mesh and not any(vtx_found):
+            self.add(stem + ".dx90.vtx", "model-mesh", ref)
+        self.add(stem + ".phy", "model-physics", ref, optional=True)
+        self.add(stem + ".ani", "model-animation", ref, optional=True)
+        for included in refs.included:
+            self.add(included, "model", {"asset": dep.path, "via": "$includemodel"})
+        for gib in refs.gibs:
+            self.add(gib, "model", {"asset": dep.path, "via": "break model"})
+        folders = refs.cdmaterials or [""]
+        for texture in refs.textures:
+            candidates = [_material_path(f"{folder}{texture}") for folder in folders]
+            found = next((c for c in candidates if self.fs.find(c) is not None), candidates[0])
+            self.add(found, "material", {"asset": dep.path, "via": "skin"})
+
+    def walk(self) -> DependencyGraph:
+        self.roots()
+        while self.queue:
+            self.expand(self.queue.popleft())
+        return self.graph
+
+
+def _prop_index(name: str) -> int:
+    digits = name.rsplit("_", 1)[-1].split(".", 1)[0]
+    return int(digits) if digits.isdigit() else -1
+
+
+def _material_path(name: str) -> str:
+    path = fold(name)
+    if not path.startswith("materials/"):
+        path = "materials/" + path
+    if path.endswith(".spr"):
+        path = path[:-4]
+    return path if path.endswith(".vmt") else path + ".vmt"
+
+
+def _texture_path(name: str) -> str:
+    path = fold(name)
+    if not path.startswith("materials/"):
+        path = "materials/" + path
+    return path if path.endswith(".vtf") else path + ".vtf"
+
+
+def map_dependencies(bsp: Any, fs: GameFS | None = None, *, map_name: str | None = None) -> DependencyGraph:
+    """Every file the map needs, found through ``fs`` (and the map's own pakfile).
+
+    Parameters
+    ----------
+    bsp
+        An open :class:`~sourcebsp.BspFile`.
+    fs
+        The mounted game; None looks only in the pakfile.
+    map_name
+        The name the engine knows the map by (default: the file name without ``.bsp``).
+    """
+    fs = fs if fs is not None else GameFS()
+    if map_name is None:
+        map_name = Path(bsp.path).stem if bsp.path is not None else "map"
+    pak = bsp.require_lump(LumpId.PAKFILE, "look for files in the pakfile")
+    fs.attach_pakfile(pak, os.fspath(bsp.path) if bsp.path is not None else map_name)
+    return _Walker(bsp, fs, map_name).walk()

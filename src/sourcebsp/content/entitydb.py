@@ -1,0 +1,50 @@
+"""Which entity keys name assets: srctools' FGD entity database, with value
+patterns for classes and keys it does not know.  The one module that reads the
+entity database: swap it here."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+__all__ = ["asset_kind", "ASSET_KINDS"]
+
+#: FGD value type -> dependency kind.
+ASSET_KINDS = {
+    "studio": "model", "sprite": "sprite", "sound": "sound", "particlesystem": "particle-system",
+    "scene": "scene", "scriptlist": "vscript", "script": "vscript", "decal": "decal",
+    "material": "material", "texture": "material", "soundscape": "soundscape",
+}
+# Value patterns for keys the database does not type: file extension -> kind.
+_EXTENSIONS = {".mdl": "model", ".vmt": "material", ".spr": "sprite", ".wav": "sound", ".mp3": "sound",
+               ".ogg": "sound", ".pcf": "particle-file", ".nut": "vscript", ".vcd": "scene"}
+# Keys every class has that never name files, skipped before any look-up.
+_NEVER = frozenset({"classname", "targetname", "origin", "angles", "spawnflags", "hammerid", "parentname",
+                    "target", "rendercolor", "renderamt", "rendermode", "renderfx", "_light", "_lighthdr"})
+
+
+@lru_cache(maxsize=None)
+def _fgd_kind(classname: str, key: str) -> str | None:
+    try:
+        from srctools.fgd import EntityDef
+    except ImportError:  # pragma: no cover - depends on the install
+        return None
+    try:
+        entity = EntityDef.engine_def(classname)
+        value_type = entity.kv[key].type
+    except KeyError:
+        return None
+    return ASSET_KINDS.get(value_type.value, "")
+
+
+def asset_kind(classname: str, key: str, value: str) -> str | None:
+    """The kind of asset the key names (``"model"``, ``"sound"``, ...), or None when it names none."""
+    key = key.lower()
+    if key in _NEVER or not value or key.startswith("on"):
+        return None
+    kind = _fgd_kind(classname.lower(), key)
+    if kind:
+        return kind
+    lowered = value.lower()
+    for ext, pattern_kind in _EXTENSIONS.items():
+        if lowered.endswith(ext):
+            return pattern_kind
+    return None

@@ -1,0 +1,71 @@
+"""Model (MDL) references, read through srctools' ``srctools.mdl``.
+
+The one module that parses MDL files: swap it here.  srctools reads the
+header, the texture and skin-family tables, ``cdmaterials``, included
+models and the key values of the ``.mdl`` and of its ``.phy``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from ..errors import BspError
+
+__all__ = ["ModelRefs", "model_refs"]
+
+
+@dataclass
+class ModelRefs:
+    """What one model names."""
+
+    has_mesh: bool  # vertices to draw: the .vvd and .vtx files are needed
+    materials: list[str] = field(default_factory=list)  # candidate folders tried per texture, see ``textures``
+    textures: list[str] = field(default_factory=list)  # every texture of every skin family
+    cdmaterials: list[str] = field(default_factory=list)
+    included: list[str] = field(default_factory=list)  # included models (animation sets)
+    gibs: list[str] = field(default_factory=list)  # break models from the key values
+
+
+def _walk(kv: Any, inside_break: bool = False) -> Iterator[str]:
+    """Model names in ``break`` blocks of model key values (``$collisiontext`` / ``prop_data``)."""
+    for child in kv:
+        name = child.name.lower()
+        if child.has_children():
+            yield from _walk(child, inside_break or name == "break")
+        elif (inside_break and name == "model") or (name == "model" and child.value.lower().endswith(".mdl")):
+            value = child.value.replace("\\", "/").strip("/")
+            if not value.lower().startswith("models/"):
+                value = "models/" + value
+            if not value.lower().endswith(".mdl"):
+                value += ".mdl"
+            yield value
+
+
+def model_refs(name: str, mdl: bytes, phy: bytes | None = None) -> ModelRefs:
+    """The references of the model ``name`` (its ``.mdl`` bytes, and its ``.phy`` when there is one)."""
+    try:
+        from srctools.filesys import VirtualFileSystem
+        from srctools.keyvalues import Keyvalues
+        from srctools.mdl import Model
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise BspError("reading models needs srctools: pip install 'sourcebsp[deps]'") from exc
+    files: dict[str, bytes] = {"model.mdl": mdl}
+    if phy is not None:
+        files["model.phy"] = phy
+    system = VirtualFileSystem(files)
+    try:
+        model = Model(system, system["model.mdl"])
+    except Exception as exc:  # truncated or foreign files raise struct/Value errors inside srctools
+        raise BspError(f"cannot read the model {name}: {exc}") from exc
+    refs = ModelRefs(has_mesh=model.total_verts > 0)
+    refs.cdmaterials = list(model.cdmaterials)
+    refs.textures = sorted({tex for family in model.skins for tex in family if tex})
+    refs.included = [inc.filename.replace("\\", "/") for inc in model.included_models if inc.filename]
+    gibs = list(_walk(model.phys_keyvalues))
+    if model.keyvalues.strip():
+        try:
+            gibs += _walk(Keyvalues.parse(model.keyvalues, name + ":keyvalues", allow_escapes=False))
+        except Exception:  # broken key values in a model: no gibs to find there
+            pass
+    refs.gibs = sorted(set(gibs))
+    return refs

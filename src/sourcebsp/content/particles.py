@@ -1,0 +1,40 @@
+"""Particle files (PCF), read through srctools' ``srctools.particles``.
+
+The one module that parses PCF files: swap it here.
+"""
+from __future__ import annotations
+
+import io
+
+from ..errors import BspError
+
+__all__ = ["particle_systems"]
+
+
+def particle_systems(data: bytes, name: str = "") -> dict[str, list[str]]:
+    """{system name (lower case): materials (``.vmt`` paths under ``materials/``) and
+    models (``models/...mdl``) it draws} of one PCF file."""
+    try:
+        from srctools.particles import Particle
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise BspError("reading particles needs srctools: pip install 'sourcebsp[deps]'") from exc
+    try:
+        systems = Particle.parse(io.BytesIO(data))
+    except Exception as exc:  # srctools' DMX reader raises ValueError/KeyError/struct.error
+        raise BspError(f"cannot parse the particle file {name}: {exc}") from exc
+    result: dict[str, list[str]] = {}
+    for key, system in systems.items():
+        files: list[str] = []
+        material = system.options.get("material")
+        if material is not None and material.val_str:
+            path = material.val_str.replace("\\", "/")
+            files.append(path if path.lower().startswith("materials/") else "materials/" + path)
+        for op in system.renderers + system.initializers + system.operators:
+            for attr in op.options.values():
+                try:
+                    values = list(attr.iter_str()) if attr.is_array else [attr.val_str]
+                except (ValueError, TypeError):  # not a string attribute
+                    continue
+                files += [v.replace("\\", "/") for v in values if v.lower().endswith(".mdl")]
+        result[key.lower()] = files
+    return result
