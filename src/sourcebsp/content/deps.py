@@ -300,9 +300,13 @@ class _Walker:
             return
         if self._soundscripts is None:
             level = f"maps/{self.graph.map_name.lower()}_level_sounds.txt"
+            extra = [level]
+            if self.fs.find("scripts/game_sounds_manifest.txt") is None:
+                # No manifest mounted (a mod without its base game): the soundscripts it ships.
+                extra += [n for n in self.fs.names_under("scripts", ".txt") if n.startswith("scripts/game_sounds")]
             self._soundscripts = self._index(
                 "scripts/game_sounds_manifest.txt",
-                lambda data, path: soundscript_entries(data.decode("utf-8", "replace"), path), [level])
+                lambda data, path: soundscript_entries(data.decode("utf-8", "replace"), path), extra)
         entry = self._soundscripts.get(value.lower())
         if entry is None:
             self.add_unresolved(value, "soundscript-entry", ref)

@@ -285,6 +285,14 @@ class GameFS:
         """Where ``name`` is found in the search paths, ignoring the pakfile."""
         return self.find(name, pakfile=False)
 
+    def names_under(self, folder: str, suffix: str = "") -> list[str]:
+        """Folded names of every file directly or deeper under ``folder`` ending in ``suffix``, in any search path."""
+        prefix = fold(folder) + "/"
+        found = {n for n in self._pak_names if n.startswith(prefix) and n.endswith(suffix)}
+        for path in self.paths:
+            found.update(n for n in path.names() if n.startswith(prefix) and n.endswith(suffix))
+        return sorted(found)
+
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.find(name) is not None
 

@@ -1,0 +1,98 @@
+"""``sourcebsp check MAP|DIR [--game DIR] [--json] [--select RULES] [--ignore RULES] [--fail-on LEVEL]``:
+lint maps for what breaks them when shipped.
+
+Exit code: 0 when no finding reaches ``--fail-on`` (default: error), 1 when
+one does (or on bad input), 2 on bad usage.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from .. import open_bsp
+from ..errors import BspError
+from . import _common
+from .deps import add_mount_arguments, mount_from
+
+_LEVEL = {"error": 0, "warning": 1, "info": 2}
+
+
+def _split(values: Sequence[str]) -> list[str]:
+    return [part for value in values for part in value.split(",") if part.strip()]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = _common.parser("check", "Check maps for shipping problems (missing assets, pakfile names and methods, "
+                                 "stock content packed, cubemaps, compression, entity I/O targets, MAX_MAP_* "
+                                 "limits, visibility, unreferenced packed files).")
+    ap.add_argument("map", help="a .bsp file, or a folder: every .bsp in it")
+    add_mount_arguments(ap, game_help="the game or mod folder (enables the missing-asset and stock-packed rules)")
+    ap.add_argument("--select", action="append", default=[], metavar="RULES",
+                    help="only these rules: ids, id prefixes (SB2), names or severities, comma-separated")
+    ap.add_argument("--ignore", action="append", default=[], metavar="RULES", help="skip these rules (same forms)")
+    ap.add_argument("--fail-on", choices=tuple(_LEVEL), default="error",
+                    help="the least severe finding that makes the exit code 1 (default: error)")
+    ap.add_argument("--list-rules", action="store_true", help="list the rules and exit")
+    ap.add_argument("--json", action="store_true",
+                    help="print JSON: {maps: [{map, findings: [{rule, name, severity, message, hint, where}], "
+                         "error?}], counts: {rule id: count}}")
+    args = ap.parse_args(argv)
+
+    def body() -> int:
+        from ..content.lint import RULES, check_map, select_rules
+
+        if args.list_rules:
+            _common.print_table("rules", ["id", "name", "severity", "what"],
+                                [(r.id, r.name, r.severity, r.summary) for r in RULES])
+            return 0
+        try:
+            rules = select_rules(_split(args.select), _split(args.ignore))
+        except ValueError as exc:
+            raise BspError(str(exc)) from None
+        target = Path(args.map)
+        maps = sorted(p for p in target.iterdir() if p.suffix.lower() == ".bsp") if target.is_dir() else [target]
+        if not maps:
+            raise BspError(f"no .bsp files in {target}")
+        fs = mount_from(args)
+        reports: list[dict[str, Any]] = []
+        failed = False
+        for path in maps:
+            report: dict[str, Any] = {"map": str(path), "findings": []}
+            try:
+                with open_bsp(path) as bsp:
+                    report["findings"] = [f.to_json() for f in check_map(bsp, fs, rules=rules)]
+            except BspError as exc:
+                if len(maps) == 1:
+                    raise
+                report["error"] = str(exc)  # one unreadable map does not stop the others
+                failed = True
+            failed |= any(_LEVEL[f["severity"]] <= _LEVEL[args.fail_on] for f in report["findings"])
+            reports.append(report)
+        counts: dict[str, int] = {r.id: 0 for r in rules}
+        for report in reports:
+            for finding in report["findings"]:
+                counts[finding["rule"]] += 1
+        if args.json:
+            _common.print_json({"maps": reports, "counts": counts})
+            return 1 if failed else 0
+        for report in reports:
+            name = Path(report["map"]).name
+            if "error" in report:
+                print(f"{name}: error: {report['error']}")
+            for f in report["findings"]:
+                where = f" [{f['where']}]" if f["where"] else ""
+                print(f"{name}: {f['rule']} {f['severity']} {f['name']}: {f['message']}{where}\n    hint: {f['hint']}")
+        if len(reports) > 1:
+            rows = []
+            for report in reports:
+                sev = {level: sum(1 for f in report["findings"] if f["severity"] == level) for level in _LEVEL}
+                rows.append((Path(report["map"]).name, sev["error"], sev["warning"], sev["info"],
+                             "unreadable" if "error" in report else ""))
+            _common.print_table(f"{len(reports)} maps", ["map", "errors", "warnings", "info", "note"], rows,
+                                right=("errors", "warnings", "info"))
+        total = sum(len(r["findings"]) for r in reports)
+        print(f"{total} findings in {len(reports)} map(s)", file=sys.stderr)
+        return 1 if failed else 0
+
+    return _common.run(body)

@@ -1,0 +1,66 @@
+"""``sourcebsp pack MAP --game DIR [--content DIR ...] -o OUT [--dry-run] [--include-stock] [--lzma] [--overwrite]``:
+pack a map's custom content into its pakfile."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from .. import open_bsp
+from ..errors import BspError
+from . import _common
+from .deps import add_mount_arguments, mount_from
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = _common.parser("pack", "Pack every file a map needs that is not stock content (the game's VPKs and "
+                                "folders outside the mod) into its pakfile, stored as bspzip stores, with "
+                                "lower-case names.")
+    ap.add_argument("map", help="the .bsp file (never overwritten)")
+    add_mount_arguments(ap)
+    ap.add_argument("-o", "--output", metavar="OUT", help="the map to write (required unless --dry-run)")
+    ap.add_argument("--dry-run", action="store_true", help="only list what would be packed and what is missing")
+    ap.add_argument("--include-stock", action="store_true", help="pack stock content too")
+    ap.add_argument("--lzma", action="store_true",
+                    help="store packed files LZMA-compressed (only engines of the CS:GO branch and later TF2 read it)")
+    ap.add_argument("--overwrite", action="store_true", help="replace OUT when it exists")
+    ap.add_argument("--json", action="store_true", help="print what was packed and what is missing as JSON")
+    args = ap.parse_args(argv)
+    if not args.dry_run and not args.output:
+        ap.error("-o/--output is required unless --dry-run")
+
+    def body() -> int:
+        from ..content import map_dependencies
+        from ..content.pack import apply_pack, plan_pack
+
+        if args.output and not args.dry_run:
+            out = Path(args.output)
+            if out.exists() and out.resolve() == Path(args.map).resolve():
+                raise BspError(f"refusing to overwrite the input map {out}")
+            if out.exists() and not args.overwrite:
+                raise BspError(f"{out} exists (pass --overwrite to replace it)")
+        if args.game is None and args.gameinfo is None and not args.content:
+            raise BspError("pack needs a game (--game or --gameinfo) or --content folders to pack from")
+        fs = mount_from(args)
+        with open_bsp(args.map) as bsp:
+            graph = map_dependencies(bsp, fs)
+            plan = plan_pack(graph, include_stock=args.include_stock)
+            if not args.dry_run:
+                apply_pack(bsp, graph, plan, lzma=args.lzma)
+                bsp.save(args.output)
+        if args.json:
+            report = plan.to_json()
+            report["dry_run"] = bool(args.dry_run)
+            _common.print_json(report)
+            return 0
+        verb = "would pack" if args.dry_run else "packed"
+        for dep in plan.add:
+            assert dep.location is not None
+            print(f"{verb} {dep.path}  <- {dep.location.source}/{dep.location.name}")
+        for dep in plan.missing:
+            print(f"missing {dep.path} ({dep.kind}: {dep.references_text(1)})")
+        print(f"{verb} {len(plan.add)} files; {len(plan.missing)} missing; "
+              f"{len(plan.skipped_stock)} stock files left to the game", file=sys.stderr)
+        return 0
+
+    return _common.run(body)

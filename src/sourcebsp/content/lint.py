@@ -1,0 +1,290 @@
+"""``check``: rules a map must pass to ship, each with a stable id.
+
+Every rule is a function over a :class:`Context` (the open map, the mounted
+game, the dependency graph) that yields :class:`Finding`\\ s.  Ids never
+change meaning; new rules get new ids.  Severities: ``error`` (the map is
+broken for players or servers), ``warning`` (likely wrong), ``info`` (could
+be better).  :func:`check_map` runs the selected rules.
+
+Rules that need the game (missing assets, stock content packed) run only when
+a game or content folder is mounted: without one every file outside the
+pakfile would look missing.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from ..lump_ids import LumpId
+from .deps import DependencyGraph, map_dependencies
+from .gamefs import GameFS, fold
+from .limits import BYTE_LIMITS, LIMITS, MAX_MAP_ENTITIES
+
+__all__ = ["Finding", "Rule", "RULES", "Context", "check_map", "select_rules"]
+
+SEVERITIES = ("error", "warning", "info")
+_ZIP_STORED, _ZIP_LZMA = 0, 14
+# Sounds are streamed and shader caches memory-mapped straight out of the pak: they must be stored.
+_STREAMED = re.compile(r"^(sound/.*\.(wav|mp3|ogg)|shaders/.*\.vcs)$")
+# Output targets the engine resolves itself (CBaseEntity::FindNamedEntity's "!" names).
+_SPECIAL_TARGET = re.compile(r"^!")
+_DEFAULT_CUBEMAP = re.compile(r"/cubemapdefault(\.hdr)?(\.360)?\.vtf$")
+_BUILT_CUBEMAP = re.compile(r"^materials/maps/[^/]+/c-?\d+_-?\d+_-?\d+(\.hdr)?(\.360)?\.vtf$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: rule id and name, severity, a one-line message, a fix hint, and where."""
+
+    rule: str
+    name: str
+    severity: str
+    message: str
+    hint: str
+    where: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"rule": self.rule, "name": self.name, "severity": self.severity, "message": self.message,
+                "hint": self.hint, "where": self.where}
+
+
+@dataclass
+class Context:
+    """What the rules look at."""
+
+    bsp: Any
+    fs: GameFS
+    graph: DependencyGraph
+    map_name: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    severity: str
+    summary: str
+    hint: str
+    run: Callable[[Context], Iterator[tuple[str, str]]] = field(compare=False)  # yields (message, where)
+
+
+def _pak(ctx: Context) -> Any:
+    return ctx.bsp.find_lump(LumpId.PAKFILE)
+
+
+# ---- the rules --------------------------------------------------------------------------
+def _missing_asset(ctx: Context) -> Iterator[tuple[str, str]]:
+    if not ctx.fs.mounted:
+        return
+    for dep in ctx.graph.missing():
+        yield f"{dep.path} ({dep.kind}) is in no search path and not in the pakfile", dep.references_text(1)
+
+
+def _case_collision(ctx: Context) -> Iterator[tuple[str, str]]:
+    pak = _pak(ctx)
+    seen: dict[str, str] = {}
+    for name in pak.names() if pak is not None else ():
+        key = fold(name)
+        if key in seen:
+            yield f"{name!r} and {seen[key]!r} are the same file to the engine", name
+        else:
+            seen[key] = name
+
+
+def _upper_case(ctx: Context) -> Iterator[tuple[str, str]]:
+    pak = _pak(ctx)
+    for name in pak.names() if pak is not None else ():
+        if name != name.lower():
+            yield f"{name!r} is not lower case", name
+
+
+def _stock_packed(ctx: Context) -> Iterator[tuple[str, str]]:
+    pak = _pak(ctx)
+    if pak is None or not ctx.fs.mounted:
+        return
+    for name in pak.names():
+        found = ctx.fs.find_outside_pakfile(name)
+        if found is not None and found.stock:
+            yield f"{name} is stock content ({found.where} {found.source})", name
+
+
+def _cubemaps_not_built(ctx: Context) -> Iterator[tuple[str, str]]:
+    cubemaps = ctx.bsp.find_lump(LumpId.CUBEMAPS)
+    if cubemaps is None or not len(cubemaps):
+        return
+    pak = _pak(ctx)
+    names = [fold(n) for n in pak.names()] if pak is not None else []
+    built = sum(1 for n in names if _BUILT_CUBEMAP.match(n) and ".hdr." not in n)
+    if built == 0:
+        defaults = any(_DEFAULT_CUBEMAP.search(n) for n in names)
+        state = "only the default cubemap is" if defaults else "no cubemap texture is"
+        yield f"{len(cubemaps)} env_cubemap samples but {state} in the pakfile", "CUBEMAPS"
+
+
+def _lzma_support(version: int) -> bool:
+    # LZMA lumps came with the engines after BSP 19 (Orange Box update, L4D and later).
+    return version >= 20
+
+
+def _compressed_unsupported(ctx: Context) -> Iterator[tuple[str, str]]:
+    bsp = ctx.bsp
+    if _lzma_support(bsp.version):
+        return
+    for lump, entry in bsp.iter_lumps():
+        if entry.compressed:
+            yield f"lump {bsp.lump_name(lump)} is LZMA-compressed; BSP {bsp.version} engines cannot read it", lump.name
+    pak = _pak(ctx)
+    for entry in pak.entries() if pak is not None else ():
+        if entry.compress_type == _ZIP_LZMA:
+            yield f"pak entry {entry.name} is LZMA-compressed; BSP {bsp.version} engines cannot read it", entry.name
+
+
+def _not_compressed(ctx: Context) -> Iterator[tuple[str, str]]:
+    bsp = ctx.bsp
+    if not _lzma_support(bsp.version) or bsp.endian != "<":
+        return
+    if not any(entry.compressed for _, entry in bsp.iter_lumps()):
+        game = bsp.find_lump(LumpId.GAME_LUMP)
+        if game is None or not any(getattr(g, "compressed", False) for g in game):
+            yield f"no lump is compressed ({bsp.file_size:,} bytes)", ""
+
+
+def _pak_method(ctx: Context) -> Iterator[tuple[str, str]]:
+    pak = _pak(ctx)
+    for entry in pak.entries() if pak is not None else ():
+        if entry.compress_type not in (_ZIP_STORED, _ZIP_LZMA):
+            yield f"{entry.name} is stored with {entry.compression}, which no Source engine reads", entry.name
+
+
+def _compressed_streamed(ctx: Context) -> Iterator[tuple[str, str]]:
+    pak = _pak(ctx)
+    for entry in pak.entries() if pak is not None else ():
+        if entry.compress_type != _ZIP_STORED and _STREAMED.match(fold(entry.name)):
+            yield f"{entry.name} is compressed ({entry.compression})", entry.name
+
+
+def _output_target(ctx: Context) -> Iterator[tuple[str, str]]:
+    entities = ctx.bsp.find_lump(LumpId.ENTITIES)
+    if entities is None:
+        return
+    names: set[str] = set()
+    for entity in entities:
+        for key in ("targetname", "classname"):  # outputs may target a class name too
+            value = entity.get(key)
+            if value:
+                names.add(value.lower())
+    prefixes = tuple(names)
+    for index, entity in enumerate(entities):
+        for output in entity.outputs:
+            target = output.target.strip().lower()
+            if not target or _SPECIAL_TARGET.match(target) or target in names:
+                continue
+            if target.endswith("*") and any(n.startswith(target[:-1]) for n in prefixes):
+                continue
+            yield (f"entity {index} ({entity.classname}) {output.name} targets {output.target!r}, "
+                   f"which no entity is named"), f"entity {index}"
+
+
+def _limit_counts(ctx: Context) -> Iterator[tuple[str, int, int]]:
+    bsp = ctx.bsp
+    for lump, (name, limit) in LIMITS.items():
+        if not bsp.entry(lump).filelen:
+            continue
+        count = bsp.count(lump)
+        if count is not None:
+            yield name, int(count), limit
+    for lump, (name, limit) in BYTE_LIMITS.items():
+        entry = bsp.entry(lump)
+        size = entry.fourcc if entry.compressed else entry.filelen
+        if size:
+            yield name, int(size), limit
+    entities = bsp.find_lump(LumpId.ENTITIES)
+    if entities is not None:
+        yield "MAX_MAP_ENTITIES", len(entities), MAX_MAP_ENTITIES
+
+
+def _limit_exceeded(ctx: Context) -> Iterator[tuple[str, str]]:
+    for name, count, limit in _limit_counts(ctx):
+        if count > limit:
+            yield f"{name}: {count:,} of {limit:,}", name
+
+
+def _limit_near(ctx: Context) -> Iterator[tuple[str, str]]:
+    for name, count, limit in _limit_counts(ctx):
+        if 0.9 * limit <= count <= limit:
+            yield f"{name}: {count:,} of {limit:,} ({count / limit:.0%})", name
+
+
+def _no_visibility(ctx: Context) -> Iterator[tuple[str, str]]:
+    if not ctx.bsp.entry(LumpId.VISIBILITY).filelen:
+        yield "the map has no visibility data (not run through vvis, or it leaked)", "VISIBILITY"
+
+
+def _unreferenced(ctx: Context) -> Iterator[tuple[str, str]]:
+    pak = _pak(ctx)
+    for name in pak.names() if pak is not None else ():
+        key = fold(name)
+        if key not in ctx.graph.deps and not _BUILT_CUBEMAP.match(key) and not _DEFAULT_CUBEMAP.search(key):
+            yield f"{name} is packed but nothing the map uses names it", name
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("SB101", "missing-asset", "error", "a referenced asset is found nowhere",
+         "add it to the game or the pakfile (sourcebsp pack), or fix the reference", _missing_asset),
+    Rule("SB201", "pak-case-collision", "error", "pakfile names that differ only in case",
+         "keep one of the files (sourcebsp pak MAP remove NAME)", _case_collision),
+    Rule("SB202", "pak-upper-case", "warning", "pakfile names with upper-case letters",
+         "re-pack with lower-case names (sourcebsp pack lower-cases them)", _upper_case),
+    Rule("SB203", "stock-packed", "warning", "stock game content packed into the map",
+         "remove it from the pakfile; the game already ships it", _stock_packed),
+    Rule("SB204", "pak-method", "error", "pak entries stored with a method the engine cannot read",
+         "store them uncompressed (sourcebsp pak, bspzip)", _pak_method),
+    Rule("SB205", "pak-compressed-stream", "error", "sounds or shader caches compressed in the pakfile",
+         "store sounds and .vcs files uncompressed; the engine streams them from the pak", _compressed_streamed),
+    Rule("SB206", "pak-unreferenced", "info", "packed files nothing in the map names",
+         "remove them, or check the reference that should name them", _unreferenced),
+    Rule("SB301", "cubemaps-not-built", "warning", "env_cubemaps present but no cubemap texture built",
+         "run buildcubemaps in the game (both LDR and HDR)", _cubemaps_not_built),
+    Rule("SB401", "compressed-unsupported", "error", "LZMA compression the map's engine cannot load",
+         "decompress it (sourcebsp repack MAP -o OUT --decompress)", _compressed_unsupported),
+    Rule("SB402", "not-compressed", "info", "no lump compressed although the engine reads LZMA lumps",
+         "compress it for distribution (sourcebsp repack MAP -o OUT --compress)", _not_compressed),
+    Rule("SB501", "output-target-missing", "warning", "entity outputs that target no entity",
+         "fix the target name (!activator, !self, !player, !caller... are allowed)", _output_target),
+    Rule("SB601", "limit-exceeded", "error", "a MAX_MAP_* limit exceeded",
+         "simplify the map: the engine's tables are sized by these limits", _limit_exceeded),
+    Rule("SB602", "limit-near", "warning", "a MAX_MAP_* limit at 90% or more",
+         "leave room: func_detail, fewer brush entities, merge textures", _limit_near),
+    Rule("SB701", "no-visibility", "warning", "no visibility data (unvised or leaked)",
+         "fix leaks (load the .lin pointfile in Hammer) and run vvis", _no_visibility),
+)
+
+
+def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Rule]:
+    """The rules whose id, id prefix (``SB2``), name or severity is in ``select`` (all when empty)
+    and not in ``ignore``; ValueError for a selector that matches no rule."""
+    def matches(rule: Rule, selector: str) -> bool:
+        s = selector.strip()
+        return rule.id.upper().startswith(s.upper()) or rule.name == s.lower() or rule.severity == s.lower()
+
+    select, ignore = [s for s in select if s], [s for s in ignore if s]
+    for selector in [*select, *ignore]:
+        if not any(matches(rule, selector) for rule in RULES):
+            raise ValueError(f"no rule matches {selector!r}")
+    chosen = [r for r in RULES if not select or any(matches(r, s) for s in select)]
+    return [r for r in chosen if not any(matches(r, s) for s in ignore)]
+
+
+def check_map(bsp: Any, fs: GameFS | None = None, *, rules: Iterable[Rule] = RULES,
+              map_name: str | None = None, graph: DependencyGraph | None = None) -> list[Finding]:
+    """Run ``rules`` on an open map; findings in rule order."""
+    fs = fs if fs is not None else GameFS()
+    if graph is None:
+        graph = map_dependencies(bsp, fs, map_name=map_name)
+    ctx = Context(bsp, fs, graph, graph.map_name)
+    findings: list[Finding] = []
+    for rule in rules:
+        for message, where in rule.run(ctx):
+            findings.append(Finding(rule.id, rule.name, rule.severity, message, rule.hint, where))
+    return findings
