@@ -38,7 +38,7 @@ def material_refs(text: str, name: str = "") -> MaterialRefs:
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise BspError("reading materials needs srctools: pip install 'sourcebsp[deps]'") from exc
     try:
-        material = Material.parse(text.splitlines(), name)
+        material = Material.parse(text.splitlines(keepends=True), name)
     except Exception as exc:  # srctools' tokenizer errors: the file is not a VMT
         raise BspError(f"cannot parse the material {name}: {exc}") from exc
     refs = MaterialRefs(material.shader.lower())

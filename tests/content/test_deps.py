@@ -1,0 +1,125 @@
+"""The dependency graph: on the open-deathmatch mod, on a game built in code, and on every corpus map."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+import sourcebsp
+from sourcebsp.content import map_dependencies, mount
+from sourcebsp.model.geometry import texture_names
+
+from ._maps import build_map
+
+_TEXTURE_LINE = re.compile(r'^\s*"?(\$basetexture|\$bumpmap|\$detail|\$envmapmask|\$selfillummask|\$phongexponenttexture)"?'
+                           r'\s+(?:"([^"]*)"|(\S+))', re.I | re.M)
+
+
+def _files(root: Path) -> dict[str, Path]:
+    """Every file of a folder by its lower-case relative name (an index built apart from GameFS)."""
+    found = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = Path(folder) / name
+            found[path.relative_to(root).as_posix().lower()] = path
+    return found
+
+
+@pytest.fixture
+def mod_graph(open_deathmatch: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    files = _files(open_deathmatch)
+    models = sorted(n for n in files if n.endswith(".mdl"))
+    materials = sorted(n[len("materials/"):-4] for n in files if n.endswith(".vmt"))
+    path = build_map(tmp_path / "dm_lockdown.bsp", materials=materials, props=models,
+                     entities=[{"classname": "env_sprite", "model": "sprites/powerup_health.vmt"},
+                               {"classname": "ambient_generic", "message": "ODM.CollectPowerup"},
+                               {"classname": "prop_dynamic", "model": "models/weapons/c_arms.mdl"}])
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(open_deathmatch))
+    return graph, files, models
+
+
+def test_every_model_file_of_the_mod_is_found(mod_graph) -> None:  # type: ignore[no-untyped-def]
+    graph, files, models = mod_graph
+    assert len(models) == 123
+    checked = 0
+    for model in models:
+        dep = graph.get(model)
+        assert dep is not None and dep.where == "folder", model
+        stem = model[:-4]
+        for ext in (".vvd", ".dx90.vtx", ".dx80.vtx", ".sw.vtx", ".phy"):
+            if stem + ext in files:  # shipped by the mod: listed and found in its folder
+                found = graph.get(stem + ext)
+                assert found is not None and found.where == "folder", stem + ext
+                assert {"asset": model, "via": "model files"} in found.referenced_by
+                checked += 1
+    assert checked >= 41 * 2  # every .vvd and its .dx90.vtx at least
+
+
+def test_every_skin_material_is_looked_up_through_cdmaterials(mod_graph) -> None:  # type: ignore[no-untyped-def]
+    from srctools.filesys import RawFileSystem
+    from srctools.mdl import Model
+
+    graph, files, models = mod_graph
+    system = RawFileSystem(str(graph.fs.paths[0].path))
+    for model in models:
+        parsed = Model(system, system[os.path.relpath(files[model], graph.fs.paths[0].path)])
+        for texture in {t for family in parsed.skins for t in family}:
+            candidates = [f"materials/{folder}{texture}.vmt".lower().replace("//", "/") for folder in parsed.cdmaterials]
+            listed = [c for c in candidates if graph.get(c) is not None]
+            assert listed, (model, texture)
+            shipped = [c for c in candidates if c in files]
+            if shipped:  # the mod has it: the first folder that has it is the one found
+                assert graph.get(shipped[0]).where == "folder"
+            else:  # stock HL2 content, not here: reported missing
+                assert graph.get(listed[0]).where == "missing"
+
+
+def test_every_vmt_texture_is_found_or_reported(mod_graph) -> None:  # type: ignore[no-untyped-def]
+    graph, files, _ = mod_graph
+    vmts = [n for n in files if n.endswith(".vmt")]
+    seen = 0
+    for vmt in vmts:
+        for param, quoted, bare in _TEXTURE_LINE.findall(files[vmt].read_text(errors="replace")):
+            value = quoted or bare
+            name = "materials/" + value.replace("\\", "/").lower().removeprefix("materials/")
+            name = name if name.endswith(".vtf") else name + ".vtf"
+            dep = graph.get(name)
+            assert dep is not None, (vmt, param, value)
+            assert dep.where == ("folder" if name in files else "missing"), name
+            seen += 1
+    assert seen > 50
+
+
+def test_sounds_through_soundscripts_and_sprites(mod_graph) -> None:  # type: ignore[no-untyped-def]
+    graph, _, _ = mod_graph
+    script = graph.get("scripts/game_sounds_player.txt")
+    wave = graph.get("sound/beams/beam2.wav")
+    assert script is not None and script.where == "folder"
+    assert wave is not None and wave.where == "folder"
+    assert {"asset": "scripts/game_sounds_player.txt", "via": "ODM.CollectPowerup"} in wave.referenced_by
+    assert graph.get("materials/sprites/powerup_health.vtf").where == "folder"
+    # The navigation mesh is loaded by the map's name.
+    assert graph.get("maps/dm_lockdown.nav").where == "folder"
+
+
+def test_corpus_map_lists_every_texdata_material_and_prop_model(map_path: Path) -> None:
+    with sourcebsp.open(map_path) as bsp:
+        graph = map_dependencies(bsp)
+        names = [n for n in texture_names(bsp) if n]
+        models = list(bsp.static_props.names) if bsp.entry(sourcebsp.LumpId.GAME_LUMP).filelen else []
+        pak = bsp.find_lump(sourcebsp.LumpId.PAKFILE)
+        pak_names = {n.replace("\\", "/").lower() for n in pak.names()} if pak is not None else set()
+    for name in names:
+        path = "materials/" + name.replace("\\", "/").lower().lstrip("/")
+        path = path if path.endswith(".vmt") else path + ".vmt"
+        dep = graph.get(path)
+        assert dep is not None, name
+        assert dep.where == ("pakfile" if path in pak_names else "missing")
+    for model in models:
+        if model:
+            assert graph.get(model) is not None, model
+    json = graph.to_json()
+    assert json["summary"]["total"] == len(json["dependencies"]) == len(graph)
