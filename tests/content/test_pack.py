@@ -1,0 +1,75 @@
+"""Packing: exactly the custom files a map needs, stored, lower case; stock and missing never packed."""
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import sourcebsp
+from sourcebsp import LumpId
+from sourcebsp.content import map_dependencies, mount
+from sourcebsp.content.pack import apply_pack, plan_pack
+
+from ._maps import build_game, build_map
+
+
+def _pack(map_path: Path, fs, out: Path, **kw) -> tuple[set[str], set[str]]:  # type: ignore[no-untyped-def]
+    with sourcebsp.open(map_path) as bsp:
+        graph = map_dependencies(bsp, fs)
+        plan = plan_pack(graph, **kw)
+        apply_pack(bsp, graph, plan)
+        bsp.save(out)
+    return {d.path for d in plan.add}, {d.path for d in plan.missing}
+
+
+def test_pack_puts_exactly_the_needed_mod_files(open_deathmatch: Path, tmp_path: Path) -> None:
+    source = build_map(tmp_path / "dm_pack.bsp", props=["models/propper/powerup_stand/powerup_stand.mdl"],
+                       entities=[{"classname": "env_sprite", "model": "sprites/powerup_suit.vmt"}])
+    packed, missing = _pack(source, mount(open_deathmatch), tmp_path / "out.bsp")
+    # Worked out by hand from the mod's files: the model, its four companions, its one skin
+    # material (cdmaterials models/propper/powerup_stand/), the sprite and its texture.
+    stem = "models/propper/powerup_stand/powerup_stand"
+    expected = {stem + ext for ext in (".mdl", ".vvd", ".dx90.vtx", ".dx80.vtx", ".phy")} | {
+        "materials/models/propper/powerup_stand/dev/dev_measurewall01d.vmt",
+        "materials/sprites/powerup_suit.vmt", "materials/sprites/powerup_suit.vtf"}
+    assert packed == expected
+    # What the mod does not ship (stock HL2 content) is reported, never packed.
+    assert "materials/dev/dev_measurewall01d.vtf" in missing and "models/props_c17/oildrum001.mdl" in missing
+    assert not packed & missing
+    with sourcebsp.open(tmp_path / "out.bsp") as bsp:
+        pak = bsp.pakfile
+        assert set(pak.names()) == expected
+        assert all(e.compress_type == zipfile.ZIP_STORED for e in pak.entries())
+        assert pak.read(stem + ".phy") == (open_deathmatch / (stem + ".phy")).read_bytes()
+
+
+def test_built_game_vpk_is_stock_loose_is_packed(tmp_path: Path) -> None:
+    vmt = b'"LightmappedGeneric" { "$basetexture" "brick/wall" }'
+    mod = build_game(tmp_path / "game",
+                     vpk_files={"materials/brick/wall.vmt": vmt, "materials/brick/wall.vtf": b"VTF stock"},
+                     loose={"materials/Custom/Thing.vmt": b'"UnlitGeneric" { "$basetexture" "Custom/Thing_Color" }',
+                            "materials/custom/thing_color.VTF": b"VTF loose", "materials/custom/unused.vtf": b"x"})
+    source = build_map(tmp_path / "built.bsp", materials=["BRICK/WALL", "custom\\THING"])
+    packed, missing = _pack(source, mount(mod), tmp_path / "out.bsp")
+    assert packed == {"materials/custom/thing.vmt", "materials/custom/thing_color.vtf"}
+    assert "materials/brick/wall.vmt" not in packed and "materials/brick/wall.vtf" not in packed
+    packed_stock, _ = _pack(source, mount(mod), tmp_path / "out_stock.bsp", include_stock=True)
+    assert packed_stock == packed | {"materials/brick/wall.vmt", "materials/brick/wall.vtf"}
+    # srctools reads the packed map with the same content.
+    from srctools.bsp import BSP
+
+    with sourcebsp.open(tmp_path / "out.bsp") as ours:
+        mine = {n: ours.pakfile.read(n) for n in ours.pakfile.names()}
+    theirs = BSP(tmp_path / "out.bsp").pakfile
+    assert {n: theirs.read(n) for n in theirs.namelist()} == mine
+    assert mine["materials/custom/thing_color.vtf"] == b"VTF loose"
+
+
+def test_packing_keeps_files_already_packed(tmp_path: Path) -> None:
+    mod = build_game(tmp_path / "game", loose={"materials/a.vmt": b'"UnlitGeneric" { "$basetexture" "a" }',
+                                                "materials/a.vtf": b"new"})
+    source = build_map(tmp_path / "m.bsp", materials=["a"], pak={"materials/a.vtf": b"old"})
+    packed, _ = _pack(source, mount(mod), tmp_path / "out.bsp")
+    assert packed == {"materials/a.vmt"}
+    with sourcebsp.open(tmp_path / "out.bsp") as bsp:
+        assert bsp.pakfile.read("materials/a.vtf") == b"old"
+        assert bsp.find_lump(LumpId.PAKFILE) is not None
