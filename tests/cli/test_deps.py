@@ -1,0 +1,51 @@
+"""``sourcebsp deps``."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sourcebsp.cli import main
+
+from ..content._maps import build_game, build_map
+
+KEYS = {"path", "kind", "optional", "found", "referenced_by"}
+
+
+def test_deps_json_on_every_corpus_map(map_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["deps", str(map_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {"map", "search_paths", "unresolved_search_paths", "summary", "dependencies"}
+    assert report["map"] == map_path.stem
+    deps = report["dependencies"]
+    assert [d["path"] for d in deps] == sorted(d["path"] for d in deps)
+    assert all(set(d) == KEYS and d["referenced_by"] for d in deps)
+    summary = report["summary"]
+    assert summary["total"] == len(deps) == summary["pakfile"] + summary["folder"] + summary["vpk"] + summary["missing"]
+    assert summary["missing"] == sum(d["found"] is None for d in deps)
+
+
+def test_deps_text_and_game(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough that rich does not fold the paths
+    mod = build_game(tmp_path / "game", vpk_files={"materials/brick/wall.vmt": b'"LightmappedGeneric" {}'},
+                     loose={"materials/custom/thing.vmt": b'"UnlitGeneric" { "$basetexture" "custom/nothere" }'})
+    path = build_map(tmp_path / "m.bsp", materials=["brick/wall", "custom/thing"])
+    assert main(["deps", str(path), "--game", str(mod)]) == 0
+    out = capsys.readouterr().out
+    assert "1 in folders, 1 in VPKs" in out and "custom/nothere.vtf" in out
+    assert "search path not mounted: |appid_243750|platform" in out
+    assert main(["deps", str(path), "--gameinfo", str(mod / "gameinfo.txt"), "--json", "--missing"]) == 0
+    missing = json.loads(capsys.readouterr().out)["dependencies"]
+    assert "materials/custom/nothere.vtf" in [d["path"] for d in missing]
+    assert all(d["found"] is None for d in missing)
+
+
+def test_deps_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = build_map(tmp_path / "m.bsp")
+    assert main(["deps", str(path), "--game", str(tmp_path / "nope")]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+    with pytest.raises(SystemExit) as exc:
+        main(["deps", str(path), "--game", "a", "--gameinfo", "b"])
+    assert exc.value.code == 2
