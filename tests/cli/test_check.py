@@ -29,7 +29,7 @@ def test_check_folder_json_and_summary(tmp_path: Path, capsys: pytest.CaptureFix
     folder = tmp_path / "maps"
     folder.mkdir()
     build_map(folder / "a.bsp")
-    build_map(folder / "b.bsp", entities=[{"classname": "logic_relay", "OnTrigger": "ghost,Trigger,,0,-1"}])
+    build_map(folder / "b.bsp", entities=[{"classname": "logic_relay", "OnTrigger": "nobody_here,Trigger,,0,-1"}])
     (folder / "broken.bsp").write_bytes(b"VBSP not really")
     assert main(["check", str(folder), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)

@@ -154,7 +154,7 @@ def test_output_targets(tmp_path: Path) -> None:
 
     bad = rule_findings(outputs(tmp_path / "bad.bsp", "nobody"), "SB501")
     assert len(bad) == 1 and "'nobody'" in bad[0].message
-    for index, target in enumerate(("relay", "!activator", "!player", "rel*", "logic_relay")):
+    for index, target in enumerate(("relay", "!activator", "!player", "rel*", "logic_relay", "tf_gamerules")):
         assert rule_findings(outputs(tmp_path / f"good{index}.bsp", target), "SB501") == [], target
 
 

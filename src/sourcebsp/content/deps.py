@@ -19,7 +19,7 @@ A *required* file that no search path has is ``missing``; *optional* ones
 (``.dx80.vtx``, ``.phy``, HDR sky faces, the files loaded by map name, ...) are
 listed only when found.
 
-JSON form (:meth:`DependencyGraph.to_json`, stable): ``{"map", "search_paths":
+JSON form (:meth:`DependencyGraph.to_json`, stable): ``{"map", "compiled_names", "search_paths":
 [{kind, path, stock, keys}], "unresolved_search_paths": [...], "summary":
 {"total", "pakfile", "folder", "vpk", "missing"}, "dependencies": [{"path",
 "kind", "optional", "found": null | {where, source, name, stock},
@@ -96,6 +96,9 @@ class DependencyGraph:
 
     map_name: str
     fs: GameFS
+    #: The names the map was compiled as (``materials/maps/<name>/`` in its pakfile): vbsp
+    #: writes cubemaps and patched materials under that name, which a renamed file keeps.
+    compiled_names: list[str] = field(default_factory=list)
     deps: dict[str, Dependency] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # files found but unreadable
 
@@ -120,6 +123,7 @@ class DependencyGraph:
     def to_json(self) -> dict[str, Any]:
         return {
             "map": self.map_name,
+            "compiled_names": list(self.compiled_names),
             "search_paths": [p.to_json() for p in self.fs.paths],
             "unresolved_search_paths": list(self.fs.unresolved),
             "summary": self.summary(),
@@ -131,7 +135,7 @@ class _Walker:
     def __init__(self, bsp: Any, fs: GameFS, map_name: str) -> None:
         self.bsp = bsp
         self.fs = fs
-        self.graph = DependencyGraph(map_name, fs)
+        self.graph = DependencyGraph(map_name, fs, _compiled_names(fs.pakfile_names()))
         self.queue: deque[Dependency] = deque()
         self._soundscripts: dict[str, tuple[str, list[str]]] | None = None
         self._soundscapes: dict[str, tuple[str, list[str]]] | None = None
@@ -181,7 +185,8 @@ class _Walker:
                 for index, name in enumerate(detail.names):
                     if name:
                         self.add(name, "model", {"lump": "dprp", "index": index})
-        name = self.graph.map_name.lower()
+        compiled = self.graph.compiled_names
+        name = compiled[0] if len(compiled) == 1 else self.graph.map_name.lower()
         cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
         if cubemaps is not None and len(cubemaps):
             # vbsp -buildcubemaps writes one texture per env_cubemap into the pakfile (checked by ``check``).
@@ -256,8 +261,15 @@ class _Walker:
             self.add(f"materials/skybox/{sky}{side}.vmt", "skybox", ref)
             self.add(f"materials/skybox/{sky}_hdr{side}.vmt", "skybox", ref, optional=True)
 
+    def names(self) -> list[str]:
+        """The map's file name and the names it was compiled as."""
+        return list(dict.fromkeys([self.graph.map_name.lower(), *self.graph.compiled_names]))
+
     def map_files(self) -> None:
-        name = self.graph.map_name.lower()
+        for name in self.names():
+            self.map_files_named(name)
+
+    def map_files_named(self, name: str) -> None:
         ref: Ref = {"map": name, "via": "map name"}
         for path, kind in (
             (f"maps/{name}.nav", "nav"), (f"maps/{name}.res", "map-res"), (f"maps/{name}.txt", "map-info"),
@@ -299,8 +311,7 @@ class _Walker:
             self.add(sound_file(value), "sound", ref)
             return
         if self._soundscripts is None:
-            level = f"maps/{self.graph.map_name.lower()}_level_sounds.txt"
-            extra = [level]
+            extra = [f"maps/{name}_level_sounds.txt" for name in self.names()]
             if self.fs.find("scripts/game_sounds_manifest.txt") is None:
                 # No manifest mounted (a mod without its base game): the soundscripts it ships.
                 extra += [n for n in self.fs.names_under("scripts", ".txt") if n.startswith("scripts/game_sounds")]
@@ -318,10 +329,10 @@ class _Walker:
 
     def soundscape(self, value: str, ref: Ref) -> None:
         if self._soundscapes is None:
-            own = f"scripts/soundscapes_{self.graph.map_name.lower()}.txt"
+            own = [f"scripts/soundscapes_{name}.txt" for name in self.names()]
             self._soundscapes = self._index(
                 "scripts/soundscapes_manifest.txt",
-                lambda data, path: soundscape_entries(data.decode("utf-8", "replace"), path), [own])
+                lambda data, path: soundscape_entries(data.decode("utf-8", "replace"), path), own)
         entry = self._soundscapes.get(value.lower())
         if entry is None:
             self.add_unresolved(value, "soundscape", ref)
@@ -471,6 +482,11 @@ class _Walker:
         while self.queue:
             self.expand(self.queue.popleft())
         return self.graph
+
+
+def _compiled_names(pak_names: Iterable[str]) -> list[str]:
+    names = {n.split("/")[2] for n in pak_names if n.startswith("materials/maps/") and n.count("/") >= 3}
+    return sorted(names)
 
 
 def _prop_index(name: str) -> int:

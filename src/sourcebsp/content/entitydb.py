@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["asset_kind", "ASSET_KINDS"]
+__all__ = ["asset_kind", "is_entity_class", "ASSET_KINDS"]
 
 #: FGD value type -> dependency kind.
 ASSET_KINDS = {
@@ -48,3 +48,23 @@ def asset_kind(classname: str, key: str, value: str) -> str | None:
         if lowered.endswith(ext):
             return pattern_kind
     return None
+
+
+# Classes the engine creates itself, not in the entity database.
+_ENGINE_CLASSES = frozenset({"player", "worldspawn", "viewmodel", "predicted_viewmodel"})
+
+
+@lru_cache(maxsize=None)
+def is_entity_class(name: str) -> bool:
+    """Whether ``name`` is an entity class (outputs may target a class the game spawns itself)."""
+    if name.lower() in _ENGINE_CLASSES:
+        return True
+    try:
+        from srctools.fgd import EntityDef
+    except ImportError:  # pragma: no cover - depends on the install
+        return False
+    try:
+        EntityDef.engine_def(name.lower())
+    except KeyError:
+        return False
+    return True

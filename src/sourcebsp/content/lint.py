@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..lump_ids import LumpId
 from .deps import DependencyGraph, map_dependencies
+from .entitydb import is_entity_class
 from .gamefs import GameFS, fold
 from .limits import BYTE_LIMITS, LIMITS, MAX_MAP_ENTITIES
 
@@ -181,6 +182,8 @@ def _output_target(ctx: Context) -> Iterator[tuple[str, str]]:
             if not target or _SPECIAL_TARGET.match(target) or target in names:
                 continue
             if target.endswith("*") and any(n.startswith(target[:-1]) for n in prefixes):
+                continue
+            if is_entity_class(target):  # a class the game spawns itself (tf_gamerules, player)
                 continue
             yield (f"entity {index} ({entity.classname}) {output.name} targets {output.target!r}, "
                    f"which no entity is named"), f"entity {index}"
