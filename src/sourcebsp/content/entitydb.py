@@ -22,17 +22,24 @@ _NEVER = frozenset({"classname", "targetname", "origin", "angles", "spawnflags",
 
 
 @lru_cache(maxsize=None)
-def _fgd_kind(classname: str, key: str) -> str | None:
+def _class_keys(classname: str) -> dict[str, str] | None:
+    """{key: asset kind, or "" for keys that name no asset} of a class; None for a class the database lacks.
+
+    Built once per class: srctools copies the definition on every look-up.
+    """
     try:
         from srctools.fgd import EntityDef
     except ImportError:  # pragma: no cover - depends on the install
         return None
-    try:
-        entity = EntityDef.engine_def(classname)
-        value_type = entity.kv[key].type
-    except KeyError:
+    if classname not in EntityDef.engine_classes():
         return None
-    return ASSET_KINDS.get(value_type.value, "")
+    entity = EntityDef.engine_def(classname)
+    return {key.lower(): ASSET_KINDS.get(entity.kv[key].type.value, "") for key in entity.kv}
+
+
+def _fgd_kind(classname: str, key: str) -> str | None:
+    keys = _class_keys(classname)
+    return None if keys is None else keys.get(key)
 
 
 def asset_kind(classname: str, key: str, value: str) -> str | None:
@@ -54,7 +61,6 @@ def asset_kind(classname: str, key: str, value: str) -> str | None:
 _ENGINE_CLASSES = frozenset({"player", "worldspawn", "viewmodel", "predicted_viewmodel"})
 
 
-@lru_cache(maxsize=None)
 def is_entity_class(name: str) -> bool:
     """Whether ``name`` is an entity class (outputs may target a class the game spawns itself)."""
     if name.lower() in _ENGINE_CLASSES:
@@ -63,8 +69,4 @@ def is_entity_class(name: str) -> bool:
         from srctools.fgd import EntityDef
     except ImportError:  # pragma: no cover - depends on the install
         return False
-    try:
-        EntityDef.engine_def(name.lower())
-    except KeyError:
-        return False
-    return True
+    return name.lower() in EntityDef.engine_classes()
