@@ -123,3 +123,81 @@ def test_corpus_map_lists_every_texdata_material_and_prop_model(map_path: Path) 
             assert graph.get(model) is not None, model
     json = graph.to_json()
     assert json["summary"]["total"] == len(json["dependencies"]) == len(graph)
+
+
+def _pcf(systems: dict[str, str]) -> bytes:
+    """A particle file written by srctools: {system: material}."""
+    import io
+
+    from srctools.dmx import Attribute
+    from srctools.particles import FORMAT_NAME, Particle
+
+    root = Particle.export([Particle(name, {"material": Attribute.string("material", material)})
+                            for name, material in systems.items()])
+    buffer = io.BytesIO()
+    root.export_binary(buffer, fmt_name=FORMAT_NAME, fmt_ver=2)
+    return buffer.getvalue()
+
+
+def test_whole_graph_on_a_built_game(tmp_path: Path) -> None:
+    from ._maps import build_game
+
+    unlit = b'"UnlitGeneric" { "$basetexture" "%s" }'
+    mod = build_game(
+        tmp_path / "game",
+        vpk_files={"materials/brick/wall.vmt": b'"LightmappedGeneric" { "$basetexture" "brick/wall" '
+                                               b'"$envmap" "env_cubemap" }',
+                   "materials/brick/wall.vtf": b"stock",
+                   **{f"materials/skybox/sky_x{side}.vmt": b'"Sky" { "$basetexture" "skybox/sky_x" }'
+                      for side in ("rt", "lf", "bk", "ft", "up", "dn")}},
+        loose={"particles/custom.pcf": _pcf({"my_fire": "particle/fire.vmt"}),
+               "particles/built_manifest.txt": b'particles_manifest { "file" "!particles/custom.pcf" }',
+               "materials/particle/fire.vmt": unlit % b"particle/fire",
+               "materials/particle/fire.vtf": b"vtf",
+               "scripts/vscripts/a.nut": b"// a", "scripts/vscripts/lib/b.nut": b"// b",
+               "materials/decals/splat.vmt": unlit % b"decals/splat",
+               "scripts/soundscapes_built.txt": b'"my.scape" { "playlooping" { "wave" "ambient/hum.wav" } }',
+               "sound/ambient/hum.wav": b"RIFF",
+               "maps/built.res": b'"resources" { "materials/extra.vmt" "file" }',
+               "materials/extra.vmt": unlit % b"extra",
+               "resource/overviews/built.txt": b'"built" { "material" "overviews/built" "pos_x" "0" }',
+               "materials/overviews/built.vmt": unlit % b"overviews/built",
+               "materials/skybox/sky_x_hdrrt.vmt": unlit % b"skybox/sky_x_hdr"},
+    )
+    patched = (b'"patch" { "include" "materials/brick/wall.vmt" '
+               b'"insert" { "$envmap" "maps/built/c0_0_64" } }')
+    path = build_map(tmp_path / "built.bsp", materials=["maps/built/brick/wall_0_0_64"],
+                     worldspawn={"skyname": "sky_x"},
+                     pak={"materials/maps/built/brick/wall_0_0_64.vmt": patched,
+                          "materials/maps/built/c0_0_64.vtf": b"cubemap"},
+                     entities=[{"classname": "info_particle_system", "effect_name": "my_fire"},
+                               {"classname": "logic_script", "vscripts": "a lib/b.nut"},
+                               {"classname": "infodecal", "texture": "decals/splat"},
+                               {"classname": "env_soundscape", "soundscape": "my.scape"}])
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(mod))
+
+    def where(name: str) -> str:
+        dep = graph.get(name)
+        assert dep is not None, name
+        return dep.where
+
+    # The patched cubemap material: in the pakfile, including the stock material, naming the built cubemap.
+    assert where("materials/maps/built/brick/wall_0_0_64.vmt") == "pakfile"
+    assert graph.get("materials/brick/wall.vmt").referenced_by == [
+        {"asset": "materials/maps/built/brick/wall_0_0_64.vmt", "via": "include"}]
+    assert where("materials/brick/wall.vmt") == where("materials/brick/wall.vtf") == "vpk"
+    assert where("materials/maps/built/c0_0_64.vtf") == "pakfile"
+    # Particles: the map's manifest names the file; the system's material and its texture follow.
+    assert where("particles/built_manifest.txt") == where("particles/custom.pcf") == "folder"
+    assert {"asset": "particles/custom.pcf", "via": "my_fire"} in graph.get("materials/particle/fire.vmt").referenced_by
+    assert where("materials/particle/fire.vtf") == "folder"
+    assert where("scripts/vscripts/a.nut") == where("scripts/vscripts/lib/b.nut") == "folder"
+    assert graph.get("materials/decals/splat.vmt").kind in ("decal", "material") and where("materials/decals/splat.vtf") == "missing"
+    assert where("scripts/soundscapes_built.txt") == where("sound/ambient/hum.wav") == "folder"
+    assert where("maps/built.res") == where("materials/extra.vmt") == "folder"
+    assert where("resource/overviews/built.txt") == where("materials/overviews/built.vmt") == "folder"
+    # Six sky faces from the VPK; the one HDR face shipped is listed, the five others are not.
+    assert [where(f"materials/skybox/sky_x{s}.vmt") for s in ("rt", "lf", "bk", "ft", "up", "dn")] == ["vpk"] * 6
+    assert where("materials/skybox/sky_x_hdrrt.vmt") == "folder" and graph.get("materials/skybox/sky_x_hdrlf.vmt") is None
+    assert graph.problems == []

@@ -116,7 +116,8 @@ def parse_keyvalues(text: str, name: str = "") -> Any:
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise BspError("reading game files needs srctools: pip install 'sourcebsp[deps]'") from exc
     try:
-        return Keyvalues.parse(text, name, allow_escapes=False)
+        # single_line: several pairs on one line, as the engine's own parser accepts.
+        return Keyvalues.parse(text, name, allow_escapes=False, single_line=True)
     except Exception as exc:  # srctools raises its own tokenizer errors; any of them means bad text
         raise BspError(f"cannot parse {name or 'keyvalues'}: {exc}") from exc
 
