@@ -16,7 +16,7 @@ KEYS = {"path", "kind", "optional", "found", "referenced_by"}
 def test_deps_json_on_every_corpus_map(map_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["deps", str(map_path), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"map", "compiled_names", "search_paths", "unresolved_search_paths", "summary", "dependencies"}
+    assert set(report) == {"map", "compiled_names", "search_paths", "unresolved_search_paths", "summary", "dependencies", "problems"}
     assert report["map"] == map_path.stem
     deps = report["dependencies"]
     assert [d["path"] for d in deps] == sorted(d["path"] for d in deps)

@@ -24,7 +24,9 @@ JSON form (:meth:`DependencyGraph.to_json`, stable): ``{"map", "compiled_names",
 {"total", "pakfile", "folder", "vpk", "missing"}, "dependencies": [{"path",
 "kind", "optional", "found": null | {where, source, name, stock},
 "referenced_by": [{"lump", "index"} | {"entity", "classname", "key"} |
-{"asset", "via"} | {"map", "via"}]}]}``, dependencies sorted by path.
+{"asset", "via"} | {"map", "via"}]}], "problems": [files found but unreadable]}``,
+dependencies sorted by path.  Names no script defines (a soundscript entry, a
+particle system, a soundscape) are listed as ``<kind>:<name>``, missing.
 """
 from __future__ import annotations
 
@@ -128,6 +130,7 @@ class DependencyGraph:
             "unresolved_search_paths": list(self.fs.unresolved),
             "summary": self.summary(),
             "dependencies": [d.to_json() for d in self],
+            "problems": list(self.problems),
         }
 
 
