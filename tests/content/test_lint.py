@@ -97,7 +97,12 @@ def test_pak_method_and_compressed_sounds(tmp_path: Path) -> None:
 def test_unreferenced_pak_file(tmp_path: Path) -> None:
     bad = map_with_pak(tmp_path / "bad.bsp", [("materials/junk.vtf", b"x", 0)])
     good = map_with_pak(tmp_path / "good.bsp", [("materials/custom/thing.vmt", VMT, 0),
-                                                ("materials/custom/thing.vtf", b"v", 0)], ["custom/thing"])
+                                                ("materials/custom/thing.vtf", b"v", 0),
+                                                # loaded by the engine without a name in the map
+                                                ("__preload_section.pre", b"x", 0),
+                                                ("resource/overviews/good_radar.dds", b"d", 0),
+                                                ("materials/maps/good/cubemapdefault.vtf", b"c", 0),
+                                                ("sp_0.vhv", b"v", 0)], ["custom/thing"])
     assert [f.where for f in rule_findings(bad, "SB206")] == ["materials/junk.vtf"]
     assert rule_findings(good, "SB206") == []
 

@@ -280,6 +280,8 @@ class _Walker:
             (f"maps/{name}_level_sounds.txt", "soundscript"), (f"scripts/soundscapes_{name}.txt", "soundscape-file"),
             (f"particles/{name}_manifest.txt", "particle-manifest"), (f"maps/{name}_particles.txt", "particle-manifest"),
             (f"resource/overviews/{name}.txt", "overview"), (f"maps/{name}_camera.txt", "config"),
+            (f"resource/overviews/{name}_radar.dds", "overview"),  # CS:GO radar image
+            ("__preload_section.pre", "preload"),  # Xbox 360 maps: read at load time
         ):
             self.add(path, kind, ref, optional=True)
 
@@ -407,7 +409,7 @@ class _Walker:
                 for name, waves in scapes.items():
                     for wave in waves:
                         self.add(wave, "sound", {"asset": path, "via": name})
-        elif dep.kind in ("overview", "map-res"):
+        elif dep.kind in ("overview", "map-res") and path.endswith((".txt", ".res")):
             self.expand_keyvalue_files(dep)
 
     def expand_keyvalue_files(self, dep: Dependency) -> None:

@@ -30,7 +30,8 @@ _ZIP_STORED, _ZIP_LZMA = 0, 14
 _STREAMED = re.compile(r"^(sound/.*\.(wav|mp3|ogg)|shaders/.*\.vcs)$")
 # Output targets the engine resolves itself (CBaseEntity::FindNamedEntity's "!" names).
 _SPECIAL_TARGET = re.compile(r"^!")
-_DEFAULT_CUBEMAP = re.compile(r"/cubemapdefault(\.hdr)?(\.360)?\.vtf$")
+# .tth/.ttz: Vampire: Bloodlines' texture files.
+_DEFAULT_CUBEMAP = re.compile(r"/cubemapdefault(\.hdr)?(\.360)?\.(vtf|tth|ttz)$")
 _BUILT_CUBEMAP = re.compile(r"^materials/maps/[^/]+/c-?\d+_-?\d+_-?\d+(\.hdr)?(\.360)?\.vtf$")
 
 
