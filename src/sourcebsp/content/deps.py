@@ -34,7 +34,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..errors import BspError
 from ..lump_ids import LumpId
@@ -323,14 +323,7 @@ class _Walker:
             self._soundscripts = self._index(
                 "scripts/game_sounds_manifest.txt",
                 lambda data, path: soundscript_entries(data.decode("utf-8", "replace"), path), extra)
-        entry = self._soundscripts.get(value.lower())
-        if entry is None:
-            self.add_unresolved(value, "soundscript-entry", ref)
-            return
-        script, waves = entry
-        self.add(script, "soundscript", ref)
-        for wave in waves:
-            self.add(wave, "sound", {"asset": script, "via": value})
+        self.resolve(self._soundscripts, value, ref, "soundscript-entry", "soundscript")
 
     def soundscape(self, value: str, ref: Ref) -> None:
         if self._soundscapes is None:
@@ -338,26 +331,26 @@ class _Walker:
             self._soundscapes = self._index(
                 "scripts/soundscapes_manifest.txt",
                 lambda data, path: soundscape_entries(data.decode("utf-8", "replace"), path), own)
-        entry = self._soundscapes.get(value.lower())
-        if entry is None:
-            self.add_unresolved(value, "soundscape", ref)
-            return
-        script, waves = entry
-        self.add(script, "soundscape-file", ref)
-        for wave in waves:
-            self.add(wave, "sound", {"asset": script, "via": value})
+        self.resolve(self._soundscapes, value, ref, "soundscape", "soundscape-file")
 
     def particle_system(self, value: str, ref: Ref) -> None:
         if self._particles is None:
             self._particles = self._index("particles/particles_manifest.txt", particle_systems, self._map_pcfs)
-        entry = self._particles.get(value.lower())
+        self.resolve(self._particles, value, ref, "particle-system", "particle-file")
+
+    def resolve(self, index: dict[str, tuple[str, list[str]]], value: str, ref: Ref, kind: str,
+                file_kind: str) -> None:
+        """A name defined in a script file: the file, and what the entry names in it
+        (wave files, or a particle system's materials and models)."""
+        entry = index.get(value.lower())
         if entry is None:
-            self.add_unresolved(value, "particle-system", ref)
+            self.add_unresolved(value, kind, ref)
             return
-        pcf, files = entry
-        self.add(pcf, "particle-file", ref)
+        script, files = entry
+        self.add(script, file_kind, ref)
         for path in files:
-            self.add(path, "material" if path.endswith(".vmt") else "model", {"asset": pcf, "via": value})
+            child = "sound" if path.startswith("sound/") else "material" if path.endswith(".vmt") else "model"
+            self.add(path, child, {"asset": script, "via": value})
 
     def add_unresolved(self, name: str, kind: str, ref: Ref) -> None:
         """A name no script defines: listed as missing under ``<kind>:<name>`` (not a file)."""
@@ -369,6 +362,17 @@ class _Walker:
             dep.referenced_by.append(ref)
 
     # ---- expanding found files ------------------------------------------------------
+    def parsed(self, dep: Dependency, parse: Callable[[str, str], Any]) -> Any:
+        """``parse(text, path)`` of a found file; None (and a problem noted) when it cannot be read."""
+        text = self.read_text(dep)
+        if text is None:
+            return None
+        try:
+            return parse(text, dep.path)
+        except BspError as exc:
+            self.graph.problems.append(str(exc))
+            return None
+
     def expand(self, dep: Dependency) -> None:
         if dep.location is None:
             return
@@ -378,17 +382,10 @@ class _Walker:
         elif path.endswith(".mdl"):
             self.expand_model(dep)
         elif dep.kind == "particle-manifest":
-            text = self.read_text(dep)
-            if text is not None:
-                try:
-                    pcfs = manifest_files(text, path)
-                except BspError as exc:
-                    self.graph.problems.append(str(exc))
-                    return
-                for pcf in pcfs:
-                    self._map_pcfs.append(pcf)
-                    self.add(pcf, "particle-file", {"asset": path, "via": "manifest"})
-        elif path.endswith(".pcf") and dep.location is not None and not dep.location.stock:
+            for pcf in self.parsed(dep, manifest_files) or ():
+                self._map_pcfs.append(pcf)
+                self.add(pcf, "particle-file", {"asset": path, "via": "manifest"})
+        elif path.endswith(".pcf") and not dep.location.stock:
             # The map's own particle files: everything they draw goes with them.
             try:
                 systems = particle_systems(self.fs.read(dep.location), path)
@@ -399,29 +396,14 @@ class _Walker:
                 for file in files:
                     self.add(file, "material" if file.endswith(".vmt") else "model", {"asset": path, "via": system})
         elif dep.kind == "soundscape-file" and any(r.get("via") == "map name" for r in dep.referenced_by):
-            text = self.read_text(dep)
-            if text is not None:
-                try:
-                    scapes = soundscape_entries(text, path)
-                except BspError as exc:
-                    self.graph.problems.append(str(exc))
-                    return
-                for name, waves in scapes.items():
-                    for wave in waves:
-                        self.add(wave, "sound", {"asset": path, "via": name})
+            for name, waves in (self.parsed(dep, soundscape_entries) or {}).items():
+                for wave in waves:
+                    self.add(wave, "sound", {"asset": path, "via": name})
         elif dep.kind in ("overview", "map-res") and path.endswith((".txt", ".res")):
             self.expand_keyvalue_files(dep)
 
     def expand_keyvalue_files(self, dep: Dependency) -> None:
-        text = self.read_text(dep)
-        if text is None:
-            return
-        try:
-            root = parse_keyvalues(text, dep.path)
-        except BspError as exc:
-            self.graph.problems.append(str(exc))
-            return
-        for block in root:
+        for block in self.parsed(dep, parse_keyvalues) or ():
             for child in block if block.has_children() else ():
                 if child.has_children():
                     continue
@@ -433,13 +415,8 @@ class _Walker:
                     self.add(child.name, "file", {"asset": dep.path, "via": "resource list"})
 
     def expand_material(self, dep: Dependency) -> None:
-        text = self.read_text(dep)
-        if text is None:
-            return
-        try:
-            refs = material_refs(text, dep.path)
-        except BspError as exc:
-            self.graph.problems.append(str(exc))
+        refs = self.parsed(dep, material_refs)
+        if refs is None:
             return
         if refs.include:
             self.add(refs.include if refs.include.lower().startswith("materials/") else _material_path(refs.include),
