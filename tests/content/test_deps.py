@@ -201,3 +201,32 @@ def test_whole_graph_on_a_built_game(tmp_path: Path) -> None:
     assert [where(f"materials/skybox/sky_x{s}.vmt") for s in ("rt", "lf", "bk", "ft", "up", "dn")] == ["vpk"] * 6
     assert where("materials/skybox/sky_x_hdrrt.vmt") == "folder" and graph.get("materials/skybox/sky_x_hdrlf.vmt") is None
     assert graph.problems == []
+
+
+def _phy(keyvalues: str) -> bytes:
+    """A .phy file with no solids and the given key values (phyheader_t: size, id, solidCount, checksum)."""
+    import struct
+
+    return struct.pack("<iiil", 16, 0, 0, 0) + keyvalues.encode() + b"\0"
+
+
+def test_gibs_named_in_the_physics_key_values(open_deathmatch: Path, tmp_path: Path) -> None:
+    from ._maps import build_game
+
+    stand = open_deathmatch / "models/propper/powerup_stand/powerup_stand"
+    mdl = stand.with_suffix(".mdl").read_bytes()
+    mod = build_game(tmp_path / "game", loose={
+        "models/crate.mdl": mdl, "models/crate.vvd": b"v", "models/crate.dx90.vtx": b"x",
+        "models/crate.phy": _phy('solid { "index" "0" } break { "model" "props_junk/gib01" "health" "5" } '
+                                 'break { "model" "models/props_junk/gib02.mdl" }'),
+        "models/props_junk/gib01.mdl": mdl, "models/props_junk/gib01.vvd": b"v",
+        "models/props_junk/gib01.dx90.vtx": b"x"})
+    path = build_map(tmp_path / "gibs.bsp", entities=[{"classname": "prop_physics", "model": "models/crate.mdl"}])
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(mod))
+    gib = graph.get("models/props_junk/gib01.mdl")
+    assert gib is not None and gib.where == "folder"
+    assert gib.referenced_by == [{"asset": "models/crate.mdl", "via": "break model"}]
+    assert graph.get("models/props_junk/gib01.vvd").where == "folder"
+    assert graph.get("models/props_junk/gib02.mdl").where == "missing"
+    assert graph.get("models/crate.phy").where == "folder"

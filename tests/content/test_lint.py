@@ -52,7 +52,7 @@ def game(tmp_path: Path) -> Path:
 
 
 def test_rule_ids_are_unique_and_selectable() -> None:
-    assert len({r.id for r in RULES}) == len({r.name for r in RULES}) == len(RULES) == 14
+    assert len({r.id for r in RULES}) == len({r.name for r in RULES}) == len(RULES) == 15
     assert [r.id for r in select_rules(["SB2"], ["pak-unreferenced"])] == ["SB201", "SB202", "SB203", "SB204", "SB205"]
     assert {r.severity for r in select_rules(["error"])} == {"error"}
     with pytest.raises(ValueError):
@@ -92,6 +92,12 @@ def test_pak_method_and_compressed_sounds(tmp_path: Path) -> None:
     assert rule_findings(good, "SB204") == []
     assert [f.where for f in rule_findings(bad, "SB205")] == ["sound/a.wav"]
     assert rule_findings(good, "SB205") == []
+    # LZMA entries: fine for the CS:GO branch, a warning on BSP 20 (TF2 only), an error before.
+    assert [f.where for f in rule_findings(good, "SB403")] == ["materials/a.vtf"]
+    assert [f.where for f in rule_findings(bad, "SB403")] == ["sound/a.wav"]
+    old = _as_version(good, tmp_path / "old.bsp", 19)
+    assert rule_findings(old, "SB403") == [] and [f.where for f in rule_findings(old, "SB401")] == ["materials/a.vtf"]
+    assert rule_findings(_as_version(good, tmp_path / "new.bsp", 21), "SB403") == []
 
 
 def test_unreferenced_pak_file(tmp_path: Path) -> None:

@@ -152,6 +152,15 @@ def _not_compressed(ctx: Context) -> Iterator[tuple[str, str]]:
             yield f"no lump is compressed ({bsp.file_size:,} bytes)", ""
 
 
+def _pak_lzma_limited(ctx: Context) -> Iterator[tuple[str, str]]:
+    if ctx.bsp.version != 20:
+        return  # older versions: SB401; the CS:GO branch (21+) reads them
+    pak = _pak(ctx)
+    for entry in pak.entries() if pak is not None else ():
+        if entry.compress_type == _ZIP_LZMA:
+            yield f"{entry.name} is LZMA-compressed: of the BSP 20 games only TF2 reads that", entry.name
+
+
 def _pak_method(ctx: Context) -> Iterator[tuple[str, str]]:
     pak = _pak(ctx)
     for entry in pak.entries() if pak is not None else ():
@@ -252,6 +261,8 @@ RULES: tuple[Rule, ...] = (
          "run buildcubemaps in the game (both LDR and HDR)", _cubemaps_not_built),
     Rule("SB401", "compressed-unsupported", "error", "LZMA compression the map's engine cannot load",
          "decompress it (sourcebsp repack MAP -o OUT --decompress)", _compressed_unsupported),
+    Rule("SB403", "pak-lzma-limited", "warning", "LZMA pak entries in a BSP 20 map",
+         "store them uncompressed unless the map is for TF2 (sourcebsp pack without --lzma)", _pak_lzma_limited),
     Rule("SB402", "not-compressed", "info", "no lump compressed although the engine reads LZMA lumps",
          "compress it for distribution (sourcebsp repack MAP -o OUT --compress)", _not_compressed),
     Rule("SB501", "output-target-missing", "warning", "entity outputs that target no entity",
