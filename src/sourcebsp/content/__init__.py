@@ -26,10 +26,12 @@ def mount(game: str | os.PathLike[str] | None = None, *, gameinfo: str | os.Path
     """
     if game is not None and gameinfo is not None:
         raise BspError("give a game folder or a gameinfo.txt, not both")
+    content = [Path(c).expanduser() for c in content]
+    vpks = [Path(v).expanduser() for v in vpks]
     if gameinfo is not None:
-        return GameFS.from_gameinfo(gameinfo, content=content, vpks=vpks)
+        return GameFS.from_gameinfo(Path(gameinfo).expanduser(), content=content, vpks=vpks)
     if game is not None:
-        folder = Path(game)
+        folder = Path(game).expanduser()
         if (folder / "gameinfo.txt").is_file():
             return GameFS.from_gameinfo(folder, content=content, vpks=vpks)
         if not folder.is_dir():
