@@ -11,7 +11,18 @@ import pytest
 from sourcebsp import BspFile, LumpId
 from sourcebsp.examples import build_example_map
 
-OPEN_DEATHMATCH = Path(os.environ.get("SOURCEBSP_GAMES", "/work/shared/games")) / "open-deathmatch"
+from ..conftest import CORPUS, IN_CI, ROOT
+
+
+def _games_dir() -> Path:
+    """Where the real games are: ``SOURCEBSP_GAMES``, else ``games`` beside the corpus, else ``../shared/games``."""
+    if os.environ.get("SOURCEBSP_GAMES"):
+        return Path(os.environ["SOURCEBSP_GAMES"])
+    beside_corpus = CORPUS.parent / "games"
+    return beside_corpus if beside_corpus.is_dir() else ROOT.parent / "shared" / "games"
+
+
+OPEN_DEATHMATCH = _games_dir() / "open-deathmatch"
 
 
 def add_materials(bsp: BspFile, names: Iterable[str]) -> None:
@@ -52,7 +63,7 @@ def build_map(path: Path, *, materials: Iterable[str] = (), props: Iterable[str]
 def open_deathmatch_dir() -> Path:
     """The open-deathmatch mod (skips, or fails in CI, when it is not here)."""
     if not (OPEN_DEATHMATCH / "gameinfo.txt").is_file():
-        if os.environ.get("CI"):
+        if IN_CI:
             pytest.fail(f"the open-deathmatch mod is missing at {OPEN_DEATHMATCH}")
         pytest.skip("the open-deathmatch mod is not here")
     return OPEN_DEATHMATCH

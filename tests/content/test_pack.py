@@ -48,8 +48,14 @@ def test_built_game_vpk_is_stock_loose_is_packed(tmp_path: Path) -> None:
                      vpk_files={"materials/brick/wall.vmt": vmt, "materials/brick/wall.vtf": b"VTF stock"},
                      loose={"materials/Custom/Thing.vmt": b'"UnlitGeneric" { "$basetexture" "Custom/Thing_Color" }',
                             "materials/custom/thing_color.VTF": b"VTF loose", "materials/custom/unused.vtf": b"x"})
-    source = build_map(tmp_path / "built.bsp", materials=["BRICK/WALL", "custom\\THING"])
+    source = build_map(tmp_path / "built.bsp", materials=["BRICK/WALL", "custom\\THING"],
+                       entities=[{"classname": "ambient_generic", "message": "No.Such.Sound"}])
+    with sourcebsp.open(source) as bsp:  # a sound name no soundscript defines: listed, not a file
+        unresolved = map_dependencies(bsp, mount(mod)).get("soundscript-entry:no.such.sound")
+    assert unresolved is not None and unresolved.where == "missing"
+    assert unresolved.referenced_by == [{"entity": 4, "classname": "ambient_generic", "key": "message"}]
     packed, missing = _pack(source, mount(mod), tmp_path / "out.bsp")
+    assert "soundscript-entry:no.such.sound" not in missing  # pack lists files only
     assert packed == {"materials/custom/thing.vmt", "materials/custom/thing_color.vtf"}
     assert "materials/brick/wall.vmt" not in packed and "materials/brick/wall.vtf" not in packed
     packed_stock, _ = _pack(source, mount(mod), tmp_path / "out_stock.bsp", include_stock=True)
