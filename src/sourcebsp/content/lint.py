@@ -158,7 +158,8 @@ def _pak_lzma_limited(ctx: Context) -> Iterator[tuple[str, str]]:
     pak = _pak(ctx)
     for entry in pak.entries() if pak is not None else ():
         if entry.compress_type == _ZIP_LZMA:
-            yield f"{entry.name} is LZMA-compressed: of the BSP 20 games only TF2 reads that", entry.name
+            yield (f"{entry.name} is LZMA-compressed: of the BSP 20 engines only the later TF2 branch "
+                   f"(SDK 2013 multiplayer) reads that"), entry.name
 
 
 def _pak_method(ctx: Context) -> Iterator[tuple[str, str]]:
@@ -262,7 +263,7 @@ RULES: tuple[Rule, ...] = (
     Rule("SB401", "compressed-unsupported", "error", "LZMA compression the map's engine cannot load",
          "decompress it (sourcebsp repack MAP -o OUT --decompress)", _compressed_unsupported),
     Rule("SB403", "pak-lzma-limited", "warning", "LZMA pak entries in a BSP 20 map",
-         "store them uncompressed unless the map is for TF2 (sourcebsp pack without --lzma)", _pak_lzma_limited),
+         "store them uncompressed unless the map is only for TF2-branch games (pack without --lzma)", _pak_lzma_limited),
     Rule("SB402", "not-compressed", "info", "no lump compressed although the engine reads LZMA lumps",
          "compress it for distribution (sourcebsp repack MAP -o OUT --compress)", _not_compressed),
     Rule("SB501", "output-target-missing", "warning", "entity outputs that target no entity",
