@@ -125,8 +125,8 @@ def test_corpus_map_lists_every_texdata_material_and_prop_model(map_path: Path) 
     assert json["summary"]["total"] == len(json["dependencies"]) == len(graph)
 
 
-def _pcf(systems: dict[str, str]) -> bytes:
-    """A particle file written by srctools: {system: material}."""
+def _pcf(systems: dict[str, str], version: int = 2) -> bytes:
+    """A particle file written by srctools (binary DMX ``version``): {system: material}."""
     import io
 
     from srctools.dmx import Attribute
@@ -135,7 +135,7 @@ def _pcf(systems: dict[str, str]) -> bytes:
     root = Particle.export([Particle(name, {"material": Attribute.string("material", material)})
                             for name, material in systems.items()])
     buffer = io.BytesIO()
-    root.export_binary(buffer, fmt_name=FORMAT_NAME, fmt_ver=2)
+    root.export_binary(buffer, version=version, fmt_name=FORMAT_NAME, fmt_ver=2)
     return buffer.getvalue()
 
 
@@ -230,3 +230,34 @@ def test_gibs_named_in_the_physics_key_values(open_deathmatch: Path, tmp_path: P
     assert graph.get("models/props_junk/gib01.vvd").where == "folder"
     assert graph.get("models/props_junk/gib02.mdl").where == "missing"
     assert graph.get("models/crate.phy").where == "folder"
+
+
+@pytest.mark.parametrize("offset", [188, 204, 212, 220, 232, 336])
+def test_hostile_model_counts_are_refused_before_parsing(open_deathmatch: Path, tmp_path: Path, offset: int) -> None:
+    from sourcebsp.content.models import model_refs
+    from sourcebsp.errors import BspError
+
+    mdl = bytearray((open_deathmatch / "models/propper/powerup_stand/powerup_stand.mdl").read_bytes())
+    model_refs("good.mdl", bytes(mdl))  # the real model passes the check
+    mdl[offset:offset + 4] = (0x7FFFFFFF).to_bytes(4, "little")
+    with pytest.raises(BspError, match=str(offset) if offset != 220 else "skin table"):
+        model_refs("hostile.mdl", bytes(mdl))
+    # In a map's pakfile: a problem noted, the walk goes on.
+    path = build_map(tmp_path / "hostile.bsp", props=["models/hostile.mdl"],
+                     pak={"models/hostile.mdl": bytes(mdl)})
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp)
+    assert graph.get("models/hostile.mdl").where == "pakfile"
+    assert any("hostile.mdl" in p for p in graph.problems)
+
+
+def test_hostile_particle_string_count_is_refused() -> None:
+    from sourcebsp.content.particles import particle_systems
+    from sourcebsp.errors import BspError
+
+    good = _pcf({"spark": "particle/spark.vmt"}, version=5)
+    assert particle_systems(good) == {"spark": ["materials/particle/spark.vmt"]}
+    start = good.index(b"-->\n\0") + 5
+    hostile = good[:start] + (0x7FFFFFFF).to_bytes(4, "little") + good[start + 4:]
+    with pytest.raises(BspError, match="2147483647 strings"):
+        particle_systems(hostile, "hostile.pcf")

@@ -41,6 +41,28 @@ def _walk(kv: Any, inside_break: bool = False) -> Iterator[str]:
             yield value
 
 
+# studiohdr_t counts srctools sizes lists from, with the smallest record each counts:
+# (offset of the count, record size in bytes, what).  Checked against the file's
+# length first, so a hostile model cannot make srctools allocate billions of entries.
+_COUNTS = ((188, 212, "sequences"), (204, 64, "textures"), (212, 4, "cdmaterials"),
+           (232, 16, "body parts"), (336, 8, "included models"))
+_SKINREF_COUNT, _SKIN_COUNT = 220, 224
+_HEADER_SIZE = 408
+
+
+def _check_counts(name: str, mdl: bytes) -> None:
+    if len(mdl) < _HEADER_SIZE or mdl[:4] != b"IDST":
+        raise BspError(f"{name} is not a model ({len(mdl)} bytes)")
+    for offset, size, what in _COUNTS:
+        count = int.from_bytes(mdl[offset:offset + 4], "little", signed=True)
+        if count < 0 or count * size > len(mdl):
+            raise BspError(f"{name}: {count} {what} (at byte {offset}) cannot fit in its {len(mdl)} bytes")
+    refs = int.from_bytes(mdl[_SKINREF_COUNT:_SKINREF_COUNT + 4], "little", signed=True)
+    skins = int.from_bytes(mdl[_SKIN_COUNT:_SKIN_COUNT + 4], "little", signed=True)
+    if refs < 0 or skins < 0 or refs * skins * 2 > len(mdl):
+        raise BspError(f"{name}: a {skins} x {refs} skin table cannot fit in its {len(mdl)} bytes")
+
+
 def model_refs(name: str, mdl: bytes, phy: bytes | None = None) -> ModelRefs:
     """The references of the model ``name`` (its ``.mdl`` bytes, and its ``.phy`` when there is one)."""
     try:
@@ -49,6 +71,7 @@ def model_refs(name: str, mdl: bytes, phy: bytes | None = None) -> ModelRefs:
         from srctools.mdl import Model
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise BspError("reading models needs srctools: pip install 'sourcebsp[deps]'") from exc
+    _check_counts(name, mdl)
     files: dict[str, bytes] = {"model.mdl": mdl}
     if phy is not None:
         files["model.phy"] = phy

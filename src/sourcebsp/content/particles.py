@@ -5,10 +5,26 @@ The one module that parses PCF files: swap it here.
 from __future__ import annotations
 
 import io
+import re
 
 from ..errors import BspError
 
 __all__ = ["particle_systems"]
+
+_HEADER = re.compile(rb"^<!-- dmx encoding binary (\d+) format \S+ \d+ -->\n\0")
+
+
+def _check_string_count(data: bytes, name: str) -> None:
+    """The string table count of a binary DMX, checked against the file's length before
+    srctools sizes a list by it (a hostile file could ask for billions)."""
+    header = _HEADER.match(data)
+    if header is None:
+        return  # not binary DMX: srctools rejects it without sizing anything
+    version, start = int(header.group(1)), header.end()
+    if version >= 4 and len(data) >= start + 4:
+        count = int.from_bytes(data[start:start + 4], "little", signed=True)
+        if count < 0 or count > len(data) - start:
+            raise BspError(f"cannot parse the particle file {name}: {count} strings in {len(data)} bytes")
 
 
 def particle_systems(data: bytes, name: str = "") -> dict[str, list[str]]:
@@ -18,6 +34,7 @@ def particle_systems(data: bytes, name: str = "") -> dict[str, list[str]]:
         from srctools.particles import Particle
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise BspError("reading particles needs srctools: pip install 'sourcebsp[deps]'") from exc
+    _check_string_count(data, name)
     try:
         systems = Particle.parse(io.BytesIO(data))
     except Exception as exc:  # srctools' DMX reader raises ValueError/KeyError/struct.error
