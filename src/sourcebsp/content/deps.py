@@ -236,9 +236,13 @@ class _Walker:
                      {"entity": index, "classname": classname, "key": "detailmaterial (default)"})
 
     def entity_value(self, kind: str, value: str, ref: Ref) -> None:
+        lowered = value.lower()
         if kind == "model":
-            if not value.startswith("*"):  # brush models live in the map
-                self.add(value, "model", ref) if value.lower().endswith(".mdl") else None
+            # "*N" brush models live in the map; a model key may also hold a sprite.
+            if lowered.endswith(".mdl"):
+                self.add(value, "model", ref)
+            elif lowered.endswith((".vmt", ".spr")):
+                self.add(_material_path(value), "sprite", ref)
         elif kind in ("material", "decal", "sprite"):
             self.add(_material_path(value), kind, ref)
         elif kind == "sound":
