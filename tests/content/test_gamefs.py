@@ -82,3 +82,13 @@ def test_bad_inputs_are_bsp_errors(tmp_path: Path) -> None:
         VpkArchive(tmp_path / "bad_dir.vpk").names()
     with pytest.raises(BspError):
         mount(content=[tmp_path / "missing"])
+
+
+def test_custom_addon_vpk_is_custom_content(tmp_path: Path) -> None:
+    mod = build_game(tmp_path, loose={"custom/addon_dir.vpk": b""})
+    write_vpk(mod / "custom" / "addon_dir.vpk", {"models/Addon.mdl": b"addon"})
+    fs = mount(mod)
+    assert [(p.kind, p.path.name, p.stock) for p in fs.paths][:2] == [("vpk", "addon_dir.vpk", False),
+                                                                      ("folder", "mymod", False)]
+    found = fs.find("models/addon.mdl")
+    assert found is not None and found.where == "vpk" and not found.stock and fs.read(found) == b"addon"

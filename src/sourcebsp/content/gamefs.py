@@ -15,10 +15,11 @@ mounts ``<name>_dir.vpk``; ``<folder>/*`` mounts every sub-folder and VPK of
 cannot be resolved without Steam; such lines are kept in
 :attr:`GameFS.unresolved`.
 
-What is *stock*: files in any VPK, and in folders outside the mod's folder
-(the one holding ``gameinfo.txt``).  Loose files in the mod, in its
-``custom`` folders and in extra content folders given by the user are custom
-content, which :mod:`sourcebsp.content.pack` packs.
+What is *stock*: files in the VPKs ``gameinfo.txt`` names and in extra VPKs
+given by the user, and in folders outside the mod's folder (the one holding
+``gameinfo.txt``).  Loose files in the mod, folders and VPKs in its
+``custom`` folder (addons) and extra content folders given by the user are
+custom content, which :mod:`sourcebsp.content.pack` packs.
 """
 from __future__ import annotations
 
@@ -203,7 +204,8 @@ class GameFS:
                 if child.is_dir():
                     self._add(SearchPath("folder", child.resolve(), self._stock(child), keys))
                 elif child.name.lower().endswith(".vpk") and not re.search(r"_\d{3}\.vpk$", child.name.lower()):
-                    self._add(SearchPath("vpk", child.resolve(), True, keys))
+                    # An addon VPK in the mod's custom folder is not the game's own content.
+                    self._add(SearchPath("vpk", child.resolve(), self._stock(child), keys))
             return
         if target.suffix.lower() == ".vpk":
             found = self._vpk_file(target)

@@ -1,7 +1,7 @@
 """Packing a map's custom content into its pakfile, as bspzip stores it.
 
-What is packed: every dependency found in a loose folder that is not stock
-(the mod's own folder, its ``custom`` folders, ``--content`` folders), under
+What is packed: every dependency found outside the pakfile that is not stock
+(the mod's own folder, its ``custom`` addons, ``--content`` folders), under
 its lower-case name (the engine lower-cases pakfile names; Linux servers
 find nothing else).  Stock content (VPKs, folders outside the mod) is packed
 only when asked.  Files already in the pakfile stay as they are.
