@@ -98,7 +98,8 @@ def test_edit_set_rename_delete_add(map_path: Path, tmp_path: Path, capsys: pyte
         "--add", "classname=info_target,targetname=cli_added,origin=0 0 64",
         "--add", '{"classname": "info_null", "targetname": "cli,comma"}',
     )
-    assert report == {"output": str(out), "matched": 1, "changed": 1, "deleted": 0, "added": 2}
+    assert report == {"output": str(out), "matched": 1, "changed": 1, "deleted": 0, "added": 2,
+                      "bytes_before": map_path.stat().st_size, "bytes_after": out.stat().st_size}
     after = run_json(capsys, "entities", str(out), "--json")
     assert len(after) == len(before) + 2
     world = after[0]["keyvalues"]

@@ -29,7 +29,8 @@ def test_list_json_on_every_map(map_path: Path, capsys: pytest.CaptureFixture[st
             [(i.file_size, "lzma" if i.compress_type == zipfile.ZIP_LZMA else "stored") for i in infos]
 
 
-def test_list_table(corpus_file, capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_table(corpus_file, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sourcebsp.cli._common.is_terminal", lambda: True)
     path = corpus_file("css_cs_crackhouse.bsp")
     assert main(["pak", str(path), "list"]) == 0
     out = capsys.readouterr().out

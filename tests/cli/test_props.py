@@ -45,6 +45,7 @@ def test_props_json_big_endian(corpus_file, capsys: pytest.CaptureFixture[str]) 
 
 def test_props_table(corpus_file, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # a wide terminal: no cell is shortened
+    monkeypatch.setattr("sourcebsp.cli._common.is_terminal", lambda: True)
     assert main(["props", str(corpus_file("css_2000.bsp"))]) == 0
     out = capsys.readouterr().out
     assert "16 static props, 1 models" in out and "layout v5" in out

@@ -21,6 +21,7 @@ COMMANDS = {
     "lightmaps": "Pack every face's lightmap into one atlas image (PNG)",
     "render": "Draw a preview picture of a map (top-down or from the player start)",
     "decompile": "Decompile a map into a Hammer VMF (brushes, entities, props, displacements)",
+    "lump": "Write one lump to a .lmp lump file, or apply a lump file to a map",
     "example": "Write a small example map built in code (a lit room) to try the other commands on",
 }
 
@@ -32,7 +33,20 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def _tolerant_streams() -> None:
+    """Text the terminal's encoding cannot show (non-ASCII entity values under LC_ALL=C)
+    is written as escapes instead of ending the command with UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a closed or detached stream
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_streams()
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
         print(_usage())
