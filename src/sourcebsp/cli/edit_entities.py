@@ -45,7 +45,7 @@ Example (docs/rules_example.json in the source tree):
 
   [
     {"match": {"classname": "light"}, "set": {"_light": "255 200 150 300"}},
-    {"match": {"classname": "env_cubemap"}, "delete": true},
+    {"match": {"classname": "info_player_teamspawn"}, "delete": true},
     {"add": {"classname": "info_target", "targetname": "x", "origin": "0 0 64"}}
   ]
 """
