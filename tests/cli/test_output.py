@@ -103,3 +103,15 @@ def test_broken_pipe_is_quiet(corpus_file) -> None:
     pipeline = subprocess.run(f'"{sys.executable}" -m sourcebsp entities "{path}" | head -1', shell=True,
                               capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert pipeline.stdout.count("\n") == 1 and pipeline.stderr == ""
+
+
+def test_packaging_metadata() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT" and (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert "version" not in project and project["dynamic"] == ["version"]  # one source: __version__
+    extras = project["optional-dependencies"]
+    assert set(extras["all"]) == set(extras["cli"]) | set(extras["export"])
+    assert not any(c.startswith("License ::") for c in project["classifiers"])  # SPDX string instead
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert 'pip install ".[all]"' in readme.split("```sh", 1)[1].split("```", 1)[0]
