@@ -13,6 +13,7 @@ from sourcebsp.cli import COMMANDS, main
 from sourcebsp.lump_ids import LumpId
 
 
+@pytest.mark.slow
 def test_decompiles_every_map(map_path, tmp_path, capsys):
     out = tmp_path / "map.vmf"
     assert main(["decompile", str(map_path), "-o", str(out)]) == 0

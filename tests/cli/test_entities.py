@@ -88,6 +88,7 @@ def test_entities_bad_map_is_one_line_exit_1(tmp_path: Path, capsys: pytest.Capt
 
 
 # ---- edit-entities --------------------------------------------------------------------
+@pytest.mark.slow
 def test_edit_set_rename_delete_add(map_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out.bsp"
     before = run_json(capsys, "entities", str(map_path), "--json")
@@ -209,6 +210,7 @@ def test_ent_dump_is_the_lump_text(map_path: Path, capsysbinary: pytest.CaptureF
     assert dumped == lump.split(b"\0", 1)[0]
 
 
+@pytest.mark.slow
 def test_ent_edit_and_reimport(map_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ent = tmp_path / "map.ent"
     assert main(["entities", str(map_path), "--ent", "-o", str(ent)]) == 0

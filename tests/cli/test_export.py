@@ -23,6 +23,7 @@ def _json_chunk(path: Path) -> dict:
     return json.loads(data[20 : 20 + size])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("models", ["all", "world"])
 def test_export_glb(map_path, tmp_path, capsys, models):
     out = tmp_path / "map.glb"

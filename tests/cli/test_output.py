@@ -115,3 +115,11 @@ def test_packaging_metadata() -> None:
     assert not any(c.startswith("License ::") for c in project["classifiers"])  # SPDX string instead
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert 'pip install ".[all]"' in readme.split("```sh", 1)[1].split("```", 1)[0]
+
+
+def test_every_listed_slow_test_exists() -> None:
+    from ..conftest import SLOW_TESTS
+
+    for name in SLOW_TESTS:
+        path, function = name.split("::")
+        assert f"def {function}(" in (ROOT / path).read_text(encoding="utf-8"), name

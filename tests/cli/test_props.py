@@ -15,6 +15,7 @@ REQUIRED = {"index", "model", "origin", "angles", "skin", "solid", "fade_min_dis
             "lighting_origin", "first_leaf", "leaf_count", "flags"}
 
 
+@pytest.mark.slow
 def test_props_json_on_every_map(map_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["props", str(map_path), "--json"]) == 0
     records = json.loads(capsys.readouterr().out)

@@ -6,8 +6,10 @@ traceback), 2 bad usage (argparse's own).
 from __future__ import annotations
 
 import importlib
+import os
 import sys
-from typing import Sequence
+import warnings
+from typing import Sequence, TextIO
 
 COMMANDS = {
     "info": "Show the header, lump directory and contents of a map",
@@ -45,8 +47,17 @@ def _tolerant_streams() -> None:
                 pass
 
 
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      file: TextIO | None = None, line: str | None = None) -> None:
+    """A Python warning as one ``sourcebsp: warning:`` line, not two lines of source location."""
+    text = " ".join(str(message).split())
+    print(f"sourcebsp: warning: {text} ({category.__name__} at {os.path.basename(filename)}:{lineno})",
+          file=sys.stderr if file is None else file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _tolerant_streams()
+    warnings.showwarning = _one_line_warning
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
         print(_usage())
