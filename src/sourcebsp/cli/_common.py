@@ -122,11 +122,15 @@ def print_json(value: Any) -> None:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def _cell(value: Any) -> str:
-    # One record per line, fields split by tabs: control characters inside a value
-    # (tabs, line breaks) are shown as \xNN; backslashes stay (pak names use them).
-    text = "" if value is None else str(value)
+def printable(text: str) -> str:
+    """``text`` with control characters shown as ``\\xNN``: names and values come from
+    untrusted files and must neither drive the terminal nor break a one-record line
+    (backslashes stay as they are: pak names use them)."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _cell(value: Any) -> str:
+    return printable("" if value is None else str(value))
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from typing import Callable, Iterator, Sequence
 
 

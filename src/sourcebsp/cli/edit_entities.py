@@ -13,7 +13,6 @@ a ``.ent`` text file (``--from-ent``, as ``entities MAP --ent`` writes it).
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
