@@ -207,9 +207,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for report in failed:
             print(f"sourcebsp: error: {report['error']}", file=sys.stderr)
         damaged = [r for r in reports if r.get("damaged")]
-        if damaged:
-            names = ", ".join(r["path"] for r in damaged)
-            print(f"sourcebsp: damaged: {names}", file=sys.stderr)
+        for report in damaged:
+            parts = ", ".join(d["part"] for d in report["damaged"])
+            print(f"sourcebsp: error: {report['path']} is damaged (what does not decode: {parts}; "
+                  "the report gives each error and file offset)", file=sys.stderr)
         return 1 if failed or damaged else 0
 
     return _common.run(body)
