@@ -89,6 +89,7 @@ SLOW_TESTS = {
     "tests/converters/test_decompile.py::test_every_brush_of_the_map_is_written_or_reported",
     "tests/converters/test_decompile.py::test_output_parses_with_unique_ids_and_closed_convex_solids",
     "tests/converters/test_decompile.py::test_overlay_sides_hold_the_overlay_faces",
+    "tests/converters/test_decompile.py::test_props_cubemaps_and_overlays_match_the_lumps",
     "tests/converters/test_decompile.py::test_texture_axes_follow_the_map_faces",
     "tests/converters/test_gltf.py::test_brush_entity_nodes_placed",
     "tests/converters/test_gltf.py::test_glb_structure_and_counts",
