@@ -67,3 +67,49 @@ def vmf_dir() -> Path:
 def corpus_file():
     """A function giving the path of a named corpus map (skip, or fail in CI, if missing)."""
     return corpus_map
+
+
+# Tests that take seconds (whole-corpus conversions, comparisons with srctools,
+# subprocess runs), measured with ``--durations``: ``python -m pytest -m "not slow"``
+# leaves them out for a run in under a minute; CI runs everything.  Tests in
+# tests/cli carry ``@pytest.mark.slow`` themselves; these are listed here so the
+# modules of other areas need no edit (tests/cli/test_output.py checks that each exists).
+SLOW_TESTS = {
+    "tests/codecs/test_entities.py::test_corpus_brush_entities_link_to_models",
+    "tests/codecs/test_entities.py::test_corpus_edits_survive_save_and_reopen",
+    "tests/codecs/test_entities.py::test_corpus_entities_equal_srctools",
+    "tests/codecs/test_entities.py::test_corpus_output_separator_as_found",
+    "tests/codecs/test_pakfile.py::test_add_save_reopen",
+    "tests/codecs/test_physics.py::test_physcollide_matches_srctools",
+    "tests/codecs/test_staticprops.py::test_move_add_remove_survive_save",
+    "tests/codecs/test_staticprops.py::test_static_props_equal_srctools",
+    "tests/codecs/test_visibility.py::test_vvis_layout_is_rebuilt_byte_for_byte",
+    "tests/converters/test_decompile.py::test_displacement_vertices_match_the_map",
+    "tests/converters/test_decompile.py::test_entities_of_the_lump_keep_their_keys_and_outputs",
+    "tests/converters/test_decompile.py::test_every_brush_of_the_map_is_written_or_reported",
+    "tests/converters/test_decompile.py::test_output_parses_with_unique_ids_and_closed_convex_solids",
+    "tests/converters/test_decompile.py::test_overlay_sides_hold_the_overlay_faces",
+    "tests/converters/test_decompile.py::test_props_cubemaps_and_overlays_match_the_lumps",
+    "tests/converters/test_decompile.py::test_texture_axes_follow_the_map_faces",
+    "tests/converters/test_gltf.py::test_brush_entity_nodes_placed",
+    "tests/converters/test_gltf.py::test_glb_structure_and_counts",
+    "tests/converters/test_gltf.py::test_khronos_validator",
+    "tests/converters/test_gltf.py::test_static_prop_nodes",
+    "tests/converters/test_obj.py::test_obj_export",
+    "tests/converters/test_render.py::test_render_is_not_blank",
+    "tests/model/test_brushes.py::test_polygons_match_vertex_enumeration",
+    "tests/model/test_geometry.py::test_polygons_match_srctools",
+    "tests/model/test_lightmaps.py::test_png_written",
+    "tests/test_benchmark_script.py::test_json_output",
+    "tests/test_benchmark_script.py::test_main_reports_sourcebsp_rows",
+    "tests/test_benchmark_script.py::test_missing_and_failing_libraries_are_reported",
+    "tests/test_corpus.py::test_compress_then_decompress_restores_contents",
+    "tests/test_queries.py::test_leaf_at_matches_srctools",
+    "tests/test_typing.py::test_mypy_is_clean",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.split("[", 1)[0] in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)

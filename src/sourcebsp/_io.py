@@ -2,34 +2,60 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
+__all__ = ["atomic_write", "temp_path"]
 
-def atomic_write(target: Path, *chunks: bytes) -> Path:
+_TEMP_SUFFIX = ".sourcebsp-partial"
+
+
+def temp_path(target: str | os.PathLike[str]) -> Path:
+    """The one temporary file a save to ``target`` writes before renaming it into place.
+
+    The name is fixed (hidden, beside the target), so a save interrupted by a
+    kill leaves at most this one file, and the next save to the same target
+    replaces it.
+    """
+    path = Path(target)
+    return path.with_name(f".{path.name}{_TEMP_SUFFIX}")
+
+
+def atomic_write(target: str | os.PathLike[str], *chunks: bytes) -> Path:
     """Write ``chunks`` to a temporary file beside ``target``, then rename it over.
 
-    Readers never see a half-written file, and a failure leaves ``target`` as it was.
+    Readers never see a half-written file, and a failure leaves ``target`` as it
+    was.  The new file gets the mode a plain ``open()`` would give it (the
+    kernel applies the umask; the process umask is never changed) or, when it
+    replaces a file, that file's mode.  An ``OSError`` names ``target`` as
+    given, never the temporary file.
     """
-    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    target = Path(target)
+    temp = temp_path(target)
     try:
-        # mkstemp makes the file private (0600): give it the mode a plain open() would,
-        # or the mode of the file it replaces.
-        if target.exists():
-            mode = target.stat().st_mode & 0o7777
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(temp, mode)
-        with os.fdopen(handle, "wb") as stream:
-            for chunk in chunks:
-                stream.write(chunk)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        if os.path.exists(temp):
+        mode = target.stat().st_mode & 0o7777 if target.exists() else None
+        try:
+            handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            # Left by an interrupted save to this target: it holds nothing the user owns.
             os.unlink(temp)
+            handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                if mode is not None:
+                    os.chmod(stream.fileno() if os.chmod in os.supports_fd else temp, mode)
+                for chunk in chunks:
+                    stream.write(chunk)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temp, target)
+        except BaseException:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+            raise
+    except OSError as exc:
+        if exc.filename is not None and exc.filename != str(target) and exc.errno is not None:
+            raise type(exc)(exc.errno, exc.strerror, str(target)) from exc
         raise
     return target

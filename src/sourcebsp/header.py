@@ -146,7 +146,8 @@ def read_header(data: memoryview | bytes, file_size: int | None = None) -> Heade
     ident = bytes(data[:4])
     if ident not in IDENTS:
         raise UnsupportedError(
-            f"unknown ident {ident!r}: not a Source BSP file (expected b'VBSP' or b'PSBV')",
+            f"unknown ident {ident.decode('latin-1') if ident.isalnum() else ident.hex(' ')}: "
+            "not a Source BSP file (expected VBSP or PSBV)",
             offset=0,
         )
     endian = IDENTS[ident]

@@ -13,6 +13,7 @@ from sourcebsp.cli import COMMANDS, main
 from sourcebsp.lump_ids import LumpId
 
 
+@pytest.mark.slow
 def test_decompiles_every_map(map_path, tmp_path, capsys):
     out = tmp_path / "map.vmf"
     assert main(["decompile", str(map_path), "-o", str(out)]) == 0
@@ -61,9 +62,10 @@ def test_usage_errors_exit_2(tmp_path, corpus_file, capsys):
     assert exc.value.code == 2
     copy = tmp_path / "lobby.bsp"
     shutil.copy(path, copy)
-    with pytest.raises(SystemExit) as exc:
-        main(["decompile", str(copy), "-o", str(copy)])
-    assert exc.value.code == 2
+    # Writing over the input is refused, with or without --overwrite: one line, exit 1.
+    assert main(["decompile", str(copy), "-o", str(copy)]) == 1
+    assert main(["decompile", str(copy), "-o", str(copy), "--overwrite"]) == 1
+    assert capsys.readouterr().err.count("is the input map") == 2
     assert copy.read_bytes() == path.read_bytes()
 
 

@@ -88,6 +88,7 @@ def test_entities_bad_map_is_one_line_exit_1(tmp_path: Path, capsys: pytest.Capt
 
 
 # ---- edit-entities --------------------------------------------------------------------
+@pytest.mark.slow
 def test_edit_set_rename_delete_add(map_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out.bsp"
     before = run_json(capsys, "entities", str(map_path), "--json")
@@ -98,7 +99,8 @@ def test_edit_set_rename_delete_add(map_path: Path, tmp_path: Path, capsys: pyte
         "--add", "classname=info_target,targetname=cli_added,origin=0 0 64",
         "--add", '{"classname": "info_null", "targetname": "cli,comma"}',
     )
-    assert report == {"output": str(out), "matched": 1, "changed": 1, "deleted": 0, "added": 2}
+    assert report == {"output": str(out), "matched": 1, "changed": 1, "deleted": 0, "added": 2,
+                      "bytes_before": map_path.stat().st_size, "bytes_after": out.stat().st_size}
     after = run_json(capsys, "entities", str(out), "--json")
     assert len(after) == len(before) + 2
     world = after[0]["keyvalues"]
@@ -197,3 +199,87 @@ def test_edit_bad_rules_exit_1(rules: str, corpus_file, tmp_path: Path, capsys: 
     err = capsys.readouterr().err
     assert err.startswith("sourcebsp: error:") and err.count("\n") == 1
     assert not out.exists()
+
+
+# ---- .ent text: dump and re-import ------------------------------------------------------
+def test_ent_dump_is_the_lump_text(map_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    assert main(["entities", str(map_path), "--ent"]) == 0
+    dumped = capsysbinary.readouterr().out
+    with sourcebsp.open(map_path) as bsp:
+        lump = bytes(bsp.lump_bytes(0))
+    assert dumped == lump.split(b"\0", 1)[0]
+
+
+@pytest.mark.slow
+def test_ent_edit_and_reimport(map_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ent = tmp_path / "map.ent"
+    assert main(["entities", str(map_path), "--ent", "-o", str(ent)]) == 0
+    capsys.readouterr()
+    text = ent.read_bytes()
+    # Edit the text as a user would in an editor: a new entity at the end.
+    ent.write_bytes(text.rstrip(b"\r\n") + b'\n{\n"classname" "info_target"\n"targetname" "from_ent_file"\n}\n')
+    out = tmp_path / "out.bsp"
+    assert main(["edit-entities", str(map_path), "--from-ent", str(ent), "-o", str(out)]) == 0
+    assert "after reading" in capsys.readouterr().out
+    before = run_json(capsys, "entities", str(map_path), "--json")
+    after = run_json(capsys, "entities", str(out), "--json")
+    assert after[:-1] == before
+    assert after[-1]["keyvalues"] == [["classname", "info_target"], ["targetname", "from_ent_file"]]
+    with sourcebsp.open(out) as bsp:
+        assert bytes(bsp.lump_bytes(0)).endswith(b"}\n\x00")  # NUL-terminated for the engine
+
+
+def test_bad_ent_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sourcebsp.examples import write_example_map
+
+    write_example_map(tmp_path / "a.bsp")
+    (tmp_path / "bad.ent").write_bytes(b'{\n"classname" "light"\n')
+    assert main(["edit-entities", str(tmp_path / "a.bsp"), "--from-ent", str(tmp_path / "bad.ent"),
+                 "-o", str(tmp_path / "b.bsp")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.ent" in err and not (tmp_path / "b.bsp").exists()
+
+
+# ---- the documented rules file ------------------------------------------------------------
+def test_rules_example_file_does_what_the_help_says(corpus_file, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from sourcebsp.cli.edit_entities import RULES_HELP
+
+    example = Path(__file__).resolve().parents[2] / "docs" / "rules_example.json"
+    rules = json.loads(example.read_text())
+    for rule in rules:  # every key the file uses is documented in --help
+        for key in rule:
+            assert f'"{key}"' in RULES_HELP
+    src = corpus_file("valvebsp_testmap.bsp")
+    before = run_json(capsys, "entities", str(src), "--json")
+    out = tmp_path / "out.bsp"
+    report = run_json(capsys, "edit-entities", str(src), "-o", str(out), "--rules", str(example), "--json")
+    after = run_json(capsys, "entities", str(out), "--json")
+
+    def classes(listing: Any) -> list[str]:
+        return [dict(e["keyvalues"]).get("classname", "") for e in listing]
+
+    spawns = classes(before).count("info_player_teamspawn")
+    assert spawns >= 1 and report["deleted"] == spawns and "info_player_teamspawn" not in classes(after)
+    assert report["added"] == 1 and after[-1]["keyvalues"][1] == ["targetname", "added_by_rules"]
+    lights = [dict(e["keyvalues"]) for e in after if dict(e["keyvalues"]).get("classname") == "light"]
+    assert len(lights) == classes(before).count("light") >= 1
+    assert all(light["_light"] == "255 200 150 300" for light in lights)
+    world = dict(after[0]["keyvalues"])
+    assert world["classname"] == "worldspawn" and "detailvbsp" not in world and "detailmaterial" not in world
+    assert len(after) == len(before) - spawns + 1
+
+
+def test_help_documents_the_rules_format(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["edit-entities", "--help"])
+    out = capsys.readouterr().out
+    for key in ("match", "all", "rename", "set", "delete_keys", "add_outputs", "delete", "add"):
+        assert f'"{key}"' in out
+
+
+def test_readme_shows_the_example_rules_file() -> None:
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```json\n", 1)[1].split("```", 1)[0]
+    assert json.loads(block) == json.loads((root / "docs" / "rules_example.json").read_text())

@@ -23,6 +23,7 @@ def _json_chunk(path: Path) -> dict:
     return json.loads(data[20 : 20 + size])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("models", ["all", "world"])
 def test_export_glb(map_path, tmp_path, capsys, models):
     out = tmp_path / "map.glb"
@@ -67,10 +68,10 @@ def test_lightmaps_cli(tmp_path, corpus_file, capsys):
     with Image.open(out) as image:
         assert image.mode == "RGB" and image.size[0] >= 64
     # HDR only: the default falls back to HDR; --hdr on an LDR-only map fails in one line.
-    assert main(["lightmaps", str(corpus_file("x360_shack.bsp")), "-o", str(out)]) == 0
+    assert main(["lightmaps", str(corpus_file("x360_shack.bsp")), "-o", str(out), "--overwrite"]) == 0
     assert "HDR" in capsys.readouterr().out
-    assert main(["lightmaps", str(corpus_file("css_de_rats.bsp")), "-o", str(out), "--hdr"]) == 1
-    assert main(["lightmaps", str(corpus_file("csgo_tooltextures.bsp")), "-o", str(out)]) == 1
+    assert main(["lightmaps", str(corpus_file("css_de_rats.bsp")), "-o", str(out), "--hdr", "--overwrite"]) == 1
+    assert main(["lightmaps", str(corpus_file("csgo_tooltextures.bsp")), "-o", str(out), "--overwrite"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 2 and "no HDR lightmaps" in err
 

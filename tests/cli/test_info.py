@@ -60,3 +60,66 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["info"])
     assert info.value.code == 2
+
+
+def _damaged_example(tmp_path: Path) -> tuple[Path, int]:
+    """The example map with an entity lump that does not parse; (path, the lump's file offset)."""
+    from sourcebsp.examples import example_map_bytes
+
+    data = bytearray(example_map_bytes())
+    header = read_header(bytes(data))
+    start = header.lumps[0].fileofs
+    brace = data.index(b"}", start)
+    data[brace : brace + 1] = b"{"  # an unclosed block
+    path = tmp_path / "damaged.bsp"
+    path.write_bytes(bytes(data))
+    return path, start
+
+
+def test_damaged_lump_is_reported_and_the_rest_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, offset = _damaged_example(tmp_path)
+    assert main(["info", str(path), "--json"]) == 1
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert captured.err.count("\n") == 1 and "damaged" in captured.err
+    assert [d["lump"] for d in report["damaged"]] == ["ENTITIES"]
+    damage = report["damaged"][0]
+    assert damage["offset"] >= offset and str(damage["offset"]) in damage["error"]
+    rows = {row["name"]: row for row in report["lumps"]}
+    assert rows["ENTITIES"]["damaged"] and rows["ENTITIES"]["count"] is None
+    assert rows["PLANES"]["count"] == rows["PLANES"]["length"] // 20 and not rows["PLANES"]["damaged"]
+    assert report["entity_count"] == 0
+    # The table says so too.
+    assert main(["info", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "DAMAGED" in out and "damaged: lump ENTITIES" in out
+
+
+def test_strict_stops_at_the_first_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, _ = _damaged_example(tmp_path)
+    assert main(["info", str(path), "--strict"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "lump ENTITIES" in captured.err
+
+
+def test_many_maps_in_worker_processes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sourcebsp.examples import write_example_map
+
+    folder = tmp_path / "maps"
+    folder.mkdir()
+    for name in ("a.bsp", "b.bsp", "c.bsp"):
+        write_example_map(folder / name)
+    (folder / "d.bsp").write_bytes(b"VBSP" + bytes(10))  # cannot be read at all
+    _damaged_example(folder)
+    assert main(["info", str(folder), "--json", "--jobs", "2"]) == 1
+    captured = capsys.readouterr()
+    reports = json.loads(captured.out)
+    assert [Path(r["path"]).name for r in reports] == ["a.bsp", "b.bsp", "c.bsp", "d.bsp", "damaged.bsp"]
+    assert set(reports[3]) == {"path", "error"} and "sourcebsp: error:" in captured.err
+    assert reports[4]["damaged"] and not reports[0]["damaged"]
+    assert main(["info", str(folder), "--json", "--jobs", "1"]) == 1
+    assert json.loads(capsys.readouterr().out) == reports
+    assert main(["info", str(folder / "a.bsp"), str(folder / "b.bsp"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == reports[:2]
+    with pytest.raises(SystemExit):
+        main(["info", str(folder), "--jobs", "0"])

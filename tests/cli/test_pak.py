@@ -29,7 +29,8 @@ def test_list_json_on_every_map(map_path: Path, capsys: pytest.CaptureFixture[st
             [(i.file_size, "lzma" if i.compress_type == zipfile.ZIP_LZMA else "stored") for i in infos]
 
 
-def test_list_table(corpus_file, capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_table(corpus_file, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sourcebsp.cli._common.is_terminal", lambda: True)
     path = corpus_file("css_cs_crackhouse.bsp")
     assert main(["pak", str(path), "list"]) == 0
     out = capsys.readouterr().out
@@ -157,3 +158,47 @@ def test_broken_zip_is_one_line(corpus_file, tmp_path: Path, capsys: pytest.Capt
     assert main(["pak", str(broken), "list"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"file offset {offset}" in err and "PAKFILE" in err
+
+
+# ---- wildcards, argument order, LZMA refusal -----------------------------------------------
+def test_extract_and_remove_by_pattern(corpus_file, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_file("tf2c_vipr_downfall.bsp")
+    names = [e[0] for e in engine_directory(raw_pak(path))]
+    vtf = [n for n in names if n.lower().endswith(".vtf")]
+    assert 0 < len(vtf) < len(names)
+    folder = tmp_path / "vtf"
+    assert main(["pak", str(path), "extract", str(folder), "*.VTF"]) == 0
+    assert f"extracted {len(vtf)} files" in capsys.readouterr().out
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == \
+        sorted(n.replace("\\", "/") for n in vtf)
+    with zipfile.ZipFile(io.BytesIO(raw_pak(path))) as archive:
+        assert (folder / vtf[0]).read_bytes() == archive.read(vtf[0])
+    # Remove them (both argument orders), keep the rest.
+    out = tmp_path / "no_vtf.bsp"
+    assert main(["pak", "remove", str(path), "*.vtf", "-o", str(out)]) == 0
+    assert f"removed {len(vtf)} files" in capsys.readouterr().out
+    assert main(["pak", "list", str(out), "--json"]) == 0
+    assert [r["name"] for r in json.loads(capsys.readouterr().out)] == [n for n in names if n not in vtf]
+
+
+def test_a_pattern_that_matches_nothing_is_an_error(corpus_file, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_file("css_cs_crackhouse.bsp")
+    assert main(["pak", str(path), "remove", "*.nothing", "-o", str(tmp_path / "x.bsp")]) == 1
+    assert main(["pak", str(path), "extract", str(tmp_path / "d"), "*.nothing"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("no file in the pakfile matches *.nothing") == 2
+    assert not (tmp_path / "x.bsp").exists() and not (tmp_path / "d").exists()
+
+
+def test_lzma_is_refused_for_engines_that_cannot_read_it(corpus_file, workdir: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    old = str(corpus_file("css_de_rats.bsp"))  # BSP 19
+    assert main(["pak", old, "add", "sound.wav", "--lzma", "-o", "out.bsp"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "BSP version 19" in err and "--force" in err
+    assert not (workdir / "out.bsp").exists()
+    assert main(["pak", old, "add", "sound.wav", "--lzma", "--force", "-o", "out.bsp"]) == 0
+    assert "WARNING" in capsys.readouterr().err
+    assert main(["pak", "out.bsp", "list", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[-1]["compression"] == "lzma"

@@ -15,6 +15,7 @@ REQUIRED = {"index", "model", "origin", "angles", "skin", "solid", "fade_min_dis
             "lighting_origin", "first_leaf", "leaf_count", "flags"}
 
 
+@pytest.mark.slow
 def test_props_json_on_every_map(map_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["props", str(map_path), "--json"]) == 0
     records = json.loads(capsys.readouterr().out)
@@ -45,6 +46,7 @@ def test_props_json_big_endian(corpus_file, capsys: pytest.CaptureFixture[str]) 
 
 def test_props_table(corpus_file, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # a wide terminal: no cell is shortened
+    monkeypatch.setattr("sourcebsp.cli._common.is_terminal", lambda: True)
     assert main(["props", str(corpus_file("css_2000.bsp"))]) == 0
     out = capsys.readouterr().out
     assert "16 static props, 1 models" in out and "layout v5" in out

@@ -6,8 +6,10 @@ traceback), 2 bad usage (argparse's own).
 from __future__ import annotations
 
 import importlib
+import os
 import sys
-from typing import Sequence
+import warnings
+from typing import Sequence, TextIO
 
 COMMANDS = {
     "info": "Show the header, lump directory and contents of a map",
@@ -24,6 +26,7 @@ COMMANDS = {
     "deps": "List every file a map needs and where it is found (pakfile, folder, VPK, missing)",
     "pack": "Pack a map's custom content (not stock) into its pakfile, as bspzip stores it",
     "check": "Lint maps for shipping problems: missing assets, pak names, cubemaps, limits, ... (CI exit code)",
+    "lump": "Write one lump to a .lmp lump file, or apply a lump file to a map",
     "example": "Write a small example map built in code (a lit room) to try the other commands on",
 }
 
@@ -35,7 +38,29 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def _tolerant_streams() -> None:
+    """Text the terminal's encoding cannot show (non-ASCII entity values under LC_ALL=C)
+    is written as escapes instead of ending the command with UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a closed or detached stream
+                pass
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      file: TextIO | None = None, line: str | None = None) -> None:
+    """A Python warning as one ``sourcebsp: warning:`` line, not two lines of source location."""
+    text = " ".join(str(message).split())
+    print(f"sourcebsp: warning: {text} ({category.__name__} at {os.path.basename(filename)}:{lineno})",
+          file=sys.stderr if file is None else file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_streams()
+    warnings.showwarning = _one_line_warning
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
         print(_usage())

@@ -1,34 +1,117 @@
-"""What the commands share: argument parsing, error reporting, tables, JSON."""
+"""What the commands share: argument parsing, error reporting, output rules, tables, JSON."""
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..errors import BspError
 
+class CommandError(Exception):
+    """A refusal or failure to report to the user as one line (exit code 1)."""
 
-def parser(prog: str, description: str) -> argparse.ArgumentParser:
-    return argparse.ArgumentParser(prog=f"sourcebsp {prog}", description=description)
+
+def parser(prog: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(prog=f"sourcebsp {prog}", description=description, epilog=epilog,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter if epilog else
+                                   argparse.HelpFormatter)
+
+
+def overwrite_option(ap: argparse.ArgumentParser, what: str = "OUTPUT") -> None:
+    ap.add_argument("--overwrite", action="store_true", help=f"allow replacing an existing {what}")
+
+
+def check_output(output: str | os.PathLike[str], *, overwrite: bool,
+                 inputs: Sequence[str | os.PathLike[str]] = (), may_replace_input: bool = False) -> None:
+    """Refuse to write ``output`` over an existing file unless the user said ``--overwrite``.
+
+    ``inputs`` are the files the command reads: writing over one of them is
+    refused even with ``--overwrite`` unless ``may_replace_input`` (a map
+    written back over itself, on request; never a picture over a map).
+    Messages use the paths as the user typed them.
+    """
+    target = Path(output)
+    for source in inputs:
+        if _same_file(target, Path(source)):
+            if not may_replace_input:
+                raise CommandError(f"{output} is the input map {source}: choose another output file")
+            if not overwrite:
+                raise CommandError(f"{output} is the input map: give --overwrite to replace it")
+            return
+    if target.is_dir():
+        raise CommandError(f"{output} is a folder: give a file name")
+    if (target.exists() or target.is_symlink()) and not overwrite:
+        raise CommandError(f"{output} exists: give --overwrite to replace it")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split()) or type(text).__name__
+
+
+def error(message: object) -> int:
+    """Print one error line on stderr; the exit code 1."""
+    print(f"sourcebsp: error: {_one_line(message)}", file=sys.stderr)
+    return 1
 
 
 def run(body: Callable[[], int]) -> int:
-    """Run a command body; bad input becomes one line on stderr and exit code 1."""
+    """Run a command body; bad input becomes one line on stderr and exit code 1.
+
+    An exception that is not a BspError is a bug of sourcebsp: it still ends in
+    one line (a service running us unattended must never see a traceback), one
+    that says so and asks for a report; ``SOURCEBSP_DEBUG=1`` shows the traceback.
+    """
     try:
         return body()
-    except BspError as exc:
-        print(f"sourcebsp: error: {exc}", file=sys.stderr)
+    except (BspError, CommandError) as exc:
+        return error(exc)
     except BrokenPipeError:
         # The reader (e.g. ``| head``) went away: nothing more to say.
-        sys.stderr.close()
+        _quiet_stdout()
         return 0
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"sourcebsp: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return error(f"{exc.strerror or exc}{where}")
     except KeyboardInterrupt:
         print("sourcebsp: interrupted", file=sys.stderr)
-    return 1
+        return 1
+    except MemoryError:
+        return error("out of memory (the map asks for more than this machine can give)")
+    except Exception as exc:  # noqa: BLE001 - the last resort, see the docstring
+        if os.environ.get("SOURCEBSP_DEBUG"):
+            raise
+        print(f"sourcebsp: internal error: {type(exc).__name__}: {_one_line(exc)} "
+              f"(a bug of sourcebsp: please report it with the map; SOURCEBSP_DEBUG=1 shows the traceback)",
+              file=sys.stderr)
+        return 1
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, send stdout to /dev/null so the interpreter's final flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def is_terminal() -> bool:
+    """Whether stdout is a terminal (tables for people) or a pipe or file (plain lines)."""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def print_json(value: Any) -> None:
@@ -36,9 +119,31 @@ def print_json(value: Any) -> None:
     sys.stdout.write("\n")
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters shown as ``\\xNN``: names and values come from
+    untrusted files and must neither drive the terminal nor break a one-record line
+    (backslashes stay as they are: pak names use them)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _cell(value: Any) -> str:
+    return printable("" if value is None else str(value))
+
+
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
                 right: Sequence[str] = ()) -> None:
-    """A table for people: rich's when installed, plain aligned text otherwise."""
+    """A table for people on a terminal; tab-separated lines (a header, then one per row) otherwise.
+
+    Piped output never wraps or folds a value, so ``| grep`` and ``| cut -f1`` see whole records.
+    """
+    if not is_terminal():
+        print("\t".join(columns))
+        for row in rows:
+            print("\t".join(_cell(v) for v in row))
+        return
     cells = [[("" if v is None else str(v)) for v in row] for row in rows]
     try:
         from rich.console import Console
@@ -65,3 +170,56 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
     for row in cells:
         table.add_row(*row)
     Console(soft_wrap=True).print(table)
+
+
+def summary(text: str) -> None:
+    """A closing line for people (counts, totals), left out when stdout is piped (records only)."""
+    if is_terminal():
+        print(text)
+
+
+def lzma_refusal(bsp: Any) -> str | None:
+    """Why the game of ``bsp`` cannot load LZMA-compressed lumps or pak entries, or None.
+
+    LZMA lumps came with the Left 4 Dead / Orange Box-update engines (BSP 20 and
+    later); BSP 17 (Vampire: Bloodlines) and 18-19 (Source 2004: HL2, CS:S before
+    the 2010 update) read every lump as stored bytes and crash on compressed ones.
+    """
+    if bsp.version < 20:
+        return (f"BSP version {bsp.version} ({bsp.variant.description}) cannot load LZMA-compressed data: "
+                "the game would fail to load the map")
+    return None
+
+
+def check_lzma(bsp: Any, force: bool, what: str) -> None:
+    """Refuse LZMA output for engines that cannot read it; with ``--force`` warn loudly and go on."""
+    reason = lzma_refusal(bsp)
+    if reason is None:
+        return
+    if not force:
+        raise CommandError(f"{what}: {reason} (give --force to write it anyway)")
+    print(f"sourcebsp: WARNING: {what}: {reason}; writing it anyway (--force)", file=sys.stderr)
+
+
+def save_map(bsp: Any, output: str, **save_options: Any) -> tuple[int, int]:
+    """Write ``bsp`` to ``output`` (already checked with :func:`check_output`); (bytes before, bytes after)."""
+    before = int(bsp.file_size)
+    bsp.save(output, overwrite=True, **save_options)
+    return before, Path(output).stat().st_size
+
+
+def sizes(before: int, after: int) -> str:
+    change = f"{(after - before) / before:+.1%}" if before else "new"
+    return f"{before:,} -> {after:,} bytes ({change})"
+
+
+def map_first(argv: Sequence[str] | None, actions: Sequence[str]) -> list[str]:
+    """Accept ``ACTION MAP ...`` as well as ``MAP ACTION ...`` (both orders are common in tools like ours).
+
+    The two are swapped only when the first word is an action, the second is
+    not, and no file is named like the action.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) >= 2 and args[0] in actions and args[1] not in actions and not Path(args[0]).exists():
+        args[0], args[1] = args[1], args[0]
+    return args

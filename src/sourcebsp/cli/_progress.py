@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from typing import Callable, Iterator, Sequence
 
 
@@ -30,3 +29,22 @@ def steps(title: str, names: Sequence[str]) -> Iterator[Callable[[str], None]]:
             bar.update(task, completed=done if done is not None else None, description=f"{title}: {nxt}")
 
         yield advance
+
+
+@contextlib.contextmanager
+def busy(title: str) -> Iterator[None]:
+    """A moving bar with the elapsed time for one long step (rich's, when stderr is a terminal)."""
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    except ImportError:
+        yield
+        return
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=console,
+                  transient=True) as bar:
+        bar.add_task(title, total=None)
+        yield

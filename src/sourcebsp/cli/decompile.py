@@ -1,7 +1,6 @@
 """``sourcebsp decompile MAP -o OUT.vmf``: a Hammer VMF of a compiled map."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 from . import _common
@@ -18,11 +17,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-cubemaps", action="store_true", help="leave out the cubemap samples (env_cubemap)")
     ap.add_argument("--detail-as-world", action="store_true",
                     help="keep detail brushes in the world instead of a func_detail entity")
+    _common.overwrite_option(ap, "VMF")
     args = ap.parse_args(argv)
-    if Path(args.output).resolve() == Path(args.map).resolve():
-        ap.error("the output must not be the input map")
 
     def body() -> int:
+        _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map])
         from ..converters.vmf import DECOMPILE_STEPS, decompile
 
         with steps("decompile", DECOMPILE_STEPS) as progress:

@@ -6,25 +6,48 @@ One rule can be given on the command line::
     sourcebsp edit-entities map.bsp -o out.bsp --match-name "door_*" --delete
     sourcebsp edit-entities map.bsp -o out.bsp --add "classname=info_target,targetname=x,origin=0 0 0"
 
-and any number in a JSON file (``--rules FILE``), applied in order, before the
-command-line rule: a list of objects with the keys ``match`` (an object of
-key: pattern; patterns ignore case, ``*`` is a wildcard) or ``"all": true``,
-``set`` (object), ``rename`` (object old: new), ``delete_keys`` (list),
-``add_outputs`` (list of ``"OnTrigger=target,input,parameter,delay,times"``),
-``delete`` (true), and ``add`` (an object or a list of [key, value] pairs, or a
-list of those, for new entities).
+and any number in a JSON file (``--rules FILE``, format in :data:`RULES_HELP`),
+applied in order before the command-line rule; or the whole entity lump from
+a ``.ent`` text file (``--from-ent``, as ``entities MAP --ent`` writes it).
 """
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from .. import open_bsp
 from ..codecs.entities import Entities
 from . import _common
-from .entities import load_entities
+from .entities import load_entities, read_ent_file
+
+
+RULES_HELP = """\
+rules file (--rules FILE): a JSON list of rules (or one rule object), applied
+in order, each to the entities as the rules before it left them. A rule's keys:
+
+  "match": {"KEY": "PATTERN", ...}  entities whose every KEY matches its PATTERN
+                                    (case-insensitive, * is a wildcard)
+  "all": true                       every entity instead (worldspawn included)
+  "rename": {"OLD": "NEW", ...}     rename keys of the matched entities
+  "set": {"KEY": "VALUE", ...}      set a key (replacing every pair of that key)
+  "delete_keys": ["KEY", ...]       remove every pair of these keys
+  "add_outputs": ["OnTrigger=target,input,parameter,delay,times", ...]
+                                    append outputs (written with the map's separator)
+  "delete": true                    delete the matched entities
+  "add": {"classname": "...", ...}  add a new entity (or a list of [key, value]
+                                    pairs, or a list of several entities)
+
+The edits of one rule run in the order above. A rule that changes or deletes
+needs "match" or "all"; "add" needs neither. Values may be strings or numbers.
+Example (docs/rules_example.json in the source tree):
+
+  [
+    {"match": {"classname": "light"}, "set": {"_light": "255 200 150 300"}},
+    {"match": {"classname": "info_player_teamspawn"}, "delete": true},
+    {"add": {"classname": "info_target", "targetname": "x", "origin": "0 0 64"}}
+  ]
+"""
 
 
 class RuleError(ValueError):
@@ -195,10 +218,15 @@ def apply_rules(entities: Entities, rules: Sequence[Rule]) -> Report:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = _common.parser("edit-entities", "Change, add or delete entities by simple rules; writes a new map.")
+    ap = _common.parser("edit-entities", "Change, add or delete entities by simple rules, or replace them all "
+                                         "from a .ent file; writes a new map.", epilog=RULES_HELP)
     ap.add_argument("map", help="the .bsp file to read")
     ap.add_argument("-o", "--output", required=True, help="where to write the edited map")
-    ap.add_argument("--overwrite", action="store_true", help="allow OUTPUT to be the input map")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="allow OUTPUT to exist already, or to be the input map (replaced atomically)")
+    ap.add_argument("--from-ent", metavar="FILE.ent",
+                    help="replace the entity lump with the text of FILE.ent (as 'entities MAP --ent' writes it); "
+                         "rules, if any, are applied after")
     pick = ap.add_argument_group("which entities (all criteria must hold)")
     pick.add_argument("--match-class", metavar="C", help="classname pattern (case-insensitive, * wildcard)")
     pick.add_argument("--match-name", metavar="N", help="targetname pattern (case-insensitive, * wildcard)")
@@ -215,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     act.add_argument("--delete", action="store_true", help="delete the matched entities")
     ap.add_argument("--add", action="append", default=[], metavar="K=V,K=V",
                     help="add an entity: 'classname=info_target,targetname=x,origin=0 0 0' or a JSON object")
-    ap.add_argument("--rules", metavar="FILE", help="a JSON file of rules, applied first")
+    ap.add_argument("--rules", metavar="FILE", help="a JSON file of rules, applied first (format below)")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
 
@@ -237,10 +265,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         command_rule.check("command line")
     except RuleError as exc:
         ap.error(str(exc))
-    if not (args.rules or command_rule.edits or command_rule.add):
-        ap.error("nothing to do: give --set, --rename, --delete-key, --add-output, --delete, --add or --rules")
+    if not (args.rules or args.from_ent or command_rule.edits or command_rule.add):
+        ap.error("nothing to do: give --set, --rename, --delete-key, --add-output, --delete, --add, --rules "
+                 "or --from-ent")
 
     def body() -> int:
+        _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map], may_replace_input=True)
         try:
             rules: list[Rule] = []
             if args.rules:
@@ -253,21 +283,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             if command_rule.edits or command_rule.add:
                 rules.append(command_rule)
             with open_bsp(args.map) as bsp:
-                entities = load_entities(bsp)
+                if args.from_ent:
+                    entities = read_ent_file(args.from_ent, bsp.version)
+                else:
+                    entities = load_entities(bsp)
                 report = apply_rules(entities, rules)
                 bsp.set_lump("ENTITIES", entities)
-                bsp.save(args.output, overwrite=args.overwrite)
+                before, after = _common.save_map(bsp, args.output)
         except (ValueError, TypeError) as exc:
             # Bad rules or values (a value with a double quote, say), and
             # BspFormatError (a ValueError) from the map: one line, exit 1.
-            print(f"sourcebsp: error: {exc}", file=sys.stderr)
-            return 1
-        summary = {"output": str(args.output), **report.__dict__}
+            return _common.error(exc)
+        summary = {"output": str(args.output), **report.__dict__, "bytes_before": before, "bytes_after": after}
+        if args.from_ent:
+            summary["from_ent"] = args.from_ent
         if args.json:
             _common.print_json(summary)
         else:
             print(f"matched {report.matched}, changed {report.changed}, deleted {report.deleted}, "
-                  f"added {report.added} entities; wrote {args.output}")
+                  f"added {report.added} entities{f' after reading {args.from_ent}' if args.from_ent else ''}; "
+                  f"wrote {args.output} ({_common.sizes(before, after)})")
         return 0
 
     return _common.run(body)

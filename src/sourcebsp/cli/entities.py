@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, Sequence
 
 from .. import open_bsp
+from .._io import atomic_write
 from ..codecs.entities import Entities, Entity
 from ..lump_ids import LumpId
 from . import _common
@@ -20,9 +22,29 @@ def printable(text: str) -> str:
 
 def load_entities(bsp: Any) -> Entities:
     """The map's entities (an empty list when the map has no entity lump)."""
-    if not bsp.entry(LumpId.ENTITIES).filelen:
-        return Entities(bsp_version=bsp.version)
-    return bsp.get_lump(LumpId.ENTITIES)  # type: ignore[no-any-return]
+    entities = bsp.require_lump(LumpId.ENTITIES, "read the entities")
+    return Entities(bsp_version=bsp.version) if entities is None else entities  # type: ignore[no-any-return]
+
+
+def entity_text(bsp: Any) -> bytes:
+    """The entity lump as a ``.ent`` file holds it: the text before the closing NUL, bytes as stored."""
+    if not bsp.entry(LumpId.ENTITIES).filelen and not bsp.is_loaded(LumpId.ENTITIES):
+        return b""
+    if bsp.is_loaded(LumpId.ENTITIES):
+        data = bsp.get_lump(LumpId.ENTITIES).to_bytes()
+    else:
+        data = bytes(bsp.lump_bytes(LumpId.ENTITIES))
+    end = data.find(b"\0")
+    return data if end < 0 else data[:end]
+
+
+def read_ent_file(path: str, bsp_version: int) -> Entities:
+    """Parse a ``.ent`` file (entity lump text, with or without the closing NUL)."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if b"\0" not in data:
+        data += b"\0"  # the lump must end with NUL for the engine
+    return Entities.from_bytes(data, lump=f"ENTITIES of {path}", bsp_version=bsp_version)
 
 
 def select(entities: Entities, classname: str | None, targetname: str | None) -> list[tuple[int, Entity]]:
@@ -40,9 +62,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="only entities of this classname (case-insensitive; * is a wildcard)")
     ap.add_argument("--name", dest="targetname", metavar="N",
                     help="only entities with this targetname (case-insensitive; * is a wildcard)")
+    ap.add_argument("--ent", action="store_true",
+                    help="print the entity lump as text, exactly as stored (a .ent file for "
+                         "'edit-entities MAP --from-ent FILE.ent')")
+    ap.add_argument("-o", "--output", metavar="FILE.ent", help="with --ent: write the text to FILE.ent")
+    _common.overwrite_option(ap, "FILE.ent")
     args = ap.parse_args(argv)
+    if args.output is not None and not args.ent:
+        ap.error("-o FILE.ent goes with --ent")
+    if args.ent and (args.json or args.classname or args.targetname):
+        ap.error("--ent dumps the whole entity lump: it does not combine with --json, --class or --name")
 
     def body() -> int:
+        if args.ent:
+            return _dump_ent(args.map, args.output, args.overwrite)
         with open_bsp(args.map) as bsp:
             entities = load_entities(bsp)
             chosen = select(entities, args.classname, args.targetname)
@@ -66,3 +99,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     return _common.run(body)
+
+
+def _dump_ent(map_path: str, output: str | None, overwrite: bool) -> int:
+    if output is not None:
+        _common.check_output(output, overwrite=overwrite, inputs=[map_path])
+    with open_bsp(map_path) as bsp:
+        text = entity_text(bsp)
+    if output is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text)
+        sys.stdout.buffer.flush()
+        return 0
+    atomic_write(output, text)
+    print(f"wrote {output}: {len(text):,} bytes of entity text")
+    return 0

@@ -13,9 +13,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "oil drum) to try the other commands on. No game files are needed.",
     )
     ap.add_argument("-o", "--output", default="example.bsp", help="where to write it (default: example.bsp)")
+    _common.overwrite_option(ap)
     args = ap.parse_args(argv)
 
     def body() -> int:
+        _common.check_output(args.output, overwrite=args.overwrite)
         from ..examples import write_example_map
 
         path = write_example_map(args.output)

@@ -21,12 +21,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="hammer units (inches, the default) or metres")
     ap.add_argument("--hdr", action="store_true", help="embed the HDR lightmaps (.glb only; default: LDR when present)")
     ap.add_argument("--no-props", action="store_true", help="leave out the static prop nodes (.glb only)")
+    _common.overwrite_option(ap, "output (and .mtl)")
     args = ap.parse_args(argv)
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".glb", ".obj"):
         ap.error(f"the output must end in .glb or .obj, not {suffix or 'nothing'!r}")
 
     def body() -> int:
+        _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map])
+        if suffix == ".obj":
+            _common.check_output(Path(args.output).with_suffix(".mtl"), overwrite=args.overwrite, inputs=[args.map])
         try:
             if suffix == ".glb":
                 from ..converters.gltf import EXPORT_STEPS, export_glb

@@ -22,9 +22,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--tonemap", choices=("clip", "reinhard"), default=None,
                     help="clip (default for LDR) or reinhard c/(1+c) (default for HDR)")
     ap.add_argument("--exposure", type=float, default=1.0, help="multiply linear light by this before tone mapping")
+    _common.overwrite_option(ap, "PNG")
     args = ap.parse_args(argv)
+    if not 0 <= args.style <= 3:
+        ap.error(f"--style must be 0-3 (a face has four light style slots), not {args.style}")
+    if not args.exposure >= 0 or args.exposure == float("inf"):
+        ap.error(f"--exposure must be a finite number >= 0, not {args.exposure}")
 
     def body() -> int:
+        _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map])
         from ..model.lightmaps import build_atlas, lightmap_layout
 
         try:

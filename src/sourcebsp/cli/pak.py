@@ -1,22 +1,23 @@
-"""``sourcebsp pak MAP list | extract DIR | add PATH... | addlist FILE | remove NAME...``.
+"""``sourcebsp pak MAP list | extract DIR [PATTERN...] | add PATH... | addlist FILE | remove PATTERN...``.
 
 What bspzip users rely on: list the pakfile, extract it, add files (one at a
 time with ``--as NAME``, whole folders, or from a bspzip list file) and remove
-files.  Changing commands write a new map (``-o OUT``) or, with
-``--overwrite``, the input map itself.
+files by name or wildcard.  Changing commands write a new map (``-o OUT``,
+never over an existing file without ``--overwrite``) or, with ``--overwrite``
+and no ``-o``, the input map itself.
 """
 from __future__ import annotations
 
 import argparse
+import fnmatch
+import inspect
 import os
-import sys
 from pathlib import Path
 from typing import Sequence
 
 from .. import open_bsp
 from ..container import BspFile
 from ..codecs.pakfile import ZIP_LZMA, ZIP_STORED, Pakfile
-from ..codecs.base import RawLump
 from ..errors import BspError
 from ..lump_ids import LumpId
 from . import _common
@@ -71,47 +72,84 @@ def _files(count: int) -> str:
 
 
 def _pakfile(bsp: BspFile) -> Pakfile:
-    value = bsp.get_lump(LumpId.PAKFILE)
-    if isinstance(value, RawLump):  # pragma: no cover - every variant knows lump 40
-        raise BspError(f"the pakfile of this map is not readable: {value.reason}")
-    return value  # type: ignore[no-any-return]
+    value = bsp.require_lump(LumpId.PAKFILE, "read the pakfile")
+    return Pakfile() if value is None else value  # type: ignore[no-any-return]
+
+
+def matching(names: Sequence[str], patterns: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(the names matched by any pattern, in pakfile order; the patterns that matched nothing).
+
+    Patterns are shell wildcards (``*``, ``?``, ``[...]``; ``*`` also crosses
+    ``/``), compared without case and with either slash, as the engine looks names up.
+    """
+    keys = [name.replace("\\", "/").lower() for name in names]
+    chosen: set[int] = set()
+    unmatched = []
+    for pattern in patterns:
+        key = pattern.replace("\\", "/").lower()
+        hits = [i for i, name in enumerate(keys) if fnmatch.fnmatchcase(name, key)]
+        if not hits:
+            unmatched.append(pattern)
+        chosen.update(hits)
+    return [names[i] for i in sorted(chosen)], unmatched
+
+
+def extract_targets(names: Sequence[str], folder: str) -> list[Path]:
+    """Where ``extract`` writes each file (folder entries, ending in a slash, write nothing)."""
+    root = Path(folder)
+    return [root.joinpath(*[p for p in name.replace("\\", "/").split("/") if p not in ("", ".")])
+            for name in names if not name.endswith(("/", "\\"))]
 
 
 def _output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", help="where to write the changed map")
     parser.add_argument("--overwrite", action="store_true",
-                        help="allow writing over the input map (the output when -o is not given)")
+                        help="allow OUT to exist already; without -o, change the input map in place")
+
+
+def _lzma_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lzma", action="store_true",
+                        help="LZMA-compress the added files (CS:GO-branch games and later TF2 only; "
+                             "refused for BSP 17-19 unless --force)")
+    parser.add_argument("--force", action="store_true", help="with --lzma: even for a game that cannot read it")
+
+
+ACTIONS = ("list", "extract", "add", "addlist", "remove")
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    ap = _common.parser("pak", "List, extract, add and remove the files packed in a map (as bspzip).")
+    ap = _common.parser("pak", "List, extract, add and remove the files packed in a map (as bspzip). "
+                               "'pak MAP ACTION' and 'pak ACTION MAP' both work.")
     ap.add_argument("map", help="the .bsp file")
     sub = ap.add_subparsers(dest="action", required=True, metavar="ACTION")
 
-    listing = sub.add_parser("list", help="list the files: name, size, stored size, compression")
+    listing = sub.add_parser("list", help="list the files: name, size, stored size, compression "
+                                          "(tab-separated lines when piped)")
     listing.add_argument("--json", action="store_true", help="print a JSON list of objects")
 
-    extract = sub.add_parser("extract", help="write every packed file under DIR")
+    extract = sub.add_parser("extract", help="write the packed files (all, or those matching PATTERNs) under DIR")
     extract.add_argument("dir", help="destination folder (created if missing)")
+    extract.add_argument("patterns", nargs="*", metavar="PATTERN",
+                         help="only names matching these wildcards (case-insensitive; e.g. 'materials/*.vmt')")
+    extract.add_argument("--overwrite", action="store_true", help="allow replacing files that exist under DIR")
 
     add = sub.add_parser("add", help="add or replace files (folders: every file inside)")
     add.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to pack")
     add.add_argument("--as", dest="as_name", metavar="NAME",
                      help="name in the pakfile (one PATH only; for a folder, the prefix); "
                           "default: PATH as given, relative to the current folder")
-    add.add_argument("--lzma", action="store_true",
-                     help="LZMA-compress the added files (CS:GO-branch games and later TF2 only)")
+    _lzma_options(add)
     _output_options(add)
 
     addlist = sub.add_parser("addlist", help="add or replace the files of a bspzip list file")
     addlist.add_argument("list_file", metavar="FILE",
                          help="alternating lines: name in the pakfile, then the file to add")
-    addlist.add_argument("--lzma", action="store_true",
-                         help="LZMA-compress the added files (CS:GO-branch games and later TF2 only)")
+    _lzma_options(addlist)
     _output_options(addlist)
 
-    remove = sub.add_parser("remove", help="remove files by their name in the pakfile")
-    remove.add_argument("names", nargs="+", metavar="NAME")
+    remove = sub.add_parser("remove", help="remove the files whose names match PATTERNs (wildcards, any case)")
+    remove.add_argument("patterns", nargs="+", metavar="PATTERN",
+                        help="names or wildcards, e.g. 'materials/maps/*/c*.vtf' for built cubemaps")
     _output_options(remove)
     return ap
 
@@ -128,12 +166,12 @@ def _list(pak: Pakfile, as_json: bool, title: str) -> None:
     rows = [(e.name, e.size, e.compressed_size, e.compression) for e in entries]
     _common.print_table(title, ["name", "size", "stored", "compression"], rows, right=("size", "stored"))
     total = sum(e.size for e in entries)
-    print(f"{_files(len(entries))}, {total:,} bytes")
+    _common.summary(f"{_files(len(entries))}, {total:,} bytes")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = _build_parser()
-    args = ap.parse_args(argv)
+    args = ap.parse_args(_common.map_first(argv, ACTIONS))
     output = getattr(args, "output", None)
     if args.action in ("add", "addlist", "remove"):
         if output is None and not args.overwrite:
@@ -142,16 +180,41 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error("add: --as NAME names a single PATH")
 
     def body() -> int:
+        if output is not None:
+            _common.check_output(output, overwrite=args.overwrite, inputs=[args.map], may_replace_input=True)
         try:
             return _run(args, output)
         except (KeyError, ValueError) as exc:
             if isinstance(exc, BspError):
                 raise
-            message = exc.args[0] if exc.args else exc
-            print(f"sourcebsp: error: {message}", file=sys.stderr)
-            return 1
+            return _common.error(exc.args[0] if exc.args else exc)
 
     return _common.run(body)
+
+
+def _extract(pak: Pakfile, folder: str, patterns: Sequence[str], overwrite: bool) -> int:
+    names = pak.names()
+    if patterns:
+        names, unmatched = matching(names, patterns)
+        if unmatched:
+            raise _common.CommandError(f"no file in the pakfile matches {', '.join(unmatched)}")
+    if not overwrite:
+        existing = [path for path in extract_targets(names, folder) if path.exists() or path.is_symlink()]
+        if existing:
+            more = f" and {len(existing) - 1} more" if len(existing) > 1 else ""
+            raise _common.CommandError(f"{existing[0]}{more} exist(s) already: give --overwrite to replace "
+                                       "files under " + folder)
+    source = pak
+    if patterns:
+        # Extract through a pakfile of the chosen files: the same checks, limits and staging as a full extract.
+        source = Pakfile()
+        for name in names:
+            if not name.endswith(("/", "\\")):
+                source.add(name, pak.read(name))
+    options = {"overwrite": overwrite} if "overwrite" in inspect.signature(source.extract_all).parameters else {}
+    written = source.extract_all(folder, **options)
+    print(f"extracted {_files(len(written))} to {folder}")
+    return 0
 
 
 def _run(args: argparse.Namespace, output: str | None) -> int:
@@ -161,14 +224,18 @@ def _run(args: argparse.Namespace, output: str | None) -> int:
             _list(pak, args.json, f"Pakfile of {args.map}")
             return 0
         if args.action == "extract":
-            written = pak.extract_all(args.dir)
-            print(f"extracted {_files(len(written))} to {args.dir}")
-            return 0
+            return _extract(pak, args.dir, args.patterns, args.overwrite)
         if args.action == "remove":
-            for name in args.names:
-                pak.remove(name)
-            done = f"removed {_files(len(args.names))}"
+            names, unmatched = matching(pak.names(), args.patterns)
+            if unmatched:
+                raise _common.CommandError(f"no file in the pakfile matches {', '.join(unmatched)}; nothing written")
+            for name in names:
+                if name in pak:
+                    pak.remove(name)
+            done = f"removed {_files(len(names))}"
         else:
+            if args.lzma:
+                _common.check_lzma(bsp, args.force, f"pak {args.action} --lzma")
             if args.action == "add":
                 pairs = _files_to_add(args.paths, args.as_name)
             else:
@@ -177,6 +244,7 @@ def _run(args: argparse.Namespace, output: str | None) -> int:
             for name, path in pairs:
                 pak.add_file(name, path, compression=compression)
             done = f"added {_files(len(pairs))}"
-        target = bsp.save(output if output is not None else args.map, overwrite=args.overwrite)
-        print(f"{done}; the pakfile holds {_files(len(pak))}; wrote {target}")
+        target = output if output is not None else args.map
+        before, after = _common.save_map(bsp, target)
+        print(f"{done}; the pakfile holds {_files(len(pak))}; wrote {target} ({_common.sizes(before, after)})")
         return 0

@@ -1,19 +1,10 @@
 """``sourcebsp props MAP [--json]``: list the static props of a map."""
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 from .. import open_bsp
 from . import _common
-
-# Model names are bytes from the file: keep control characters off the terminal.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def _printable(text: str) -> str:
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
 
 def _vector(values: Sequence[float]) -> str:
     return " ".join(f"{v:g}" for v in values)
@@ -46,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _common.print_json(report["props"])
             return 0
         rows = [
-            (p["index"], _printable(p["model"]), _vector(p["origin"]), _vector(p["angles"]), p["skin"],
+            (p["index"], _common.printable(p["model"]), _vector(p["origin"]), _vector(p["angles"]), p["skin"],
              p["solid"], f"{p['fade_min_dist']:g}-{p['fade_max_dist']:g}")
             for p in report["props"]
         ]

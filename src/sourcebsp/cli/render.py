@@ -28,10 +28,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--size", type=_size, default=None, help="WIDTHxHEIGHT in pixels (default 1024x1024 top, 1280x720 player)")
     ap.add_argument("--fov", type=float, default=90.0, help="horizontal field of view of the player view, degrees")
     ap.add_argument("--include-tools", action="store_true", help="draw tool, nodraw and sky faces too")
+    _common.overwrite_option(ap, "PNG")
     args = ap.parse_args(argv)
     size = args.size or ((1024, 1024) if args.view == "top" else (1280, 720))
 
     def body() -> int:
+        _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map])
         from ..converters.render import RENDER_STEPS, render_png
 
         try:

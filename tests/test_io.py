@@ -1,0 +1,93 @@
+"""``sourcebsp._io.atomic_write``: modes, no umask change, no stale temp files, errors that name the target."""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from sourcebsp._io import atomic_write, temp_path
+
+
+def test_writes_and_replaces(tmp_path: Path) -> None:
+    target = tmp_path / "a.bsp"
+    assert atomic_write(target, b"one", b"two") == target
+    assert target.read_bytes() == b"onetwo"
+    atomic_write(str(target), b"three")
+    assert target.read_bytes() == b"three"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.bsp"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_new_file_mode_follows_the_umask(tmp_path: Path, umask: int) -> None:
+    old = os.umask(umask)
+    try:
+        atomic_write(tmp_path / "new.bin", b"x")
+        with open(tmp_path / "plain.bin", "wb") as handle:
+            handle.write(b"x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.bin").stat().st_mode) == 0o666 & ~umask
+    assert stat.S_IMODE((tmp_path / "new.bin").stat().st_mode) == stat.S_IMODE((tmp_path / "plain.bin").stat().st_mode)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+def test_replaced_file_keeps_its_mode(tmp_path: Path) -> None:
+    target = tmp_path / "map.bsp"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o640)
+    atomic_write(target, b"new")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640 and target.read_bytes() == b"new"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX umask")
+def test_the_process_umask_is_never_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = os.umask
+    monkeypatch.setattr(os, "umask", lambda mask: calls.append(mask) or real(mask))
+    atomic_write(tmp_path / "x.bin", b"x")
+    assert calls == []
+
+
+def test_a_stale_temp_file_is_replaced_by_the_next_save(tmp_path: Path) -> None:
+    target = tmp_path / "map.bsp"
+    stale = temp_path(target)
+    assert stale.parent == tmp_path and stale.name.startswith(".map.bsp")
+    stale.write_bytes(b"left by a save that was killed")
+    atomic_write(target, b"saved")
+    assert target.read_bytes() == b"saved"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]
+
+
+def test_a_failed_write_leaves_the_target_and_no_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "map.bsp"
+    target.write_bytes(b"original")
+
+    # The second chunk cannot be written: the file is half-written when it fails.
+    with pytest.raises(TypeError):
+        atomic_write(target, b"partial", 12345)  # type: ignore[arg-type]
+    assert target.read_bytes() == b"original"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]
+
+
+def test_errors_name_the_target_not_the_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "missing-folder" / "out.bsp"
+    with pytest.raises(FileNotFoundError) as info:
+        atomic_write(target, b"x")
+    assert info.value.filename == str(target)
+    assert temp_path(target).name not in str(info.value)
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="permissions do not bind root")
+def test_permission_error_names_the_target(tmp_path: Path) -> None:
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    os.chmod(folder, 0o500)
+    try:
+        with pytest.raises(PermissionError) as info:
+            atomic_write(folder / "out.bsp", b"x")
+        assert info.value.filename == str(folder / "out.bsp")
+    finally:
+        os.chmod(folder, 0o700)
