@@ -39,9 +39,13 @@ def test_pack_writes_and_reports(game_and_map: tuple[Path, Path], tmp_path: Path
     assert main(["pack", str(source), "--game", str(mod), "-o", str(out), "--overwrite", "--lzma"]) == 0
     with sourcebsp.open(out) as bsp:
         assert {e.compression for e in bsp.pakfile.entries()} == {"lzma"}
-    # Never the input.
-    assert main(["pack", str(source), "--game", str(mod), "-o", str(source), "--overwrite"]) == 1
+    # The input only when told, like every map-writing command.
+    assert main(["pack", str(source), "--game", str(mod), "-o", str(source)]) == 1
+    assert "input map" in capsys.readouterr().err
     assert source.read_bytes() == before
+    assert main(["pack", str(source), "--game", str(mod), "-o", str(source), "--overwrite"]) == 0
+    with sourcebsp.open(source) as bsp:
+        assert "materials/custom/thing.vmt" in bsp.pakfile.names()
 
 
 def test_pack_dry_run_json(game_and_map: tuple[Path, Path], tmp_path: Path,

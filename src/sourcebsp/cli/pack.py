@@ -3,11 +3,9 @@ pack a map's custom content into its pakfile."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from .. import open_bsp
-from ..errors import BspError
 from . import _common
 from .deps import add_mount_arguments, mount_from
 
@@ -23,7 +21,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--include-stock", action="store_true", help="pack stock content too")
     ap.add_argument("--lzma", action="store_true",
                     help="store packed files LZMA-compressed (only engines of the CS:GO branch and later TF2 read it)")
-    ap.add_argument("--overwrite", action="store_true", help="replace OUT when it exists")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="allow OUT to exist already, or to be the input map (replaced atomically)")
+    ap.add_argument("--force", action="store_true", help="store LZMA entries even for a game that cannot load them")
     ap.add_argument("--json", action="store_true", help="print what was packed and what is missing as JSON")
     args = ap.parse_args(argv)
     if not args.dry_run and not args.output:
@@ -34,20 +34,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..content.pack import apply_pack, plan_pack
 
         if args.output and not args.dry_run:
-            out = Path(args.output)
-            if out.exists() and out.resolve() == Path(args.map).resolve():
-                raise BspError(f"refusing to overwrite the input map {out}")
-            if out.exists() and not args.overwrite:
-                raise BspError(f"{out} exists (pass --overwrite to replace it)")
+            _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map], may_replace_input=True)
         if args.game is None and args.gameinfo is None and not args.content:
-            raise BspError("pack needs a game (--game or --gameinfo) or --content folders to pack from")
+            raise _common.CommandError("pack needs a game (--game or --gameinfo) or --content folders to pack from")
         fs = mount_from(args)
         with open_bsp(args.map) as bsp:
             graph = map_dependencies(bsp, fs)
             plan = plan_pack(graph, include_stock=args.include_stock)
             if not args.dry_run:
+                if args.lzma:
+                    _common.check_lzma(bsp, args.force, "--lzma")
                 apply_pack(bsp, graph, plan, lzma=args.lzma)
-                bsp.save(args.output)
+                _common.save_map(bsp, args.output)
         if args.json:
             report = plan.to_json()
             report["dry_run"] = bool(args.dry_run)
