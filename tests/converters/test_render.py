@@ -231,3 +231,62 @@ def test_files_by_extension(tmp_path, corpus_file):
                 np.testing.assert_array_equal(np.asarray(image), result.image)
     with pytest.raises(ValueError):
         rd.render_file(corpus_file("css_de_rats.bsp"), tmp_path / "rats.bmp")
+
+
+# ---- props and game folders -------------------------------------------------------
+def _a_model() -> bytes | None:
+    from tests.conftest import CORPUS
+
+    path = CORPUS.parent / "games" / "open-deathmatch" / "models" / "police.mdl"
+    return path.read_bytes() if path.exists() else None
+
+
+def test_static_props_drawn_as_model_bounds(tmp_path):
+    pytest.importorskip("srctools.mdl")
+    from srctools.filesys import VirtualFileSystem
+    from srctools.mdl import Model
+
+    from sourcebsp.examples.room import PROP_MODEL
+
+    data = _a_model()
+    if data is None:
+        pytest.skip("no model file to test with")
+    bsp = build_example_map()
+    without = rd.render(bsp, view="overview", size=(128, 128))
+    assert without.props == 0 and without.props_missing == 1
+    # The model in a game folder given with game=..., as the engine would find it.
+    model_path = tmp_path / PROP_MODEL
+    model_path.parent.mkdir(parents=True)
+    model_path.write_bytes(data)
+    with_box = rd.render(bsp, view="overview", size=(128, 128), game=tmp_path)
+    assert with_box.props == 1 and with_box.props_missing == 0
+    # The box stands where the prop is, as tall as srctools says the model is.
+    fsys = VirtualFileSystem({"m.mdl": data})
+    model = Model(fsys, fsys["m.mdl"])
+    hull_top = max(float(model.view_max.z), float(model.hull_max.z))
+    prop = bsp.static_props.props[0]
+    frame = with_box.overview
+    col, row = frame.to_pixels(prop["origin"][:2].astype(float)).astype(int)
+    assert np.any(with_box.image[row, col] != without.image[row, col])
+    far_corner = frame.to_pixels(np.array([ROOM.mins[0] + 8, ROOM.mins[1] + 8])).astype(int)
+    np.testing.assert_array_equal(with_box.image[far_corner[1], far_corner[0]],
+                                  without.image[far_corner[1], far_corner[0]])
+    assert hull_top > 0
+
+
+def test_textures_from_a_game_folder(tmp_path):
+    vtf_module = pytest.importorskip("srctools.vtf")
+    bsp = build_example_map()
+    vtf = vtf_module.VTF(8, 8, fmt=vtf_module.ImageFormats.RGB888)
+    vtf.get().copy_from(bytes([20, 40, 230]) * 64, vtf_module.ImageFormats.RGB888)
+    (tmp_path / "materials" / "test").mkdir(parents=True)
+    with open(tmp_path / "materials" / "test" / "blue.vtf", "wb") as handle:
+        vtf.save(handle)
+    vmt = tmp_path / "materials" / f"{WALL_MATERIAL.lower()}.vmt"
+    vmt.parent.mkdir(parents=True, exist_ok=True)
+    vmt.write_text('"LightmappedGeneric" { "$basetexture" "test/blue" }')
+    result = rd.render(bsp, view="overview", size=(96, 96), game=tmp_path)
+    shown = result.image.reshape(-1, 3).astype(int)[result.image.reshape(-1, 3).any(1)]
+    assert result.textured and np.mean(shown[:, 2] > shown[:, 0] + 40) > 0.5
+    with pytest.raises(FileNotFoundError):
+        rd.render(bsp, view="overview", size=(32, 32), game=tmp_path / "missing")

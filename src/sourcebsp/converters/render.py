@@ -266,8 +266,8 @@ def _from_above(bsp: Any, scene: Scene, view: str, width: int, height: int,
         shaded = shade_linear(frame, scene)
         if len(shaded.hit):
             z = -frame.depth[shaded.hit]
-            t = np.clip((z - zlo) / max(zhi - zlo, 1.0), 0, 1)
-            colour = shaded.colour * (0.55 + 0.65 * t)[:, None]
+            t = np.clip((z - zlo) / max(zhi - zlo, 1.0), 0, 1).astype(np.float32)
+            colour = shaded.colour * (np.float32(0.55) + np.float32(0.65) * t)[:, None]
             colour = ov.outline(frame, colour, shaded.hit, step=24.0)
             image[shaded.hit] = expose(colour)
         image = image.reshape(height, width, 3)

@@ -370,7 +370,7 @@ def outline(frame: Frame, colour: np.ndarray, hit: np.ndarray, step: float) -> n
         n = pad[dy:dy + h, dx:dx + w]
         with np.errstate(invalid="ignore"):
             edge |= np.isnan(n) | (np.abs(n - z) > step)
-    factor = np.where(edge.ravel()[hit], 0.45, 1.0)
+    factor = np.where(edge.ravel()[hit], np.float32(0.45), np.float32(1.0))
     return colour * factor[:, None]  # type: ignore[no-any-return]
 
 

@@ -24,8 +24,8 @@ from .render_raster import Frame
 
 __all__ = ["Scene", "build_scene", "shade", "LUMINANCE"]
 
-_SUN = np.array([0.35, 0.25, 0.9]) / np.linalg.norm([0.35, 0.25, 0.9])
-LUMINANCE = np.array([0.2126, 0.7152, 0.0722])
+_SUN = (np.array([0.35, 0.25, 0.9]) / np.linalg.norm([0.35, 0.25, 0.9])).astype(np.float32)
+LUMINANCE = np.array([0.2126, 0.7152, 0.0722], np.float32)
 #: Colour of objects whose colour is not known (props without their textures).
 NEUTRAL = np.array([0.45, 0.45, 0.42])
 # Attribute columns of Scene.attrs.
@@ -185,12 +185,12 @@ def shade_linear(frame: Frame, scene: Scene) -> Shaded:
     if not len(hit):
         return Shaded(hit, np.zeros((0, 3)), False, False)
     source = frame.ids[frame.owner[hit]]
-    n = scene.normal[source]
-    sun = 0.45 + 0.55 * np.clip(n @ _SUN, 0, 1)
+    n = scene.normal[source].astype(np.float32)
+    sun = np.float32(0.45) + np.float32(0.55) * np.clip(n @ _SUN, 0, 1)
     light = None
     if scene.atlas is not None:
         lm = frame.interpolate(hit, LM_UV, 2)
-        light = sample_atlas(scene.atlas, lm).astype(np.float64)
+        light = sample_atlas(scene.atlas, lm)
         unlit = ~scene.lit_by_atlas[source]
         level = light[~unlit].mean(1) if (~unlit).any() else np.zeros(1)
         # A map compiled without lights has lightmaps of one flat value (or
@@ -199,13 +199,13 @@ def shade_linear(frame: Frame, scene: Scene) -> Shaded:
         if float(np.percentile(level, 98)) < 1 / 512 or float(np.std(level)) <= 0.01 * float(np.mean(level)):
             light = None
         else:
-            light = light * (0.85 + 0.15 * sun[:, None])
+            light *= np.float32(0.85) + np.float32(0.15) * sun[:, None]
             if unlit.any():  # props: the median light of the picture, shaded by the sun
                 light[unlit] = np.median(light[~unlit], axis=0) * sun[unlit, None] if (~unlit).any() else sun[unlit, None]
     lit = light is not None
     if light is None:
         light = np.repeat(sun[:, None], 3, 1)
-    albedo = scene.albedo[source]
+    albedo = scene.albedo[source].astype(np.float32)
     textured = False
     if scene.images is not None:
         tex = scene.texture[source]
@@ -214,7 +214,7 @@ def shade_linear(frame: Frame, scene: Scene) -> Shaded:
             uv = frame.interpolate(hit[has], TEX_UV, 2)
             albedo[has] = _sample_textures(scene.images, tex[has], uv)
             textured = True
-    colour = (0.12 + 0.88 * albedo) * light
+    colour = (np.float32(0.12) + np.float32(0.88) * albedo) * light
     return Shaded(hit, colour, lit, textured)
 
 
