@@ -191,11 +191,13 @@ def _player(bsp: Any, scene: Scene, width: int, height: int, fov: float, camera:
             def inside(points: np.ndarray) -> np.ndarray:
                 return np.asarray(queries.cluster_at(bsp, points)) >= 0
 
-        chosen, score, tried = choose_camera(scene, starts, fov, width / height, inside)
+        chosen, score, tried = choose_camera(scene, starts, fov, width / height, inside,
+                                             ov.pvs_culler(bsp, scene.face))
         if not starts:
             warnings.append(f"the map has no player start: camera chosen among {tried} views ({chosen.source})")
     report(progress, "camera")
-    frame = draw_perspective(scene, chosen, width, height, fov)
+    culler = ov.pvs_culler(bsp, scene.face)
+    frame = draw_perspective(scene, chosen, width, height, fov, culler(chosen.eye) if culler else None)
     report(progress, "raster")
     image, shaded = shade(frame, scene, BACKGROUND["player"], depth_cue=True)
     report(progress, "shade")

@@ -37,7 +37,7 @@ PLAYER_STARTS = (
     "info_player_allies",
 )
 EYE_HEIGHT = 64.0  # units above the player's origin
-GOOD_SCORE = 0.4  # a first view scoring at least this is kept
+GOOD_SCORE = 0.5  # a first view scoring at least this is kept
 _PROBE_SIZE = (64, 36)
 
 
@@ -118,10 +118,13 @@ def entity_camera(bsp: Any, targetname: str) -> Camera:
     raise CameraError(f"no entity is named {targetname!r}")
 
 
-def draw_perspective(scene: Scene, camera: Camera, width: int, height: int, fov: float) -> Frame:
-    """Draw the scene's triangles that face the camera."""
+def draw_perspective(scene: Scene, camera: Camera, width: int, height: int, fov: float,
+                     visible: np.ndarray | None = None) -> Frame:
+    """Draw the scene's triangles that face the camera (of those ``visible``, a bool per triangle)."""
     eye = np.asarray(camera.eye, np.float64)
     keep = np.einsum("ij,ij->i", scene.normal, eye - scene.corners[:, 0]) > 0
+    if visible is not None:
+        keep &= visible
     cam = (scene.corners[keep] - eye) @ camera.rotation
     # Vertical field of view from the horizontal one keeps the picture's aspect.
     return project_perspective(cam, scene.attrs[keep], np.flatnonzero(keep), width, height, fov)
@@ -140,7 +143,7 @@ def score_frame(frame: Frame, scene: Scene) -> float:
     faces = scene.face[source]
     distinct = len(np.unique(np.where(faces >= 0, faces, -1 - source // 12)))
     variety = min(float(np.log1p(distinct) / np.log1p(60)), 1.0)
-    distance = min(float(d50) / 128.0, 1.0)
+    distance = min(float(d50) / 256.0, 1.0)
     return covered * (0.25 + 0.75 * spread) * (0.25 + 0.75 * variety) * (0.3 + 0.7 * distance)
 
 
@@ -183,19 +186,23 @@ def _spread(cameras: list[Camera], count: int) -> list[Camera]:
 
 
 def choose_camera(scene: Scene, starts: list[Camera], fov: float, aspect: float,
-                  inside: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[Camera, float, int]:
+                  inside: Callable[[np.ndarray], np.ndarray] | None = None,
+                  visible: Callable[[np.ndarray], np.ndarray | None] | None = None) -> tuple[Camera, float, int]:
     """The best camera: the first start when its view is good, else the best of many tries.
 
-    Returns the camera, its score and how many views were tried.
+    ``inside(points)`` says which points are in open space; ``visible(eye)``
+    which triangles can be seen from a point (its PVS), to draw less.
+    Looking level is preferred: a view looking down must score a tenth
+    better to win.  Returns the camera, its score and how many views were tried.
     """
     width = _PROBE_SIZE[0]
     height = max(int(round(width / aspect)), 8)
     tried = 0
 
-    def score(camera: Camera) -> float:
+    def score(camera: Camera, mask: np.ndarray | None = None) -> float:
         nonlocal tried
         tried += 1
-        return score_frame(draw_perspective(scene, camera, width, height, fov), scene)
+        return score_frame(draw_perspective(scene, camera, width, height, fov, mask), scene)
 
     if starts:
         first = score(starts[0])
@@ -209,12 +216,13 @@ def choose_camera(scene: Scene, starts: list[Camera], fov: float, aspect: float,
     if len(starts) < 4:
         bases += _floor_cameras(scene, 8, inside)
     for base in bases:
+        mask = visible(base.eye) if visible is not None else None
         for turn in range(0, 360, 45):
             for pitch in (0.0, 20.0):
                 camera = Camera(base.eye, np.array([pitch, base.angles[1] + turn, 0.0]),
                                 base.source if turn == 0 and pitch == base.angles[0] else
                                 f"{base.source}, turned {turn} degrees, pitch {pitch:g}")
-                value = score(camera)
+                value = score(camera, mask) * (1.0 if pitch == 0 else 1 / 1.1)
                 if value > best[0]:
                     best = (value, camera)
     return best[1], best[0], tried

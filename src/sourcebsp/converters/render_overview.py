@@ -27,7 +27,7 @@ The overview text file
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -190,6 +190,48 @@ def triangle_clusters(bsp: Any, corners: np.ndarray, normal: np.ndarray) -> np.n
         return np.full(len(corners), -1, np.int64)
     probe = corners.mean(1) + normal * 2.0
     return np.asarray(queries.cluster_at(bsp, probe), np.int64)
+
+
+def pvs_culler(bsp: Any, face: np.ndarray) -> Callable[[np.ndarray], np.ndarray | None] | None:
+    """A function giving, for an eye position, which triangles its PVS may show.
+
+    ``face`` is the map face of every triangle (``-1`` for props).  A face
+    is seen from a cluster when a leaf listing it (``LEAFFACES``) is in that
+    cluster's PVS; faces no leaf lists (displacements, brush entities) and
+    props are always drawn.  None when the map has no visibility data.
+    """
+    try:
+        vis = queries.visibility(bsp)
+        leafs = bsp.find_lump(LumpId.LEAFS)
+        leaffaces = bsp.find_lump(LumpId.LEAFFACES)
+        if not vis.present or leafs is None or leaffaces is None or not len(leaffaces):
+            return None
+        count = int(np.max(face)) + 1 if len(face) else 0
+        first = leafs["firstleafface"].astype(np.int64)
+        number = leafs["numleaffaces"].astype(np.int64)
+        owner = np.repeat(np.arange(len(leafs)), number)
+        index = np.repeat(first, number) + (np.arange(int(number.sum())) - np.repeat(np.cumsum(number) - number, number))
+        ok = (index >= 0) & (index < len(leaffaces))
+        pair_face = np.asarray(leaffaces, np.int64)[index[ok]]
+        pair_cluster = leafs["cluster"].astype(np.int64)[owner[ok]]
+        good = (pair_cluster >= 0) & (pair_cluster < vis.num_clusters) & (pair_face >= 0) & (pair_face < count)
+        pair_face, pair_cluster = pair_face[good], pair_cluster[good]
+        listed = np.zeros(count + 1, bool)
+        listed[pair_face] = True
+    except (BspError, IndexError, ValueError):
+        return None
+    always = (face < 0) | ~listed[np.where(face >= 0, face, count)]
+
+    def visible(eye: np.ndarray) -> np.ndarray | None:
+        cluster = int(queries.cluster_at(bsp, np.asarray(eye, np.float64)))
+        if not 0 <= cluster < vis.num_clusters:
+            return None  # in solid or outside: no PVS to go by
+        row = vis.pvs(cluster)
+        seen = np.zeros(count + 1, bool)
+        seen[pair_face[row[pair_cluster]]] = True
+        return always | seen[np.where(face >= 0, face, count)]  # type: ignore[no-any-return]
+
+    return visible
 
 
 def height_range(floor_z: np.ndarray, floor_area: np.ndarray, anchor_z: Iterable[float]) -> tuple[float, float] | None:
