@@ -59,3 +59,13 @@ def test_batch_of_a_glob(tmp_path, corpus_file, capsys):
     assert code == 1  # the v42 map has nothing to draw
     assert sorted(p.name for p in out.iterdir()) == ["tf2_mp_lobby.webp"]
     assert "1 of 2 maps rendered" in captured.out and "v42_rot_main.bsp" in captured.err
+
+
+def test_height_range_override(tmp_path, corpus_file, capsys):
+    out = tmp_path / "office.webp"
+    assert main(["render", str(corpus_file("css_de_office_h2.bsp")), "-o", str(out), "--size", "96x96",
+                 "--height-range", "-300", "-100", "--sections"]) == 0
+    said = capsys.readouterr().out
+    assert "heights -300..-100" in said and out.read_bytes()[:4] == b"RIFF"
+    text = (tmp_path / "office.txt").read_text()
+    assert '"AltitudeMin"\t"-300"' in text and '"AltitudeMax"\t"-100"' in text

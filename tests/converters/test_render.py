@@ -290,3 +290,48 @@ def test_textures_from_a_game_folder(tmp_path):
     assert result.textured and np.mean(shown[:, 2] > shown[:, 0] + 40) > 0.5
     with pytest.raises(FileNotFoundError):
         rd.render(bsp, view="overview", size=(32, 32), game=tmp_path / "missing")
+
+
+def test_pvs_culling_hides_nothing_that_shows(map_path):
+    """The player view drawn with and without PVS culling shows the same faces."""
+    from sourcebsp.converters.render_camera import draw_perspective
+
+    bsp = sourcebsp.open(map_path)
+    if expected(bsp).triangles == 0:
+        return
+    starts = player_starts(bsp)
+    scene = rd._scene(bsp, False, None, None, False, False)
+    culler = ov.pvs_culler(bsp, scene.face)
+    if culler is None or not starts:
+        return
+    for camera in starts[:3]:
+        mask = culler(camera.eye)
+        if mask is None:
+            continue
+        full = draw_perspective(scene, camera, 96, 54, 90.0)
+        culled = draw_perspective(scene, camera, 96, 54, 90.0, mask)
+        assert mask.sum() <= len(mask)
+        # Pixels may differ only where coplanar faces tie in depth; no visible face disappears.
+        lost = set(scene.face[full.source()[full.hit]].tolist()) - set(scene.face[culled.source()[culled.hit]].tolist())
+        assert not lost
+
+
+def test_levels_sections_and_specks():
+    floors = np.array(
+        _quad(0, 0, 1000, 1000, 0)  # ground floor
+        + _quad(0, 0, 600, 1000, 400)  # an upper floor over part of it (reached by a lift)
+        + _quad(5000, 5000, 5016, 5016, -1000),  # a 16-unit box under the map with a spawn in it
+        float)
+    anchors = np.array([[800, 500, 16], [100, 500, 416], [5008, 5008, -990]], float)
+    found = ov.reachable_floors(floors, anchors, max_cells=300)
+    np.testing.assert_allclose(found.levels(), [(0.0, 0.0), (400.0, 400.0)], atol=1e-6)  # the box is a speck
+    cell_of = lambda x, y: (int((found.origin[1] - y) // found.cell), int((x - found.origin[0]) // found.cell))
+    assert found.top[cell_of(300, 500)] == pytest.approx(400.0) and found.top[cell_of(800, 500)] == pytest.approx(0.0)
+    lower = found.band(-10, 10)
+    assert lower.top[cell_of(300, 500)] == pytest.approx(0.0) and len(lower.levels()) == 1
+    # CS:GO sections: the top level is the default picture, lower ones get their own.
+    result = rd.RenderResult(np.zeros((1, 1, 3), np.uint8), "overview", 1.0, 0, True, levels=found.levels())
+    sections = rd.level_sections(result)
+    assert [s[0] for s in sections] == ["default", "level1"]
+    assert sections[0][3] is None and sections[1][3] == pytest.approx((0.0, 0.0), abs=1e-6)
+    assert sections[1][1] < 0 < sections[1][2] <= 400 <= sections[0][2] and sections[0][1] == sections[1][2]

@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--markers", action="store_true", help="overview: mark spawns, bomb sites, control points")
     ap.add_argument("--overview-txt", action="store_true",
                     help="overview: write the overview file games read (pos_x, pos_y, scale) beside the picture")
+    ap.add_argument("--sections", action="store_true",
+                    help="overview: a picture per floor level (OUT_levelN) and CS:GO vertical sections in the "
+                         "overview file (implies --overview-txt)")
     ap.add_argument("--game", metavar="DIR", help="a game folder (gameinfo.txt) or content folder for textures "
                                                  "and models")
     ap.add_argument("--no-textures", action="store_true", help="average texture colours only")
@@ -125,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"sourcebsp: error: {exc}", file=sys.stderr)
             return 1
         rd.save_image(result, out)
-        txt = _write_overview_txt(rd, result, out, maps[0], args) if args.overview_txt else None
+        txt = _write_overview_txt(rd, result, out, maps[0], args, options) \
+            if args.overview_txt or args.sections else None
         for warning in result.warnings:
             print(f"sourcebsp: warning: {maps[0].name}: {warning}", file=sys.stderr)
         print(_summary(out, result) + (f"; overview file {txt}" if txt else ""))
@@ -143,7 +147,7 @@ def _summary(out: Path, result: Any) -> str:
     if result.props or result.props_missing:
         text += f", {result.props} prop boxes ({result.props_missing} props without model files)"
     if result.overview is not None and result.view == "overview":
-        text += f", heights {result.overview.z_min:g}..{result.overview.z_max:g}"
+        text += f", heights {result.overview.z_min:.0f}..{result.overview.z_max:.0f}"
     if result.camera_source:
         text += f", camera at {result.camera_source}"
     if result.warnings:
@@ -151,7 +155,9 @@ def _summary(out: Path, result: Any) -> str:
     return text
 
 
-def _write_overview_txt(rd: Any, result: Any, out: Path, bsp_path: Path, args: argparse.Namespace) -> Path | None:
+def _write_overview_txt(rd: Any, result: Any, out: Path, bsp_path: Path, args: argparse.Namespace,
+                        options: dict[str, Any]) -> Path | None:
+    """The overview file beside the picture, and with ``--sections`` a picture per lower level."""
     from .._io import atomic_write
 
     if result.overview is None:
@@ -161,7 +167,19 @@ def _write_overview_txt(rd: Any, result: Any, out: Path, bsp_path: Path, args: a
     if txt.exists() and not args.overwrite:
         print(f"sourcebsp: warning: {txt} exists (use --overwrite to replace it); not written", file=sys.stderr)
         return None
-    atomic_write(txt, rd.overview_text(result, bsp_path.stem).encode())
+    sections = rd.level_sections(result) if args.sections and result.view == "overview" else []
+    for name, _, _, level in sections:
+        if level is None:
+            continue
+        picture = out.with_name(f"{out.stem}_{name}{out.suffix}")
+        if picture.exists() and not args.overwrite:
+            print(f"sourcebsp: warning: {picture} exists (use --overwrite to replace it); not written",
+                  file=sys.stderr)
+            continue
+        rd.save_image(rd.render(bsp_path, **{**options, "level": level}), picture)
+        print(f"{picture}: level {name}, floors {level[0]:.0f}..{level[1]:.0f}")
+    text = rd.overview_text(result, bsp_path.stem, [(n, lo, hi) for n, lo, hi, _ in sections] or None)
+    atomic_write(txt, text.encode())
     return txt
 
 
@@ -178,8 +196,8 @@ def _batch(rd: Any, maps: list[Path], folder: Path, args: argparse.Namespace, op
                     raise FileExistsError(f"{out} exists (use --overwrite to replace it)")
                 result = rd.render(path, **options)
                 rd.save_image(result, out)
-                if args.overview_txt:
-                    _write_overview_txt(rd, result, out, path, args)
+                if args.overview_txt or args.sections:
+                    _write_overview_txt(rd, result, out, path, args, options)
                 done += 1
                 if result.warnings:
                     empty.append(f"{path.name}: {'; '.join(result.warnings)}")

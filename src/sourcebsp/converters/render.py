@@ -44,7 +44,7 @@ from .render_raster import clip_near, project_orthographic
 from .render_scene import LUMINANCE, Scene, build_scene, expose, shade, shade_linear
 
 __all__ = ["RenderResult", "NothingToDraw", "CameraError", "render", "save_image", "render_file", "render_png",
-           "overview_text", "PLAYER_STARTS", "EYE_HEIGHT", "RENDER_STEPS", "VIEWS", "IMAGE_FORMATS"]
+           "overview_text", "level_sections", "PLAYER_STARTS", "EYE_HEIGHT", "RENDER_STEPS", "VIEWS", "IMAGE_FORMATS"]
 
 View = Literal["overview", "top", "player"]
 VIEWS = ("overview", "top", "player")
@@ -85,6 +85,7 @@ class RenderResult:
     props: int = 0  # static props drawn
     props_missing: int = 0  # static props whose model was not found
     overview: ov.OverviewFrame | None = None
+    levels: list[tuple[float, float]] = field(default_factory=list)  # floor height bands of an overview
     contrast: float = 0.0
     warnings: list[str] = field(default_factory=list)
 
@@ -114,7 +115,7 @@ def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] =
            include_tools: bool = False, hdr: bool | None = None, fov: float = 90.0,
            camera: Sequence[float] | None = None, at: str | None = None,
            height_range: tuple[float, float] | None = None, markers: bool = False,
-           game: str | Path | None = None, textures: bool = True, props: bool = True,
+           level: tuple[float, float] | None = None, game: str | Path | None = None, textures: bool = True, props: bool = True,
            progress: Progress | None = None) -> RenderResult:
     """Draw the map; ``size`` is ``(width, height)`` in pixels.
 
@@ -129,6 +130,9 @@ def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] =
         Overview: the world heights shown instead of the ones worked out.
     markers : bool
         Overview: draw spawns and objectives.
+    level : (low, high)
+        Overview: show only the reachable floors between these heights (one
+        of ``RenderResult.levels``), framed as the whole overview is.
     game : path
         A game folder (with ``gameinfo.txt``) or any folder holding
         ``materials/`` and ``models/``, searched after the pakfile.
@@ -154,7 +158,7 @@ def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] =
         if view == "player":
             result = _player(bsp, scene, width, height, fov, camera, at, progress)
         else:
-            result = _from_above(bsp, scene, view, width, height, height_range, markers, progress)
+            result = _from_above(bsp, scene, view, width, height, height_range, markers, progress, level)
     result.textured = result.textured
     result.props, result.props_missing = scene.props_drawn, scene.props_missing
     result.warnings[:0] = scene.notes
@@ -209,7 +213,8 @@ def _player(bsp: Any, scene: Scene, width: int, height: int, fov: float, camera:
 
 
 def _from_above(bsp: Any, scene: Scene, view: str, width: int, height: int,
-                height_range: tuple[float, float] | None, markers: bool, progress: Progress | None) -> RenderResult:
+                height_range: tuple[float, float] | None, markers: bool, progress: Progress | None,
+                level: tuple[float, float] | None = None) -> RenderResult:
     warnings: list[str] = []
     keep = scene.normal[:, 2] > 1e-4  # faces seen from above
     found = ov.markers(bsp) if view == "overview" else []
@@ -236,8 +241,8 @@ def _from_above(bsp: Any, scene: Scene, view: str, width: int, height: int,
     if z_range is not None and floors is None:
         # Cut at the top and bottom of the range: depth columns (top - z) then (z - low).
         low, high = z_range
-        for sign, level in ((-1.0, high), (1.0, low)):
-            depth = sign * (corners[..., 2] - level)
+        for sign, cut_at in ((-1.0, high), (1.0, low)):
+            depth = sign * (corners[..., 2] - cut_at)
             cam = np.concatenate([depth[..., None], corners], -1)
             cam, attrs, ids = clip_near(cam, attrs, ids, 0.0)
             corners = cam[..., 1:]
@@ -251,6 +256,12 @@ def _from_above(bsp: Any, scene: Scene, view: str, width: int, height: int,
     centre = (lo + hi) / 2
     origin = (float(centre[0] - width / 2 * units), float(centre[1] + height / 2 * units))
     below = None
+    levels = floors.levels() if floors is not None else []
+    if floors is not None and level is not None:
+        floors = floors.band(min(level), max(level))
+        if not floors.reachable.any():
+            raise NothingToDraw(f"no reachable floor between heights {min(level):g} and {max(level):g}")
+        z_range = (float(np.nanmin(floors.top)), float(np.nanmax(floors.top)) + ov.HEAD_ROOM)
     if floors is not None:
         # Per pixel, only what lies below the highest floor reachable there (plus head room).
         cx = origin[0] + (np.arange(width) + 0.5) * units
@@ -277,14 +288,36 @@ def _from_above(bsp: Any, scene: Scene, view: str, width: int, height: int,
             ov.draw_markers(image, where, found)
     report(progress, "shade")
     return RenderResult(image, view, frame.covered, len(frame.ids), shaded.lit, textured=shaded.textured,
-                        overview=where, contrast=_finish(image, shaded.hit), warnings=warnings)
+                        overview=where, levels=levels, contrast=_finish(image, shaded.hit), warnings=warnings)
 
 
-def overview_text(result: RenderResult, name: str) -> str:
-    """The overview file (``resource/overviews/<name>.txt``) for an overview or top view."""
+def overview_text(result: RenderResult, name: str, sections: list[tuple[str, float, float]] | None = None) -> str:
+    """The overview file (``resource/overviews/<name>.txt``) for an overview or top view.
+
+    ``sections``: ``(name, low, high)`` vertical sections (see :func:`level_sections`).
+    """
     if result.overview is None:
         raise ValueError("only overview and top views have an overview file")
-    return ov.overview_text(name, result.overview)
+    return ov.overview_text(name, result.overview, sections=sections)
+
+
+def level_sections(result: RenderResult) -> list[tuple[str, float, float, tuple[float, float] | None]]:
+    """CS:GO vertical sections of an overview with several levels: ``(name, low, high, level)``.
+
+    The top level is ``default`` (the overview picture itself, ``level``
+    None); each lower level is ``levelN`` counting down, to be rendered with
+    ``render(..., level=level)``.  Players count on a level from 64 units
+    below its lowest floor up to the next level's.
+    """
+    bands = sorted(result.levels)
+    if len(bands) < 2:
+        return []
+    bounds = [bands[0][0] - 64] + [b[0] - 64 for b in bands[1:]] + [bands[-1][1] + ov.HEAD_ROOM]
+    out: list[tuple[str, float, float, tuple[float, float] | None]] = []
+    for i, band in enumerate(bands):
+        top = i == len(bands) - 1
+        out.append(("default" if top else f"level{len(bands) - 1 - i}", bounds[i], bounds[i + 1], None if top else band))
+    return out[::-1]
 
 
 def image_format(path: str | Path) -> str:

@@ -42,6 +42,8 @@ __all__ = ["Marker", "OverviewFrame", "playable_clusters", "height_range", "mark
 FLOOR_NORMAL_Z = 0.7
 JUMP = 64.0  # gap in floor heights a player can still cross (jump, step, crouch-jump)
 HEAD_ROOM = 96.0  # shown above the highest floor: a standing player and a little more
+SPECK = 0.01  # a level with less than this share of the reachable floor is left out
+LEVEL_GAP = 128.0  # floors further apart in height than this (with none between) are separate levels
 BIN = 8.0
 
 #: Anchor classnames: where players start or must go.
@@ -285,6 +287,29 @@ class FloorMap:
     origin: tuple[float, float]
     cell: float
     top: np.ndarray
+    #: Every reachable floor, ``(layers, rows, cols)`` (NaN: none), highest layer first.
+    floors: np.ndarray | None = None
+
+    def levels(self, gap: float = LEVEL_GAP) -> list[tuple[float, float]]:
+        """Height bands of the reachable floors, split where no floor lies for ``gap`` units."""
+        if self.floors is None:
+            return []
+        z = np.sort(self.floors[~np.isnan(self.floors)])
+        if not len(z):
+            return []
+        cut = np.flatnonzero(np.diff(z) > gap)
+        starts = np.concatenate([[0], cut + 1])
+        ends = np.concatenate([cut, [len(z) - 1]])
+        return [(float(z[a]), float(z[b])) for a, b in zip(starts, ends)]
+
+    def band(self, low: float, high: float) -> "FloorMap":
+        """Only the reachable floors between ``low`` and ``high``: a map of one level."""
+        if self.floors is None:
+            return self
+        inside = (self.floors >= low) & (self.floors <= high)
+        top = np.where(inside, self.floors, -np.inf).max(0)
+        return FloorMap(self.origin, self.cell, np.where(np.isfinite(top), top, np.nan),
+                        np.where(inside, self.floors, np.nan))
 
     @property
     def reachable(self) -> np.ndarray:
@@ -396,8 +421,17 @@ def reachable_floors(floors: np.ndarray, anchors: np.ndarray, *, layers: int = 4
         size = np.bincount(labels[present], minlength=len(labels))
         chosen = np.array([int(np.argmax(size))])
     reach = (np.isin(labels, chosen) & present).reshape(layers, h, w)
-    top = np.where(reach, z, -np.inf).max(0)
-    return FloorMap(origin, cell, np.where(np.isfinite(top), top, np.nan))
+    found = np.where(reach, z, np.nan)
+    # A level of a few cells (a spawn box under the map, an objective's hidden room) is not
+    # part of the overview: it would only stretch the heights shown.
+    whole = FloorMap(origin, cell, np.full((h, w), np.nan), found)
+    total = int(reach.sum())
+    for low, high in whole.levels():
+        inside = (found >= low) & (found <= high)
+        if int(inside.sum()) < SPECK * total:
+            found = np.where(inside, np.nan, found)
+    top = np.where(np.isnan(found), -np.inf, found).max(0)
+    return FloorMap(origin, cell, np.where(np.isfinite(top), top, np.nan), found)
 
 
 def outline(frame: Frame, colour: np.ndarray, hit: np.ndarray, step: float) -> np.ndarray:
@@ -446,9 +480,21 @@ def draw_markers(image: np.ndarray, frame: OverviewFrame, found: list[Marker]) -
         window[d2 <= r * r] = colour.astype(np.uint8)
 
 
-def overview_text(name: str, frame: OverviewFrame, *, material: str | None = None) -> str:
-    """The overview file games read (KeyValues), for an overview picture of ``frame``."""
+def overview_text(name: str, frame: OverviewFrame, *, material: str | None = None,
+                  sections: list[tuple[str, float, float]] | None = None) -> str:
+    """The overview file games read (KeyValues), for an overview picture of ``frame``.
+
+    ``sections`` are CS:GO's vertical sections ``(name, low, high)``, each
+    with its own picture (``<material>_<name>``); without them one
+    ``default`` section spans the heights shown.
+    """
     material = material or f"overviews/{name}"
+    sections = sections or [("default", frame.z_min, frame.z_max)]
+    blocks = "".join(
+        f"\t\t\"{section}\"\n\t\t{{\n"
+        f"\t\t\t\"AltitudeMin\"\t\"{low:.0f}\"\n"
+        f"\t\t\t\"AltitudeMax\"\t\"{high:.0f}\"\n\t\t}}\n"
+        for section, low, high in sections)
     return (
         f"// {name} overview, written by sourcebsp\n"
         f"\"{name}\"\n{{\n"
@@ -458,9 +504,5 @@ def overview_text(name: str, frame: OverviewFrame, *, material: str | None = Non
         f"\t\"scale\"\t\t\"{frame.scale:.4f}\"\n"
         f"\t\"rotate\"\t\"0\"\n"
         f"\t\"zoom\"\t\t\"1\"\n"
-        f"\t\"verticalsections\"\n\t{{\n"
-        f"\t\t\"default\" // the height range shown\n\t\t{{\n"
-        f"\t\t\t\"AltitudeMin\"\t\"{frame.z_min:.0f}\"\n"
-        f"\t\t\t\"AltitudeMax\"\t\"{frame.z_max:.0f}\"\n"
-        f"\t\t}}\n\t}}\n}}\n"
+        f"\t\"verticalsections\"\n\t{{\n{blocks}\t}}\n}}\n"
     )
