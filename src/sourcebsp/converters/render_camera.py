@@ -59,7 +59,8 @@ class Camera:
         return angles_matrix(self.angles)  # type: ignore[no-any-return]
 
 
-def _floats(text: str | None, count: int = 3) -> np.ndarray | None:
+def entity_floats(text: str | None, count: int = 3) -> np.ndarray | None:
+    """The ``count`` finite numbers of an entity value such as ``origin``, or None."""
     try:
         values = [float(v) for v in (text or "").split()]
     except ValueError:
@@ -68,9 +69,9 @@ def _floats(text: str | None, count: int = 3) -> np.ndarray | None:
 
 
 def _entity_angles(entity: Any) -> np.ndarray:
-    angles = _floats(entity.get("angles"))
+    angles = entity_floats(entity.get("angles"))
     if angles is None:
-        yaw = _floats(entity.get("angle"), 1)
+        yaw = entity_floats(entity.get("angle"), 1)
         angles = np.array([0.0, float(yaw[0]) if yaw is not None else 0.0, 0.0])
     return angles  # type: ignore[no-any-return]
 
@@ -84,7 +85,7 @@ def player_starts(bsp: Any) -> list[Camera]:
         classname = (entity.get("classname") or "").lower()
         if classname not in found:
             continue
-        origin = _floats(entity.get("origin"))
+        origin = entity_floats(entity.get("origin"))
         if origin is None:
             continue
         angles = _entity_angles(entity)
@@ -102,7 +103,7 @@ def entity_camera(bsp: Any, targetname: str) -> Camera:
         for entity in bsp.entities:
             if (entity.get("targetname") or "") != targetname:
                 continue
-            origin = _floats(entity.get("origin"))
+            origin = entity_floats(entity.get("origin"))
             model = entity.get("model") or ""
             if (origin is None or not origin.any()) and model.startswith("*") and model[1:].isdigit():
                 from ..model.geometry import brush_models

@@ -12,11 +12,16 @@ Where players can be
 Which heights
     Floors are upward-facing triangles (normal ``z >= 0.7``, the steepest
     slope a player can stand on) just above which is a playable cluster.
-    Their area is binned by height; starting from the anchors' heights the
-    band grows up and down as long as floors continue within a jump (64
-    units), so stairs, ramps and slopes join levels while roofs, which no
-    floor leads up to, are left out.  Everything above the band's highest
-    floor plus a player's head room is cut away.
+    They are drawn from above into a coarse grid, peeling up to four floors
+    per cell (each a player's height below the one above).  Neighbouring
+    cells join when their floors differ by at most a jump (64 units), so
+    stairs, ramps and slopes connect while roofs, which no floor leads up to,
+    stay apart; the floors joined to the anchors are the reachable ones.  At
+    every pixel the overview shows what lies below the highest reachable
+    floor there plus a player's head room: roofs, ceilings and lamps are cut
+    away, and walls (no floor) stay dark.  Levels are bands of reachable
+    floor heights with no floor between them for 128 units; a level holding
+    under 1% of the floor (a spawn box under the map) is left out.
 
 The overview text file
     CS:S, CS:GO and TF2 read ``resource/overviews/<map>.txt``: ``pos_x`` /
@@ -27,24 +32,24 @@ The overview text file
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import numpy as np
 
 from .. import queries
 from ..errors import BspError
 from ..lump_ids import LumpId
+from .render_camera import entity_floats
 from .render_raster import Frame
 
-__all__ = ["Marker", "OverviewFrame", "playable_clusters", "height_range", "markers", "overview_text",
-           "draw_markers", "outline"]
+__all__ = ["Marker", "OverviewFrame", "FloorMap", "playable_clusters", "reachable_floors", "pvs_culler",
+           "markers", "overview_text", "draw_markers", "outline"]
 
 FLOOR_NORMAL_Z = 0.7
 JUMP = 64.0  # gap in floor heights a player can still cross (jump, step, crouch-jump)
 HEAD_ROOM = 96.0  # shown above the highest floor: a standing player and a little more
 SPECK = 0.01  # a level with less than this share of the reachable floor is left out
 LEVEL_GAP = 128.0  # floors further apart in height than this (with none between) are separate levels
-BIN = 8.0
 
 #: Anchor classnames: where players start or must go.
 SPAWN_CLASSES = {
@@ -98,14 +103,6 @@ class OverviewFrame:
         return self.units_per_pixel * self.width / 1024.0
 
 
-def _floats(text: str | None) -> np.ndarray | None:
-    try:
-        values = [float(v) for v in (text or "").split()]
-    except ValueError:
-        return None
-    return np.array(values) if len(values) == 3 and np.all(np.isfinite(values)) else None
-
-
 def markers(bsp: Any) -> list[Marker]:
     """Spawns and objectives of the map, with team colours where the map says (``TeamNum``)."""
     if not bsp.entry("ENTITIES").filelen:
@@ -131,7 +128,7 @@ def markers(bsp: Any) -> list[Marker]:
                 lo, hi = m.mins + m.origin, m.maxs + m.origin
                 out.append(Marker(kind, (lo + hi) / 2, (lo, hi)))
             continue
-        origin = _floats(entity.get("origin"))
+        origin = entity_floats(entity.get("origin"))
         if origin is not None:
             out.append(Marker(kind, origin))
     return out
@@ -183,7 +180,7 @@ def _sky_camera(bsp: Any) -> np.ndarray | None:
     if not bsp.entry("ENTITIES").filelen:
         return None
     sky = bsp.entities.first(classname="sky_camera")
-    return None if sky is None else _floats(sky.get("origin"))
+    return None if sky is None else entity_floats(sky.get("origin"))
 
 
 def triangle_clusters(bsp: Any, corners: np.ndarray, normal: np.ndarray) -> np.ndarray:
@@ -234,45 +231,6 @@ def pvs_culler(bsp: Any, face: np.ndarray) -> Callable[[np.ndarray], np.ndarray 
         return always | seen[np.where(face >= 0, face, count)]  # type: ignore[no-any-return]
 
     return visible
-
-
-def height_range(floor_z: np.ndarray, floor_area: np.ndarray, anchor_z: Iterable[float]) -> tuple[float, float] | None:
-    """``(low, high)`` world heights to show, from floor heights and areas (see the notes)."""
-    if not len(floor_z):
-        return None
-    lo_z = float(floor_z.min())
-    index = np.floor((floor_z - lo_z) / BIN).astype(np.int64)
-    bins = np.bincount(index, weights=floor_area, minlength=int(index.max()) + 1) > 0
-    occupied = np.flatnonzero(bins)
-    anchors = [float(z) for z in anchor_z]
-    if anchors:
-        # The floor under each anchor: the highest occupied bin at most a jump below it.
-        seeds = []
-        for z in anchors:
-            b = (z + 16 - lo_z) / BIN
-            below = occupied[(occupied <= b) & (occupied >= b - (JUMP + 32) / BIN)]
-            if len(below):
-                seeds.append(int(below.max()))
-        if not seeds:
-            seeds = [int(occupied[np.argmin(np.abs(occupied - (np.median(anchors) - lo_z) / BIN))])]
-    else:
-        weights = np.bincount(index, weights=floor_area)
-        seeds = [int(np.argmax(weights))]
-    gap = int(np.ceil(JUMP / BIN))
-    low, high = min(seeds), max(seeds)
-    # Grow the band over every occupied bin within a jump of it.
-    for seed in seeds:
-        low, high = min(low, seed), max(high, seed)
-    changed = True
-    while changed:
-        changed = False
-        up = occupied[(occupied > high) & (occupied <= high + gap)]
-        if len(up):
-            high, changed = int(up.max()), True
-        down = occupied[(occupied < low) & (occupied >= low - gap)]
-        if len(down):
-            low, changed = int(down.min()), True
-    return lo_z + low * BIN - 16.0, lo_z + (high + 1) * BIN + HEAD_ROOM
 
 
 @dataclass

@@ -62,7 +62,7 @@ class GameFiles:
         pak = bsp.find_lump("PAKFILE")
         fsys = None
         if game is not None:
-            fsys = _mount(Path(game))
+            fsys = _mount(Path(game), notes)
         return cls(pak if pak is not None and len(pak) else None, fsys, notes)
 
     def read(self, name: str) -> bytes | None:
@@ -86,7 +86,7 @@ class GameFiles:
         return None
 
 
-def _mount(folder: Path) -> Any:
+def _mount(folder: Path, notes: list[str]) -> Any:
     from srctools.filesys import RawFileSystem
 
     if not folder.is_dir():
@@ -96,8 +96,9 @@ def _mount(folder: Path) -> Any:
 
         try:
             return Game(folder).get_filesystem()
-        except _PARSE_ERRORS:
-            pass  # a gameinfo srctools cannot read: use the folder as it is
+        except _PARSE_ERRORS as exc:
+            # Search paths into an installed game (|appid_...|) cannot be followed here.
+            notes.append(f"gameinfo.txt could not be mounted ({exc}); reading {folder} as it is")
     return RawFileSystem(folder)
 
 
