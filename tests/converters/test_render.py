@@ -335,3 +335,16 @@ def test_levels_sections_and_specks():
     assert [s[0] for s in sections] == ["default", "level1"]
     assert sections[0][3] is None and sections[1][3] == pytest.approx((0.0, 0.0), abs=1e-6)
     assert sections[1][1] < 0 < sections[1][2] <= 400 <= sections[0][2] and sections[0][1] == sections[1][2]
+
+
+def test_broken_textures_and_models_are_skipped_with_a_note():
+    pytest.importorskip("srctools.vtf")
+    from sourcebsp.examples.room import PROP_MODEL
+
+    bsp = build_example_map()
+    bsp.pakfile.add("materials/test/broken.vtf", b"VTF\x00" + b"\xff" * 60)
+    bsp.pakfile.add(f"materials/{WALL_MATERIAL.lower()}.vmt", b'"LightmappedGeneric" { "$basetexture" "test/broken" }')
+    bsp.pakfile.add(PROP_MODEL, b"IDST" + b"\x30\x00\x00\x00" + b"\xff" * 200)
+    result = rd.render(bsp, view="player", size=(64, 36))
+    assert not result.textured and result.props == 0 and result.props_missing == 1
+    assert any("could not be read" in w for w in result.warnings) and result.covered > 0.5

@@ -19,6 +19,7 @@ not drawn as meshes.
 from __future__ import annotations
 
 import io
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,8 @@ TEXTURE_SIZE = 64
 _MAX_FILE = 64 << 20  # bytes: a texture or model larger than this is not read
 # What srctools raises on files it cannot parse (it has no single error class).
 _PARSE_ERRORS = (ValueError, KeyError, IndexError, EOFError, OSError, NotImplementedError, TypeError,
-                 AttributeError, ArithmeticError, UnicodeError)
+                 AttributeError, ArithmeticError, UnicodeError, struct.error)
+_MAX_DECODED = 2048  # texels per side of the mipmap decoded (a larger one is not read)
 
 
 def _srctools() -> bool:
@@ -151,6 +153,8 @@ def _decode(files: GameFiles, texture: str) -> np.ndarray | None:
         while mip + 1 < vtf.mipmap_count and (vtf.width >> (mip + 1)) >= TEXTURE_SIZE \
                 and (vtf.height >> (mip + 1)) >= TEXTURE_SIZE:
             mip += 1
+        if max(vtf.width >> mip, vtf.height >> mip) > _MAX_DECODED:
+            return None
         picture = vtf.get(mipmap=mip).to_PIL().convert("RGB")
     except _PARSE_ERRORS:
         return None
