@@ -143,7 +143,7 @@ def _summary(out: Path, result: Any) -> str:
     shading = "lightmaps" if result.lit else "face normals"
     colour = "textures" if result.textured else "average texture colours"
     text = (f"{out}: {w}x{h} {result.view} view, {result.triangles} triangles, {result.covered:.0%} covered, "
-            f"{colour} x {shading}")
+            f"coloured by {colour}, shaded by {shading}")
     if result.props or result.props_missing:
         text += f", {result.props} prop boxes ({result.props_missing} props without model files)"
     if result.overview is not None and result.view == "overview":
