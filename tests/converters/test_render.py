@@ -152,7 +152,8 @@ def test_real_textures_from_the_pakfile(tmp_path):
     buffer = io.BytesIO()
     vtf.save(buffer)
     bsp.pakfile.add("materials/test/red.vtf", buffer.getvalue())
-    bsp.pakfile.add(f"materials/{WALL_MATERIAL.lower()}.vmt", b'"LightmappedGeneric"\n{\n"$basetexture" "test/red"\n}\n')
+    vmt = b'"LightmappedGeneric"\n{\n"$basetexture" "test/red"\n}\n'
+    bsp.pakfile.add(f"materials/{WALL_MATERIAL.lower()}.vmt", vmt)
     textured = rd.render(bsp, view="player", size=(96, 54))
     assert textured.textured and textured.camera == plain.camera
     shown = textured.image.reshape(-1, 3).astype(int)

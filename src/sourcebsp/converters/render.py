@@ -115,8 +115,8 @@ def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] =
            include_tools: bool = False, hdr: bool | None = None, fov: float = 90.0,
            camera: Sequence[float] | None = None, at: str | None = None,
            height_range: tuple[float, float] | None = None, markers: bool = False,
-           level: tuple[float, float] | None = None, game: str | Path | None = None, textures: bool = True, props: bool = True,
-           progress: Progress | None = None) -> RenderResult:
+           level: tuple[float, float] | None = None, game: str | Path | None = None,
+           textures: bool = True, props: bool = True, progress: Progress | None = None) -> RenderResult:
     """Draw the map; ``size`` is ``(width, height)`` in pixels.
 
     Parameters
@@ -159,7 +159,6 @@ def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] =
             result = _player(bsp, scene, width, height, fov, camera, at, progress)
         else:
             result = _from_above(bsp, scene, view, width, height, height_range, markers, progress, level)
-    result.textured = result.textured
     result.props, result.props_missing = scene.props_drawn, scene.props_missing
     result.warnings[:0] = scene.notes
     if result.covered < NEARLY_EMPTY:
@@ -316,7 +315,8 @@ def level_sections(result: RenderResult) -> list[tuple[str, float, float, tuple[
     out: list[tuple[str, float, float, tuple[float, float] | None]] = []
     for i, band in enumerate(bands):
         top = i == len(bands) - 1
-        out.append(("default" if top else f"level{len(bands) - 1 - i}", bounds[i], bounds[i + 1], None if top else band))
+        name = "default" if top else f"level{len(bands) - 1 - i}"
+        out.append((name, bounds[i], bounds[i + 1], None if top else band))
     return out[::-1]
 
 

@@ -209,7 +209,8 @@ def pvs_culler(bsp: Any, face: np.ndarray) -> Callable[[np.ndarray], np.ndarray 
         first = leafs["firstleafface"].astype(np.int64)
         number = leafs["numleaffaces"].astype(np.int64)
         owner = np.repeat(np.arange(len(leafs)), number)
-        index = np.repeat(first, number) + (np.arange(int(number.sum())) - np.repeat(np.cumsum(number) - number, number))
+        local = np.arange(int(number.sum())) - np.repeat(np.cumsum(number) - number, number)
+        index = np.repeat(first, number) + local
         ok = (index >= 0) & (index < len(leaffaces))
         pair_face = np.asarray(leaffaces, np.int64)[index[ok]]
         pair_cluster = leafs["cluster"].astype(np.int64)[owner[ok]]

@@ -201,7 +201,8 @@ def shade_linear(frame: Frame, scene: Scene) -> Shaded:
         else:
             light *= np.float32(0.85) + np.float32(0.15) * sun[:, None]
             if unlit.any():  # props: the median light of the picture, shaded by the sun
-                light[unlit] = np.median(light[~unlit], axis=0) * sun[unlit, None] if (~unlit).any() else sun[unlit, None]
+                typical = np.median(light[~unlit], axis=0) if (~unlit).any() else np.ones(3, np.float32)
+                light[unlit] = typical * sun[unlit, None]
     lit = light is not None
     if light is None:
         light = np.repeat(sun[:, None], 3, 1)
