@@ -178,6 +178,7 @@ def _player(bsp: Any, scene: Scene, width: int, height: int, fov: float, camera:
             at: str | None, progress: Progress | None) -> RenderResult:
     warnings = []
     score, tried = None, 0
+    culler = ov.pvs_culler(bsp, scene.face)
     if camera is not None:
         values = [float(v) for v in camera]
         if len(values) not in (5, 6) or not np.all(np.isfinite(values)):
@@ -194,12 +195,10 @@ def _player(bsp: Any, scene: Scene, width: int, height: int, fov: float, camera:
             def inside(points: np.ndarray) -> np.ndarray:
                 return np.asarray(queries.cluster_at(bsp, points)) >= 0
 
-        chosen, score, tried = choose_camera(scene, starts, fov, width / height, inside,
-                                             ov.pvs_culler(bsp, scene.face))
+        chosen, score, tried = choose_camera(scene, starts, fov, width / height, inside, culler)
         if not starts:
             warnings.append(f"the map has no player start: camera chosen among {tried} views ({chosen.source})")
     report(progress, "camera")
-    culler = ov.pvs_culler(bsp, scene.face)
     frame = draw_perspective(scene, chosen, width, height, fov, culler(chosen.eye) if culler else None)
     report(progress, "raster")
     image, shaded = shade(frame, scene, BACKGROUND["player"], depth_cue=True)
