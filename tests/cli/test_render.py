@@ -45,9 +45,12 @@ def test_no_drawn_faces_is_one_line_and_exit_1(tmp_path, corpus_file, capsys):
     assert len(err.splitlines()) == 1 and "no drawn faces" in err and not out.exists()
 
 
-def test_bad_extension_is_refused(tmp_path, corpus_file, capsys):
+def test_bad_extension_and_huge_size_are_refused(tmp_path, corpus_file, capsys):
     assert main(["render", str(corpus_file("x360_shack.bsp")), "-o", str(tmp_path / "x.bmp")]) == 1
     assert ".png" in capsys.readouterr().err
+    assert main(["render", str(corpus_file("x360_shack.bsp")), "-o", str(tmp_path / "x.png"), "--size",
+                 "16000x16000"]) == 1
+    assert "million pixels" in capsys.readouterr().err and not (tmp_path / "x.png").exists()
 
 
 def test_batch_of_a_glob(tmp_path, corpus_file, capsys):

@@ -53,6 +53,8 @@ RENDER_STEPS = ("meshes", "colours", "camera", "raster", "shade")
 IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}
 BACKGROUND = {"overview": np.array([0, 0, 0], np.uint8), "top": np.array([34, 38, 46], np.uint8),
               "player": np.array([150, 170, 196], np.uint8)}
+#: The largest picture drawn (its buffers take about 40 bytes a pixel).
+MAX_PIXELS = 64_000_000
 #: Below this fraction of covered pixels a picture is reported as nearly empty.
 NEARLY_EMPTY = 0.15
 
@@ -145,6 +147,8 @@ def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] =
     width, height = (int(v) for v in size)
     if width < 1 or height < 1:
         raise ValueError(f"size must be positive, not {size!r}")
+    if width * height > MAX_PIXELS:
+        raise ValueError(f"{width}x{height} is more than {MAX_PIXELS // 1_000_000} million pixels")
     if camera is not None or at is not None:
         view = "player"
     if view not in VIEWS:
