@@ -349,3 +349,15 @@ def test_broken_textures_and_models_are_skipped_with_a_note():
     result = rd.render(bsp, view="player", size=(64, 36))
     assert not result.textured and result.props == 0 and result.props_missing == 1
     assert any("could not be read" in w for w in result.warnings) and result.covered > 0.5
+
+
+def test_a_wall_at_arms_length_scores_lower():
+    from sourcebsp.converters.render_camera import Camera, draw_perspective, score_frame
+
+    bsp = build_example_map()
+    scene = rd._scene(bsp, False, None, None, False, False)
+    across = Camera(np.array([ROOM.mins[0] + 32.0, 0.0, 64.0]), np.array([0.0, 0.0, 0.0]), "across the room")
+    facing_wall = Camera(np.array([ROOM.maxs[0] - 20.0, 0.0, 64.0]), np.array([0.0, 0.0, 0.0]), "at the wall")
+    good = score_frame(draw_perspective(scene, across, 64, 36, 90.0), scene)
+    poor = score_frame(draw_perspective(scene, facing_wall, 64, 36, 90.0), scene)
+    assert 0 <= poor < good / 2 and good <= 1

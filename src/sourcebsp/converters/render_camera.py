@@ -7,12 +7,14 @@ other starts and other directions are tried, and, when the map has few
 starts, points above its largest floors; every candidate is drawn small and
 scored, and the best one wins.
 
-The score of a picture multiplies four measures, each in ``[0, 1]``:
+The score of a picture multiplies five measures, each in ``[0, 1]``:
 the fraction of pixels covered; the depth range (``log2`` of the 90th to
 the 10th percentile of depth, three octaves or more counting fully); the
 number of distinct faces seen (60 or more counting fully, on a log scale);
-and the distance to what is seen (a median depth under 128 units counts
-less: the camera is staring at a wall).
+the distance to what is seen (a median depth under 256 units counts
+less); and the share of pixels nearer than arm's length (48 units) counts
+against it: the camera is staring at a wall.  A first start scoring under
+0.5 is replaced only by a view scoring 1.5 times better.
 """
 from __future__ import annotations
 
@@ -38,6 +40,8 @@ PLAYER_STARTS = (
 )
 EYE_HEIGHT = 64.0  # units above the player's origin
 GOOD_SCORE = 0.5  # a first view scoring at least this is kept
+KEEP_FIRST = 1.5  # otherwise another view must score this many times better to replace it
+ARM_LENGTH = 48.0  # what is nearer than this fills the view without showing anything
 _PROBE_SIZE = (64, 36)
 
 
@@ -145,7 +149,8 @@ def score_frame(frame: Frame, scene: Scene) -> float:
     distinct = len(np.unique(np.where(faces >= 0, faces, -1 - source // 12)))
     variety = min(float(np.log1p(distinct) / np.log1p(60)), 1.0)
     distance = min(float(d50) / 256.0, 1.0)
-    return covered * (0.25 + 0.75 * spread) * (0.25 + 0.75 * variety) * (0.3 + 0.7 * distance)
+    near = float(np.mean(depth < ARM_LENGTH))  # a wall or a crate in the face
+    return covered * (0.25 + 0.75 * spread) * (0.25 + 0.75 * variety) * (0.3 + 0.7 * distance) * (1.0 - near)
 
 
 def _outside(scene: Scene) -> Camera:
@@ -193,7 +198,7 @@ def choose_camera(scene: Scene, starts: list[Camera], fov: float, aspect: float,
 
     ``inside(points)`` says which points are in open space; ``visible(eye)``
     which triangles can be seen from a point (its PVS), to draw less.
-    Looking level is preferred: a view looking down must score a tenth
+    Looking level is preferred: a view looking down must score a quarter
     better to win.  Returns the camera, its score and how many views were tried.
     """
     width = _PROBE_SIZE[0]
@@ -209,7 +214,7 @@ def choose_camera(scene: Scene, starts: list[Camera], fov: float, aspect: float,
         first = score(starts[0])
         if first >= GOOD_SCORE:
             return starts[0], first, tried
-        best = (first, starts[0])
+        best = (first * KEEP_FIRST, starts[0])
     else:
         outside = _outside(scene)
         best = (score(outside), outside)
@@ -223,7 +228,9 @@ def choose_camera(scene: Scene, starts: list[Camera], fov: float, aspect: float,
                 camera = Camera(base.eye, np.array([pitch, base.angles[1] + turn, 0.0]),
                                 base.source if turn == 0 and pitch == base.angles[0] else
                                 f"{base.source}, turned {turn} degrees, pitch {pitch:g}")
-                value = score(camera, mask) * (1.0 if pitch == 0 else 1 / 1.1)
+                value = score(camera, mask) * (1.0 if pitch == 0 else 1 / 1.25)
                 if value > best[0]:
                     best = (value, camera)
+    if starts and best[1] is starts[0]:
+        return starts[0], first, tried
     return best[1], best[0], tried
