@@ -361,3 +361,17 @@ def test_a_wall_at_arms_length_scores_lower():
     good = score_frame(draw_perspective(scene, across, 64, 36, 90.0), scene)
     poor = score_frame(draw_perspective(scene, facing_wall, 64, 36, 90.0), scene)
     assert 0 <= poor < good / 2 and good <= 1
+
+
+@pytest.mark.parametrize("view", ["overview", "player", "top"])
+def test_damaged_numbers_do_not_crash(view):
+    """NaN vertices and lightmap vectors (as fuzzed maps have) are left out, not fatal."""
+    bsp = build_example_map()
+    vertexes = bsp.vertexes.copy()
+    vertexes["point"][0] = np.nan
+    bsp.vertexes = vertexes
+    texinfo = bsp.texinfo.copy()
+    texinfo["lightmap_vecs"][0] = np.nan
+    bsp.texinfo = texinfo
+    result = rd.render(bsp, view=view, size=(48, 48))
+    assert result.covered > 0.2 and np.all(np.isfinite(result.image))

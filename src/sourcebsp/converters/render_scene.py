@@ -100,6 +100,9 @@ def build_scene(bsp: Any, mesh: MapMesh, atlas: LightmapAtlas | None, *,
     face = mesh.triangle_face.astype(np.int64)
     lit = np.full(len(tri), atlas is not None)
     scene = Scene(corners, normal, face, attrs, albedo, texture, lit, atlas, images)
+    finite = np.isfinite(corners).all((1, 2)) & np.isfinite(attrs).all((1, 2))
+    if not finite.all():  # a damaged map's NaN or infinite vertices are not drawn
+        scene = scene.subset(finite)
     if boxes is not None and len(boxes):
         scene = _with_boxes(scene, boxes)
     return scene
@@ -141,8 +144,9 @@ def sample_atlas(atlas: LightmapAtlas, uv: np.ndarray) -> np.ndarray:
     packed = np.zeros((h * w, 4), np.float16)
     packed[:, :3] = np.minimum(atlas.image.reshape(-1, 3), 60000)
     words = packed.view(np.uint64).ravel()
-    x = np.clip(uv[:, 0].astype(np.float32) * w - 0.5, 0, w - 1)
-    y = np.clip(uv[:, 1].astype(np.float32) * h - 0.5, 0, h - 1)
+    uv = np.nan_to_num(uv.astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)  # garbage lightmap vectors
+    x = np.clip(uv[:, 0] * w - 0.5, 0, w - 1)
+    y = np.clip(uv[:, 1] * h - 0.5, 0, h - 1)
     x0 = x.astype(np.int64)
     y0 = y.astype(np.int64)
     dx = np.minimum(x0 + 1, w - 1) - x0
@@ -164,6 +168,7 @@ def sample_atlas(atlas: LightmapAtlas, uv: np.ndarray) -> np.ndarray:
 def _sample_textures(images: np.ndarray, which: np.ndarray, uv: np.ndarray) -> np.ndarray:
     """Nearest texel of image ``which`` at repeating UVs ``(N, 2)``: linear ``(N, 3)``."""
     size = images.shape[1]
+    uv = np.nan_to_num(uv, nan=0.0, posinf=0.0, neginf=0.0)
     u = np.floor(np.mod(uv[:, 0], 1.0) * size).astype(np.int64) % size
     v = np.floor(np.mod(uv[:, 1], 1.0) * size).astype(np.int64) % size
     return images[which, v, u]  # type: ignore[no-any-return]
