@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--at", metavar="TARGETNAME", help="look from the entity with this targetname (player view)")
     ap.add_argument("--height-range", type=float, nargs=2, metavar=("LOW", "HIGH"),
                     help="overview: the world heights to show instead of the ones worked out")
-    ap.add_argument("--markers", action="store_true", help="overview: mark spawns, bomb sites, control points")
+    ap.add_argument("--markers", action="store_true", help="overview and top views: mark spawns, bomb sites, control points")
     ap.add_argument("--overview-txt", action="store_true",
                     help="overview: write the overview file games read (pos_x, pos_y, scale) beside the picture")
     ap.add_argument("--sections", action="store_true",

@@ -131,7 +131,7 @@ def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] =
     height_range : (low, high)
         Overview: the world heights shown instead of the ones worked out.
     markers : bool
-        Overview: draw spawns and objectives.
+        Overview and top views: draw spawns and objectives.
     level : (low, high)
         Overview: show only the reachable floors between these heights (one
         of ``RenderResult.levels``), framed as the whole overview is.
@@ -219,7 +219,7 @@ def _from_above(bsp: Any, scene: Scene, view: str, width: int, height: int,
                 level: tuple[float, float] | None = None) -> RenderResult:
     warnings: list[str] = []
     keep = scene.normal[:, 2] > 1e-4  # faces seen from above
-    found = ov.markers(bsp) if view == "overview" else []
+    found = ov.markers(bsp) if view == "overview" or markers else []
     z_range, floors = None, None
     if view == "overview":
         anchors = np.array([m.origin for m in found], np.float64).reshape(-1, 3)
@@ -286,8 +286,8 @@ def _from_above(bsp: Any, scene: Scene, view: str, width: int, height: int,
             colour = ov.outline(frame, colour, shaded.hit, step=24.0)
             image[shaded.hit] = expose(colour)
         image = image.reshape(height, width, 3)
-        if markers:
-            ov.draw_markers(image, where, found)
+    if markers:
+        ov.draw_markers(image, where, found)
     report(progress, "shade")
     return RenderResult(image, view, frame.covered, len(frame.ids), shaded.lit, textured=shaded.textured,
                         overview=where, levels=levels, contrast=_finish(image, shaded.hit), warnings=warnings)
