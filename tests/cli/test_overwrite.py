@@ -10,7 +10,7 @@ from sourcebsp.examples import write_example_map
 
 # command -> the arguments after MAP that write OUT (a path relative to the current folder)
 WRITERS = {
-    "render": lambda out: ["render", "map.bsp", "-o", out, "--size", "32x32"],
+    "render": lambda out: ["render", "map.bsp", "-o", out + ".png", "--size", "32x32"],
     "lightmaps": lambda out: ["lightmaps", "map.bsp", "-o", out],
     "export-glb": lambda out: ["export", "map.bsp", "-o", out + ".glb"],
     "export-obj": lambda out: ["export", "map.bsp", "-o", out + ".obj"],

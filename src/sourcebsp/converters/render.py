@@ -1,53 +1,62 @@
 """Preview pictures of a map, drawn on the CPU with numpy (no GPU, no display).
 
-A small z-buffer rasterizer: every triangle is cut into pixel rows and each
-row's covered span is expanded to pixels with ``np.repeat`` / ``cumsum``
-index arithmetic (in chunks of a few million pixels); ``np.minimum.at`` on
-the depth buffer keeps the nearest triangle of each pixel.  Shading is
-deferred: once every triangle is drawn, each covered pixel interpolates its
-triangle's lightmap UV (perspective-correct) and samples the lightmap atlas;
-the colour is the texture's reflectivity (its average colour) times that
-light, with an automatic exposure.  Without lightmaps the light comes from
-the face normal and a fixed sun direction.
-
 Views:
 
-* ``"top"``: orthographic, looking straight down, north (+Y) up.  Faces
-  seen from behind are culled, so ceilings do not hide the rooms below.
-* ``"player"``: perspective from the first player start
-  (``info_player_start``, ``info_player_teamspawn``, ``info_player_terrorist``,
-  ...) at eye height, looking along its angles; maps without one are seen
-  from outside their bounds, looking down at their centre.
+* ``"overview"``: a radar like the ones CS:S, CS:GO and TF2 ship: straight
+  down, orthographic, north (+Y) up; sky, tool and nodraw faces removed,
+  only the playable space (clusters reachable from the player starts) and
+  its height range shown, so roofs and ceilings are cut away
+  (:mod:`~sourcebsp.converters.render_overview`); floors are coloured by
+  texture colour and lightmap with a height tint (higher is lighter), and
+  height steps and walls are outlined.  Optional markers for spawns and
+  objectives; :func:`overview_text` gives the overview file games read.
+* ``"top"``: the whole map seen straight down (faces seen from behind are
+  culled, so ceilings do not hide the rooms below, but roofs do).
+* ``"player"``: perspective from a player start at eye height along its
+  angles, or from another start or direction when that picture is poor
+  (:mod:`~sourcebsp.converters.render_camera`); or from a camera given as
+  numbers or as a named entity.
+
+Colour is the texture's average colour (TEXDATA ``reflectivity``) times the
+lightmap; with textures found in the pakfile or a game folder
+(:mod:`~sourcebsp.converters.render_textures`) real texels are sampled
+through the face UVs.  Static props are drawn as the bounding boxes of their
+models when the model files are found.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import io
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
+from .._io import atomic_write
 from ..errors import BspError
-from ..model.geometry import MapMesh, angles_matrix, build_mesh
-from ..model.lightmaps import LightmapAtlas, build_atlas, tonemap
+from ..model.geometry import build_mesh
+from ..model.lightmaps import build_atlas
+from . import render_overview as ov
 from ._common import Progress, opened, report, require
+from .render_camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camera, draw_perspective, \
+    entity_camera, player_starts
+from .render_raster import clip_near, project_orthographic
+from .render_scene import LUMINANCE, Scene, build_scene, expose, shade, shade_linear
 
-__all__ = ["RenderResult", "render", "render_png", "player_start", "PLAYER_STARTS", "RENDER_STEPS"]
+__all__ = ["RenderResult", "NothingToDraw", "CameraError", "render", "save_image", "render_file", "render_png",
+           "overview_text", "level_sections", "PLAYER_STARTS", "EYE_HEIGHT", "RENDER_STEPS", "VIEWS", "IMAGE_FORMATS"]
 
-View = Literal["top", "player"]
-RENDER_STEPS = ("meshes", "lightmaps", "raster", "shade")
-
-#: Classnames searched for the player view, in this order.
-PLAYER_STARTS = (
-    "info_player_start", "info_player_teamspawn", "info_player_terrorist",
-    "info_player_counterterrorist", "info_player_deathmatch", "info_player_combine",
-    "info_player_rebel", "info_survivor_position", "info_player_coop", "info_player_axis",
-    "info_player_allies",
-)
-EYE_HEIGHT = 64.0  # units above the player's origin
-_BACKGROUND = {"top": np.array([34, 38, 46], np.uint8), "player": np.array([150, 170, 196], np.uint8)}
-_SUN = np.array([0.35, 0.25, 0.9]) / np.linalg.norm([0.35, 0.25, 0.9])
-_CHUNK_PIXELS = 4_000_000
+View = Literal["overview", "top", "player"]
+VIEWS = ("overview", "top", "player")
+RENDER_STEPS = ("meshes", "colours", "camera", "raster", "shade")
+#: File extensions and the Pillow format written for them.
+IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}
+BACKGROUND = {"overview": np.array([0, 0, 0], np.uint8), "top": np.array([34, 38, 46], np.uint8),
+              "player": np.array([150, 170, 196], np.uint8)}
+#: The largest picture drawn (its buffers take about 40 bytes a pixel).
+MAX_PIXELS = 64_000_000
+#: Below this fraction of covered pixels a picture is reported as nearly empty.
+NEARLY_EMPTY = 0.15
 
 
 class NothingToDraw(BspError):
@@ -56,304 +65,291 @@ class NothingToDraw(BspError):
 
 @dataclass
 class RenderResult:
-    """A rendered picture (``image``: ``(H, W, 3)`` uint8) and facts about it."""
+    """A rendered picture (``image``: ``(H, W, 3)`` uint8) and facts about it.
+
+    ``covered`` is the fraction of pixels showing the map, ``contrast`` the
+    standard deviation of their luminance (0..1); ``warnings`` says what
+    went wrong in a way the picture alone would not show (a nearly empty
+    picture, a camera chosen without a player start).
+    """
 
     image: np.ndarray
     view: str
-    covered: float  # fraction of pixels showing a face
+    covered: float
     triangles: int  # triangles drawn after culling and clipping
     lit: bool  # shaded by lightmaps (else by face normals)
-    camera: tuple[float, float, float] | None = None  # eye position of a perspective view
+    camera: tuple[float, float, float] | None = None  # eye of a perspective view
+    angles: tuple[float, float, float] | None = None
+    camera_source: str | None = None
+    score: float | None = None  # of the perspective view chosen
+    views_tried: int = 0
+    textured: bool = False
+    props: int = 0  # static props drawn
+    props_missing: int = 0  # static props whose model was not found
+    overview: ov.OverviewFrame | None = None
+    levels: list[tuple[float, float]] = field(default_factory=list)  # floor height bands of an overview
+    contrast: float = 0.0
+    warnings: list[str] = field(default_factory=list)
 
 
-def player_start(bsp: Any) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(origin, angles)`` of the first player start entity, or None."""
-    if not bsp.entry("ENTITIES").filelen:
-        return None
-    entities = bsp.entities
-    for classname in PLAYER_STARTS:
-        for entity in entities:
-            if (entity.get("classname") or "").lower() != classname:
-                continue
-            origin = _floats(entity.get("origin"))
-            if origin is None:
-                continue
-            angles = _floats(entity.get("angles"))
-            if angles is None:
-                yaw = _floats(entity.get("angle"), 1)
-                angles = np.array([0.0, yaw[0] if yaw is not None else 0.0, 0.0])
-            return origin, angles
-    return None
+def _scene(bsp: Any, include_tools: bool, hdr: bool | None, game: Any, textures: bool, props: bool) -> Scene:
+    mesh = build_mesh(bsp, models="all", include_tools=include_tools)
+    if not mesh.num_triangles:
+        raise NothingToDraw("the map has no drawn faces to render (only tool faces or entities)")
+    atlas = (build_atlas(bsp, hdr=False) or build_atlas(bsp, hdr=True)) if hdr is None else build_atlas(bsp, hdr=hdr)
+    images, boxes, missing, notes = None, None, 0, []
+    if textures or props:
+        from . import render_textures as rt
+
+        files = rt.GameFiles.for_map(bsp, game)
+        if textures and files is not None:
+            images = rt.texture_images(files, mesh.textures)
+        if props:
+            boxes, missing = rt.prop_boxes(bsp, files)
+        notes = files.notes if files is not None else []
+    scene = build_scene(bsp, mesh, atlas, texture_images=images, boxes=boxes)
+    scene.props_missing = missing
+    scene.notes = list(notes)
+    return scene
 
 
-def _floats(text: str | None, count: int = 3) -> np.ndarray | None:
-    try:
-        values = [float(v) for v in (text or "").split()]
-    except ValueError:
-        return None
-    return np.array(values) if len(values) == count else None
-
-
-def render(bsp_or_path: Any, *, view: View = "top", size: tuple[int, int] = (1024, 1024),
+def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] = (1024, 1024),
            include_tools: bool = False, hdr: bool | None = None, fov: float = 90.0,
-           progress: Progress | None = None) -> RenderResult:
+           camera: Sequence[float] | None = None, at: str | None = None,
+           height_range: tuple[float, float] | None = None, markers: bool = False,
+           level: tuple[float, float] | None = None, game: str | Path | None = None,
+           textures: bool = True, props: bool = True, progress: Progress | None = None) -> RenderResult:
     """Draw the map; ``size`` is ``(width, height)`` in pixels.
 
-    Raises :class:`NothingToDraw` when the map has no drawn faces.
+    Parameters
+    ----------
+    view : "overview", "top" or "player"
+    camera : X, Y, Z, PITCH, YAW[, ROLL]
+        A fixed perspective camera (implies the player view).
+    at : str
+        The targetname of an entity to look from (implies the player view).
+    height_range : (low, high)
+        Overview: the world heights shown instead of the ones worked out.
+    markers : bool
+        Overview and top views: draw spawns and objectives.
+    level : (low, high)
+        Overview: show only the reachable floors between these heights (one
+        of ``RenderResult.levels``), framed as the whole overview is.
+    game : path
+        A game folder (with ``gameinfo.txt``) or any folder holding
+        ``materials/`` and ``models/``, searched after the pakfile.
+    textures, props : bool
+        Sample real textures / draw static prop boxes when their files are found.
+
+    Raises :class:`NothingToDraw` when the map has no drawn faces and
+    :class:`CameraError` when ``at`` names no entity.
     """
     width, height = (int(v) for v in size)
     if width < 1 or height < 1:
         raise ValueError(f"size must be positive, not {size!r}")
-    if view not in ("top", "player"):
-        raise ValueError(f"view must be 'top' or 'player', not {view!r}")
+    if width * height > MAX_PIXELS:
+        raise ValueError(f"{width}x{height} is more than {MAX_PIXELS // 1_000_000} million pixels")
+    if camera is not None or at is not None:
+        view = "player"
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
+    if not 1.0 <= fov <= 170.0:
+        raise ValueError(f"the field of view must be 1-170 degrees, not {fov}")
     with opened(bsp_or_path) as bsp:
-        mesh = build_mesh(bsp, models="all", include_tools=include_tools)
+        scene = _scene(bsp, include_tools, hdr, game, textures, props and view != "top")
         report(progress, "meshes")
-        if not mesh.num_triangles:
-            raise NothingToDraw("the map has no drawn faces to render")
-        atlas = (build_atlas(bsp, hdr=False) or build_atlas(bsp, hdr=True)) if hdr is None else build_atlas(bsp, hdr=hdr)
-        report(progress, "lightmaps")
-        start = player_start(bsp) if view == "player" else None
-        albedo = _albedo(bsp, mesh)
-    points = mesh.world_positions()
-    tri = mesh.triangles.astype(np.int64)
-    corners = points[tri]  # (T, 3, 3)
-    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
-    lm_uv = atlas.uv(mesh.vertex_face, mesh.luxels)[tri] if atlas is not None else np.zeros(tri.shape + (2,))
-    tri_id = np.arange(len(tri))
-    eye = None
-    if view == "top":
-        keep = normal[:, 2] > 1e-4  # faces seen from above
-        if not keep.any():
-            raise NothingToDraw("the map has no faces seen from above")
-        screen, depth = _orthographic_top(corners[keep], width, height)
-        ids, uv = tri_id[keep], lm_uv[keep]
-        inv_depth = None
-    else:
-        eye, rotation = _camera(start, points)
-        keep = np.einsum("ij,ij->i", normal, eye - corners[:, 0]) > 0  # faces turned towards the eye
-        cam = (corners[keep] - eye) @ rotation  # columns: forward, left, up
-        cam_tri, uv, ids = _clip_near(cam, lm_uv[keep], tri_id[keep], near=1.0)
-        focal = (width / 2) / np.tan(np.radians(fov) / 2)
-        z = cam_tri[..., 0]
-        screen = np.stack([width / 2 - cam_tri[..., 1] / z * focal, height / 2 - cam_tri[..., 2] / z * focal], -1)
-        depth = z
-        inv_depth = 1.0 / z
-    pixel_tri, bary = _rasterize(screen, depth, inv_depth, width, height)
-    report(progress, "raster")
-    image, lit = _shade(pixel_tri, bary, ids, uv, normal, albedo, atlas, width, height, _BACKGROUND[view])
-    report(progress, "shade")
-    covered = float((pixel_tri >= 0).mean())
-    return RenderResult(image, view, covered, len(ids), lit,
-                        None if eye is None else tuple(float(v) for v in eye))  # type: ignore[arg-type]
-
-
-def render_png(bsp_or_path: Any, path: str | Path, **options: Any) -> RenderResult:
-    """Render (options as :func:`render`) and write a PNG file."""
-    Image = require("PIL.Image", "writing PNG pictures")
-    result = render(bsp_or_path, **options)
-    Image.fromarray(result.image, "RGB").save(Path(path), "PNG")
+        report(progress, "colours")
+        if view == "player":
+            result = _player(bsp, scene, width, height, fov, camera, at, progress)
+        else:
+            result = _from_above(bsp, scene, view, width, height, height_range, markers, progress, level)
+    result.props, result.props_missing = scene.props_drawn, scene.props_missing
+    result.warnings[:0] = scene.notes
+    if result.covered < NEARLY_EMPTY:
+        result.warnings.append(f"the picture is nearly empty: {result.covered:.0%} of it shows the map")
     return result
 
 
-# ---- cameras ----------------------------------------------------------------------
-def _orthographic_top(corners: np.ndarray, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
-    """Screen positions and depths of the triangles seen from above, framed to fit."""
-    lo, hi = corners[..., :2].min((0, 1)), corners[..., :2].max((0, 1))
-    extent = np.maximum(hi - lo, 1.0)
-    scale = 0.96 * min(width / extent[0], height / extent[1])
-    centre = (lo + hi) / 2
-    x = width / 2 + (corners[..., 0] - centre[0]) * scale
-    y = height / 2 - (corners[..., 1] - centre[1]) * scale
-    return np.stack([x, y], -1), -corners[..., 2]  # higher is nearer
-
-
-def _camera(start: tuple[np.ndarray, np.ndarray] | None, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Eye position and rotation (columns forward, left, up) of the perspective view."""
-    if start is not None:
-        origin, angles = start
-        angles = np.array([angles[0], angles[1], 0.0])  # no roll for a viewer
-        return origin + np.array([0.0, 0.0, EYE_HEIGHT]), angles_matrix(angles)
-    lo, hi = points.min(0), points.max(0)
-    centre = (lo + hi) / 2
-    radius = max(float(np.linalg.norm(hi - lo)) / 2, 1.0)
-    pitch, yaw = 35.0, 45.0
-    rotation = angles_matrix([pitch, yaw, 0.0])
-    eye = centre - rotation[:, 0] * radius * 1.5
-    return eye, rotation
-
-
-def _clip_near(cam: np.ndarray, uv: np.ndarray, ids: np.ndarray, near: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Clip camera-space triangles ``(T, 3, 3)`` (depth in ``[..., 0]``) against ``depth = near``.
-
-    A triangle with one vertex in front becomes a smaller triangle, one with
-    two becomes two triangles; cyclic vertex order (winding) is kept.
-    """
-    inside = cam[..., 0] > near
-    count = inside.sum(1)
-    out_c, out_u, out_i = [cam[count == 3]], [uv[count == 3]], [ids[count == 3]]
-
-    def rolled(sel: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        order = (first[:, None] + np.arange(3)) % 3
-        return (np.take_along_axis(cam[sel], order[:, :, None], 1),
-                np.take_along_axis(uv[sel], order[:, :, None], 1))
-
-    def cut(p: np.ndarray, q: np.ndarray, pu: np.ndarray, qu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        t = ((near - p[:, 0]) / (q[:, 0] - p[:, 0]))[:, None]
-        return p + (q - p) * t, pu + (qu - pu) * t
-
-    one = count == 1
-    if one.any():
-        c, u = rolled(one, np.argmax(inside[one], 1))
-        b, bu = cut(c[:, 0], c[:, 1], u[:, 0], u[:, 1])
-        d, du = cut(c[:, 0], c[:, 2], u[:, 0], u[:, 2])
-        out_c.append(np.stack([c[:, 0], b, d], 1))
-        out_u.append(np.stack([u[:, 0], bu, du], 1))
-        out_i.append(ids[one])
-    two = count == 2
-    if two.any():
-        c, u = rolled(two, np.argmin(inside[two], 1))
-        ab, abu = cut(c[:, 0], c[:, 1], u[:, 0], u[:, 1])
-        ac, acu = cut(c[:, 0], c[:, 2], u[:, 0], u[:, 2])
-        out_c += [np.stack([ab, c[:, 1], c[:, 2]], 1), np.stack([ab, c[:, 2], ac], 1)]
-        out_u += [np.stack([abu, u[:, 1], u[:, 2]], 1), np.stack([abu, u[:, 2], acu], 1)]
-        out_i += [ids[two], ids[two]]
-    return np.concatenate(out_c), np.concatenate(out_u), np.concatenate(out_i)
-
-
-# ---- rasterizer -------------------------------------------------------------------
-def _rasterize(screen: np.ndarray, depth: np.ndarray, inv_depth: np.ndarray | None,
-               width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
-    """The nearest triangle of every pixel (``-1``: none) and its barycentrics.
-
-    ``screen`` ``(T, 3, 2)`` in pixels, ``depth`` ``(T, 3)`` (smaller is
-    nearer).  With ``inv_depth`` (perspective) depth is interpolated as
-    ``1 / z`` and the barycentrics are made perspective-correct.
-
-    Each triangle is cut into pixel rows; on a row, the three edge functions
-    are linear in ``x``, so the covered span is found directly and only
-    covered pixels are generated.  Barycentrics and depth are linear along
-    the row too.  The nearest candidate of each pixel is found with
-    ``np.minimum.at`` on the depth buffer.
-    """
-    npix = width * height
-    zbuf = np.full(npix, np.inf)
-    owner = np.full(npix, -1, np.int64)
-    bary = np.zeros((npix, 2), np.float32)
-    x, y = screen[..., 0].astype(np.float64), screen[..., 1].astype(np.float64)
-    area = (x[:, 1] - x[:, 0]) * (y[:, 2] - y[:, 0]) - (x[:, 2] - x[:, 0]) * (y[:, 1] - y[:, 0])
-    ok = np.isfinite(area) & (np.abs(area) > 1e-12)
-    y0 = np.clip(np.ceil(y.min(1) - 0.5), 0, height).astype(np.int64)
-    y1 = np.clip(np.floor(y.max(1) - 0.5), -1, height - 1).astype(np.int64)
-    rows = np.where(ok, np.maximum(y1 - y0 + 1, 0), 0)
-    # Barycentric w_k = (alpha_k * x + beta_k * y + gamma_k) / area, for vertex k
-    # opposite edge (k+1, k+2): the edge function of that edge.
-    a_, b_ = np.roll(np.arange(3), -1), np.roll(np.arange(3), -2)
-    alpha = (y[:, a_] - y[:, b_]) / np.where(ok, area, 1)[:, None]
-    beta = (x[:, b_] - x[:, a_]) / np.where(ok, area, 1)[:, None]
-    gamma = (x[:, a_] * y[:, b_] - x[:, b_] * y[:, a_]) / np.where(ok, area, 1)[:, None]
-    zvals = depth if inv_depth is None else inv_depth
-    # Depth (or 1/z) is linear in screen space: key = kx * x + ky * y + kc.
-    kx, ky, kc = ((c * zvals).sum(1) for c in (alpha, beta, gamma))
-    live = np.flatnonzero(rows > 0)
-    cum = np.cumsum(rows[live] * np.maximum(np.ceil(x.max(1) - x.min(1))[live], 1))
-    bounds = [0]
-    while bounds[-1] < len(live):
-        base = cum[bounds[-1] - 1] if bounds[-1] else 0
-        nxt = int(np.searchsorted(cum, base + _CHUNK_PIXELS, side="right"))
-        bounds.append(max(nxt, bounds[-1] + 1))
-    for first, last in zip(bounds[:-1], bounds[1:]):
-        t = live[first:last]
-        n = rows[t]
-        tri = np.repeat(t, n)
-        py = y0[tri] + (np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n))
-        cy = py + 0.5
-        # Span of the row: every w_k(x) = alpha_k x + (beta_k cy + gamma_k) >= 0.
-        al = alpha[tri]
-        off = beta[tri] * cy[:, None] + gamma[tri]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cut = -off / al
-        lo = np.where(al > 0, cut, -np.inf).max(1)
-        hi = np.where(al < 0, cut, np.inf).min(1)
-        flat_out = (np.abs(al) <= 1e-15) & (off < -1e-9)
-        hi = np.where(flat_out.any(1), -np.inf, hi)
-        xs = np.clip(np.ceil(lo - 0.5 - 1e-7), 0, width)
-        xe = np.clip(np.floor(hi - 0.5 + 1e-7), -1, width - 1)
-        span = np.maximum(xe - xs + 1, 0).astype(np.int64)
-        keep = span > 0
-        tri, py, xs, span = tri[keep], py[keep], xs[keep].astype(np.int64), span[keep]
-        if not len(tri):
-            continue
-        who = np.repeat(np.arange(len(tri)), span)
-        px = xs[who] + (np.arange(int(span.sum())) - np.repeat(np.cumsum(span) - span, span))
-        tt = tri[who]
-        cx, cyy = px + 0.5, py[who] + 0.5
-        w0 = alpha[tt, 0] * cx + beta[tt, 0] * cyy + gamma[tt, 0]
-        w1 = alpha[tt, 1] * cx + beta[tt, 1] * cyy + gamma[tt, 1]
-        value = kx[tt] * cx + ky[tt] * cyy + kc[tt]
-        if inv_depth is None:
-            key = value
-        else:
-            key = -value  # larger 1/z is nearer
-            iz = inv_depth[tt]
-            w0, w1 = w0 * iz[:, 0] / value, w1 * iz[:, 1] / value
-        pix = py[who] * width + px
-        np.minimum.at(zbuf, pix, key)
-        win = key <= zbuf[pix]
-        pix = pix[win]
-        owner[pix] = tt[win]
-        bary[pix, 0] = w0[win]
-        bary[pix, 1] = w1[win]
-    return owner, bary
-
-
-# ---- shading ----------------------------------------------------------------------
-def _albedo(bsp: Any, mesh: MapMesh) -> np.ndarray:
-    """Linear colour per triangle: the texture's reflectivity, lifted so dark textures still show."""
-    reflectivity = np.full((max(len(mesh.textures), 1), 3), 0.5)
-    if bsp.entry("TEXDATA").filelen:
-        texdata = bsp.texdata
-        reflectivity[: len(texdata)] = np.clip(np.asarray(texdata["reflectivity"], np.float64), 0, 1)
-    td = mesh.triangle_texture
-    colour = reflectivity[np.where((td >= 0) & (td < len(reflectivity)), td, 0)]
-    return 0.15 + 0.85 * colour  # type: ignore[no-any-return]
-
-
-def _shade(pixel_tri: np.ndarray, bary: np.ndarray, ids: np.ndarray, uv: np.ndarray, normal: np.ndarray,
-           albedo: np.ndarray, atlas: LightmapAtlas | None, width: int, height: int,
-           background: np.ndarray) -> tuple[np.ndarray, bool]:
-    """The picture, and whether it is shaded by lightmaps (else by normals)."""
-    image = np.empty((width * height, 3), np.uint8)
-    image[:] = background
-    hit = np.flatnonzero(pixel_tri >= 0)
+def _finish(image: np.ndarray, hit: np.ndarray) -> float:
+    """Contrast: the standard deviation of the covered pixels' luminance (0..1)."""
     if not len(hit):
-        return image.reshape(height, width, 3), False
-    k = pixel_tri[hit]  # index into the drawn (clipped) triangles
-    source = ids[k]  # the mesh triangle it came from
-    w = bary[hit].astype(np.float64)
-    weights = np.stack([w[:, 0], w[:, 1], 1 - w[:, 0] - w[:, 1]], 1)
-    n = normal[source]
-    sun = 0.45 + 0.55 * np.clip(n @ _SUN, 0, 1)
-    light = None
-    if atlas is not None:
-        lm = np.einsum("pk,pkc->pc", weights, uv[k])
-        light = atlas.sample(lm)
-        level = light.mean(1)
-        # A map compiled without lights has lightmaps of one flat value (or
-        # black): shading by normals then shows more.
-        if float(level.max()) <= 0 or float(np.std(level)) <= 0.01 * float(np.mean(level)):
-            light = None
+        return 0.0
+    flat = image.reshape(-1, 3)[hit].astype(np.float64) / 255
+    return float((flat @ LUMINANCE).std())
+
+
+def _player(bsp: Any, scene: Scene, width: int, height: int, fov: float, camera: Sequence[float] | None,
+            at: str | None, progress: Progress | None) -> RenderResult:
+    warnings = []
+    score, tried = None, 0
+    culler = ov.pvs_culler(bsp, scene.face)
+    if camera is not None:
+        values = [float(v) for v in camera]
+        if len(values) not in (5, 6) or not np.all(np.isfinite(values)):
+            raise CameraError(f"a camera is X Y Z PITCH YAW [ROLL], not {camera!r}")
+        chosen = Camera(np.array(values[:3]), np.array((values[3:] + [0.0])[:3]), "--camera")
+    elif at is not None:
+        chosen = entity_camera(bsp, at)
+    else:
+        starts = player_starts(bsp)
+        inside = None
+        if bsp.entry("NODES").filelen:
+            from .. import queries
+
+            def inside(points: np.ndarray) -> np.ndarray:
+                return np.asarray(queries.cluster_at(bsp, points)) >= 0
+
+        chosen, score, tried = choose_camera(scene, starts, fov, width / height, inside, culler)
+        if not starts:
+            warnings.append(f"the map has no player start: camera chosen among {tried} views ({chosen.source})")
+    report(progress, "camera")
+    frame = draw_perspective(scene, chosen, width, height, fov, culler(chosen.eye) if culler else None)
+    report(progress, "raster")
+    image, shaded = shade(frame, scene, BACKGROUND["player"], depth_cue=True)
+    report(progress, "shade")
+    return RenderResult(image, "player", frame.covered, len(frame.ids), shaded.lit,
+                        tuple(float(v) for v in chosen.eye),  # type: ignore[arg-type]
+                        tuple(float(v) for v in chosen.angles),  # type: ignore[arg-type]
+                        chosen.source, score, tried, shaded.textured, contrast=_finish(image, shaded.hit),
+                        warnings=warnings)
+
+
+def _from_above(bsp: Any, scene: Scene, view: str, width: int, height: int,
+                height_range: tuple[float, float] | None, markers: bool, progress: Progress | None,
+                level: tuple[float, float] | None = None) -> RenderResult:
+    warnings: list[str] = []
+    keep = scene.normal[:, 2] > 1e-4  # faces seen from above
+    found = ov.markers(bsp) if view == "overview" or markers else []
+    z_range, floors = None, None
+    if view == "overview":
+        anchors = np.array([m.origin for m in found], np.float64).reshape(-1, 3)
+        clusters = ov.triangle_clusters(bsp, scene.corners, scene.normal)
+        playable = ov.playable_clusters(bsp, anchors)
+        if playable is not None:
+            keep &= (clusters >= 0) & (clusters < len(playable)) & playable[np.clip(clusters, 0, len(playable) - 1)]
+        if not anchors.size:
+            warnings.append("the map has no player start or objective: the largest floor area is shown")
+        if height_range is not None:
+            z_range = (float(min(height_range)), float(max(height_range)))
         else:
-            light = light * (0.85 + 0.15 * sun[:, None])
-    lit = light is not None
-    if light is None:
-        light = np.repeat(sun[:, None], 3, 1)
-    colour = albedo[source] * light
-    # Automatic exposure: the bright end of the picture (98th percentile of
-    # luminance) is brought to about 0.9 before clipping.
-    luminance = colour @ np.array([0.2126, 0.7152, 0.0722])
-    top = float(np.percentile(luminance, 98)) if len(luminance) else 1.0
-    exposure = 0.9 / top if top > 0 else 1.0
-    image[hit] = tonemap(colour, method="clip", exposure=exposure)
-    return image.reshape(height, width, 3), lit
+            floors = ov.reachable_floors(scene.corners[keep & (scene.normal[:, 2] >= ov.FLOOR_NORMAL_Z)], anchors)
+            if floors is not None and floors.reachable.any():
+                z_range = (float(np.nanmin(floors.top)), float(np.nanmax(floors.top)) + ov.HEAD_ROOM)
+            else:
+                floors = None
+    if not keep.any():
+        raise NothingToDraw("the map has no faces seen from above")
+    corners, attrs, ids = scene.corners[keep], scene.attrs[keep], np.flatnonzero(keep)
+    if z_range is not None and floors is None:
+        # Cut at the top and bottom of the range: depth columns (top - z) then (z - low).
+        low, high = z_range
+        for sign, cut_at in ((-1.0, high), (1.0, low)):
+            depth = sign * (corners[..., 2] - cut_at)
+            cam = np.concatenate([depth[..., None], corners], -1)
+            cam, attrs, ids = clip_near(cam, attrs, ids, 0.0)
+            corners = cam[..., 1:]
+        if not len(corners):
+            raise NothingToDraw(f"nothing to draw between heights {low:g} and {high:g}")
+    report(progress, "camera")
+    box = floors.bounds() if floors is not None else None
+    lo, hi = box if box is not None else (corners[..., :2].min((0, 1)), corners[..., :2].max((0, 1)))
+    extent = np.maximum(hi - lo, 1.0)
+    units = float(max(extent[0] / width, extent[1] / height)) / 0.96
+    centre = (lo + hi) / 2
+    origin = (float(centre[0] - width / 2 * units), float(centre[1] + height / 2 * units))
+    below = None
+    levels = floors.levels() if floors is not None else []
+    if floors is not None and level is not None:
+        floors = floors.band(min(level), max(level))
+        if not floors.reachable.any():
+            raise NothingToDraw(f"no reachable floor between heights {min(level):g} and {max(level):g}")
+        z_range = (float(np.nanmin(floors.top)), float(np.nanmax(floors.top)) + ov.HEAD_ROOM)
+    if floors is not None:
+        # Per pixel, only what lies below the highest floor reachable there (plus head room).
+        cx = origin[0] + (np.arange(width) + 0.5) * units
+        cy = origin[1] - (np.arange(height) + 0.5) * units
+        below = floors.limit_at(np.tile(cx, height), np.repeat(cy, width), ov.HEAD_ROOM)
+    frame = project_orthographic(corners, attrs, ids, width, height, origin, units, below)
+    report(progress, "raster")
+    zlo, zhi = z_range if z_range is not None else (float(corners[..., 2].min()), float(corners[..., 2].max()))
+    where = ov.OverviewFrame(origin[0], origin[1], units, width, height, zlo, zhi)
+    if view == "top":
+        image, shaded = shade(frame, scene, BACKGROUND["top"])
+    else:
+        image = np.empty((width * height, 3), np.uint8)
+        image[:] = BACKGROUND["overview"]
+        shaded = shade_linear(frame, scene)
+        if len(shaded.hit):
+            z = -frame.depth[shaded.hit]
+            t = np.clip((z - zlo) / max(zhi - zlo, 1.0), 0, 1).astype(np.float32)
+            colour = shaded.colour * (np.float32(0.55) + np.float32(0.65) * t)[:, None]
+            colour = ov.outline(frame, colour, shaded.hit, step=24.0)
+            image[shaded.hit] = expose(colour)
+        image = image.reshape(height, width, 3)
+    if markers:
+        ov.draw_markers(image, where, found)
+    report(progress, "shade")
+    return RenderResult(image, view, frame.covered, len(frame.ids), shaded.lit, textured=shaded.textured,
+                        overview=where, levels=levels, contrast=_finish(image, shaded.hit), warnings=warnings)
+
+
+def overview_text(result: RenderResult, name: str, sections: list[tuple[str, float, float]] | None = None) -> str:
+    """The overview file (``resource/overviews/<name>.txt``) for an overview or top view.
+
+    ``sections``: ``(name, low, high)`` vertical sections (see :func:`level_sections`).
+    """
+    if result.overview is None:
+        raise ValueError("only overview and top views have an overview file")
+    return ov.overview_text(name, result.overview, sections=sections)
+
+
+def level_sections(result: RenderResult) -> list[tuple[str, float, float, tuple[float, float] | None]]:
+    """CS:GO vertical sections of an overview with several levels: ``(name, low, high, level)``.
+
+    The top level is ``default`` (the overview picture itself, ``level``
+    None); each lower level is ``levelN`` counting down, to be rendered with
+    ``render(..., level=level)``.  Players count on a level from 64 units
+    below its lowest floor up to the next level's.
+    """
+    bands = sorted(result.levels)
+    if len(bands) < 2:
+        return []
+    bounds = [bands[0][0] - 64] + [b[0] - 64 for b in bands[1:]] + [bands[-1][1] + ov.HEAD_ROOM]
+    out: list[tuple[str, float, float, tuple[float, float] | None]] = []
+    for i, band in enumerate(bands):
+        top = i == len(bands) - 1
+        name = "default" if top else f"level{len(bands) - 1 - i}"
+        out.append((name, bounds[i], bounds[i + 1], None if top else band))
+    return out[::-1]
+
+
+def image_format(path: str | Path) -> str:
+    """The Pillow format for a file name's extension (ValueError for others)."""
+    suffix = Path(path).suffix.lower()
+    try:
+        return IMAGE_FORMATS[suffix]
+    except KeyError:
+        raise ValueError(f"cannot tell the picture format from {Path(path).name!r}: use "
+                         f"{', '.join(IMAGE_FORMATS)}") from None
+
+
+def save_image(result: RenderResult, path: str | Path) -> Path:
+    """Write the picture atomically, in the format of the file's extension (.png, .jpg, .webp)."""
+    fmt = image_format(path)
+    Image = require("PIL.Image", "writing pictures")
+    buffer = io.BytesIO()
+    options = {"quality": 90} if fmt in ("JPEG", "WEBP") else {}
+    Image.fromarray(result.image, "RGB").save(buffer, fmt, **options)
+    return atomic_write(Path(path), buffer.getvalue())
+
+
+def render_file(bsp_or_path: Any, path: str | Path, **options: Any) -> RenderResult:
+    """Render (options as :func:`render`) and write the picture (format by extension)."""
+    image_format(path)  # refuse a bad name before the work
+    result = render(bsp_or_path, **options)
+    save_image(result, path)
+    return result
+
+
+#: The name earlier versions used.
+render_png = render_file
