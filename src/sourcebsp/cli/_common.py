@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, Callable, Sequence
 
@@ -32,15 +31,23 @@ def run(body: Callable[[], int]) -> int:
 
 
 def print_json(value: Any) -> None:
+    import json
+
     json.dump(value, sys.stdout, indent=2)
     sys.stdout.write("\n")
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
                 right: Sequence[str] = ()) -> None:
-    """A table for people: rich's when installed, plain aligned text otherwise."""
+    """A table for people: rich's on a terminal when installed, plain aligned text otherwise.
+
+    Output to a pipe or file is plain text: easier to grep, and it spares
+    scripts importing rich (several times the time ``info`` itself takes).
+    """
     cells = [[("" if v is None else str(v)) for v in row] for row in rows]
     try:
+        if not sys.stdout.isatty():
+            raise ImportError("plain text for pipes and files")
         from rich.console import Console
         from rich.table import Table
     except ImportError:
