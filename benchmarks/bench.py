@@ -61,7 +61,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -85,337 +85,11 @@ def corpus_maps() -> list[Path]:
     return sorted(corpus_dir().glob("*.bsp"))
 
 
-# ---- operations ---------------------------------------------------------------------
-@dataclass(frozen=True)
-class Op:
-    """``run(setup(path), out)`` is timed; ``setup`` (untimed) defaults to the path itself."""
-
-    run: Callable[[Any, Path], Any]
-    setup: Callable[[Path], Any] = lambda path: path
-    teardown: Callable[[Any], None] = lambda state: None
-
-
-@dataclass(frozen=True)
-class Adapter:
-    name: str
-    module: str  # imported to tell whether the library is installed
-    distribution: str  # for the version number
-    ops: dict[str, Op] = field(default_factory=dict)
-
-
-# sourcebsp ----------------------------------------------------------------------------
-def _sb_open(path: Path) -> Any:
-    import sourcebsp
-
-    return sourcebsp.open(path)
-
-
-def _sb_close(bsp: Any) -> None:
-    bsp.close()
-
-
-def _sb_decode(path: Path, out: Path) -> str:
-    import numpy as np
-    import sourcebsp
-
-    with sourcebsp.open(path) as bsp:
-        decoded = bsp.decode_all()
-        # Zero-copy arrays read nothing yet: one pass over every stored lump reads
-        # every byte (compressed lumps were read by their decompression).
-        for index, entry in bsp.iter_lumps():
-            if not entry.compressed:
-                np.frombuffer(bsp.raw_lump(index), np.uint8).max(initial=0)
-        raw = [bsp.lump_name(i) for i, value in decoded.items() if isinstance(value, sourcebsp.RawLump)]
-    return f"{len(decoded) - len(raw)}/{len(decoded)} lumps decoded" + (f"; raw: {', '.join(raw)}" if raw else "")
-
-
-def _sb_entities(path: Path, out: Path) -> str:
-    with _sb_open(path) as bsp:
-        return f"{len(bsp.entities)} entities"
-
-
-def _sb_props(path: Path, out: Path) -> str:
-    with _sb_open(path) as bsp:
-        props = bsp.static_props
-        return f"{len(props.props)} props, {len(props.model_names())} names"
-
-
-def _sb_pak(path: Path, out: Path) -> str:
-    with _sb_open(path) as bsp:
-        return f"{len(bsp.pakfile.names())} files"
-
-
-def _sb_vis(path: Path, out: Path) -> str:
-    from sourcebsp import LumpId, RawLump
-
-    with _sb_open(path) as bsp:
-        vis = bsp.get_lump(LumpId.VISIBILITY) if bsp.entry(LumpId.VISIBILITY).filelen else None
-        if vis is None or isinstance(vis, RawLump):
-            return "no visibility"
-        return f"{vis.pvs_matrix().shape[0]} clusters (PVS and PAS matrices)"
-
-
-def _sb_edited(path: Path) -> Any:
-    bsp = _sb_open(path)
-    bsp.entities[0]["bench_edit"] = "1"
-    return bsp
-
-
-def _sb_obj(path: Path, out: Path) -> None:
-    from sourcebsp.converters.obj import export_obj
-
-    export_obj(path, out)
-
-
-def _sb_glb(path: Path, out: Path) -> None:
-    from sourcebsp.converters.gltf import export_glb
-
-    export_glb(path, out)
-
-
-def _sb_vmf(path: Path, out: Path) -> None:
-    from sourcebsp.converters.vmf import decompile
-
-    decompile(path, out)
-
-
-def _sb_render(path: Path, out: Path) -> None:
-    from sourcebsp.converters.render import render_png
-
-    render_png(path, out)
-
-
-def _sb_info(path: Path, out: Path) -> None:
-    from sourcebsp.cli import main as cli
-
-    if cli(["info", str(path)]) != 0:
-        raise RuntimeError("sourcebsp info failed")
-
-
-def _save_to(state: Any, out: Path) -> None:
-    state.save(out)
-
-
-SOURCEBSP_OPS = {
-    "open+decode": Op(_sb_decode),
-    "entities": Op(_sb_entities),
-    "static props": Op(_sb_props),
-    "pakfile list": Op(_sb_pak),
-    "pvs/pas": Op(_sb_vis),
-    "save unchanged": Op(_save_to, _sb_open, _sb_close),
-    "save after edit": Op(_save_to, _sb_edited, _sb_close),
-    "export obj": Op(_sb_obj),
-    "export glb": Op(_sb_glb),
-    "decompile vmf": Op(_sb_vmf),
-    "render": Op(_sb_render),
-    "cli info": Op(_sb_info),
-}
-
-
-# srctools -----------------------------------------------------------------------------
-def _st_open(path: Path) -> Any:
-    from srctools.bsp import BSP
-
-    return BSP(str(path))
-
-
-def _srctools_lumps(bsp: Any) -> list[str]:
-    """The ``ParsedLump`` views whose lump the file has.
-
-    A view of an absent lump only builds an empty default (and saving the
-    default Strata Source ``color_vars`` fails in srctools 2.7).
-    """
-    from srctools.bsp import BSP, ParsedLump
-
-    names = []
-    for name, view in vars(BSP).items():
-        if not isinstance(view, ParsedLump):
-            continue
-        present = view.lump in bsp.game_lumps if isinstance(view.lump, bytes) else bool(bsp.lumps[view.lump].data)
-        if present:
-            names.append(name)
-    return names
-
-
-def _st_decode(path: Path, out: Path) -> str:
-    bsp = _st_open(path)
-    names = _srctools_lumps(bsp)
-    for name in names:
-        try:
-            getattr(bsp, name)
-        except Exception as error:
-            raise RuntimeError(f"parsing {name}: {type(error).__name__}: {error}") from error
-    return f"{len(names)} parsed lump views"
-
-
-def _st_edited(path: Path) -> Any:
-    bsp = _st_open(path)
-    bsp.ents.spawn["bench_edit"] = "1"
-    return bsp
-
-
-def _st_save(bsp: Any, out: Path) -> None:
-    bsp.save(str(out))
-
-
-def _st_vis(path: Path, out: Path) -> str:
-    vis = _st_open(path).visibility
-    if vis is None:
-        return "no visibility"
-    return f"{len(vis.potentially_visible)} + {len(vis.potentially_audible)} clusters (PVS and PAS sets)"
-
-
-SRCTOOLS_OPS = {
-    "open+decode": Op(_st_decode),
-    "entities": Op(lambda path, out: f"{len(_st_open(path).ents.entities) + 1} entities"),
-    "static props": Op(lambda path, out: f"{len(_st_open(path).props)} props"),
-    "pakfile list": Op(lambda path, out: f"{len(_st_open(path).pakfile.namelist())} files"),
-    "pvs/pas": Op(_st_vis),
-    "save unchanged": Op(_st_save, _st_open),
-    "save after edit": Op(_st_save, _st_edited),
-}
-
-
-# bsp_tool -----------------------------------------------------------------------------
-def _bt_open(path: Path) -> Any:
-    import bsp_tool
-
-    return bsp_tool.load_bsp(str(path))
-
-
-def _bt_close(bsp: Any) -> None:
-    bsp.file.close()
-
-
-def _bt_decode(path: Path, out: Path) -> str:
-    from bsp_tool import lumps
-
-    bsp = _bt_open(path)
-    try:
-        touched = 0
-        for lump in bsp.branch.LUMP:
-            value = getattr(bsp, lump.name, None)
-            if value is None:
-                continue
-            touched += 1
-            if isinstance(value, lumps.BasicBspLump):
-                value[:]  # bsp_tool reads table entries lazily
-        errors = sorted(bsp.loading_errors)
-    finally:
-        _bt_close(bsp)
-    return f"{touched} lumps read" + ("; left raw after loading errors: " + ", ".join(errors) if errors else "")
-
-
-def _bt_with(read: Callable[[Any], str]) -> Callable[[Path, Path], str]:
-    def run(path: Path, out: Path) -> str:
-        bsp = _bt_open(path)
-        try:
-            return read(bsp)
-        finally:
-            _bt_close(bsp)
-    return run
-
-
-def _bt_save(bsp: Any, out: Path) -> None:
-    from bsp_tool.base import Bsp
-
-    if type(bsp).save_as is Bsp.save_as:  # the base class only raises NotImplementedError
-        raise NotImplementedError(f"bsp_tool has no writer for {type(bsp).__name__}")
-    bsp.save_as(str(out))
-
-
-def _bt_edited(path: Path) -> Any:
-    bsp = _bt_open(path)
-    bsp.ENTITIES[0]["bench_edit"] = "1"
-    return bsp
-
-
-def _bt_obj(path: Path, out: Path) -> None:
-    from bsp_tool.scene import wavefront
-
-    bsp = _bt_open(path)
-    try:
-        models = [bsp.model(i) for i in range(len(bsp.MODELS))]
-        out.write_text(wavefront.Obj.from_models(models).as_text())
-    finally:
-        _bt_close(bsp)
-
-
-BSP_TOOL_OPS = {
-    "open+decode": Op(_bt_decode),
-    "entities": Op(_bt_with(lambda bsp: f"{len(bsp.ENTITIES)} entities")),
-    "static props": Op(_bt_with(lambda bsp: f"{len(bsp.GAME_LUMP.sprp.props)} props")),
-    "pakfile list": Op(_bt_with(lambda bsp: f"{len(bsp.PAKFILE.namelist())} files")),
-    "save unchanged": Op(_bt_save, _bt_open, _bt_close),
-    "save after edit": Op(_bt_save, _bt_edited, _bt_close),
-    "export obj": Op(_bt_obj),
-}
-
-
-# sourcepp -----------------------------------------------------------------------------
-def _sp_open(path: Path) -> Any:
-    from sourcepp import bsppp
-
-    bsp = bsppp.BSP(str(path))
-    if not bsp:
-        raise RuntimeError("sourcepp could not open the map")
-    return bsp
-
-
-def _sp_decode(path: Path, out: Path) -> str:
-    bsp = _sp_open(path)
-    lump_enum = type(bsp).Lump
-    typed = set()
-    for attr in dir(bsp):
-        if attr.startswith("get_lump_data_for_"):
-            lump = getattr(lump_enum, attr[len("get_lump_data_for_"):].upper())
-            typed.add(lump.value)
-            if bsp.has_lump(lump):
-                getattr(bsp, attr)()
-    raw = 0
-    for index in range(64):
-        if index not in typed and bsp.has_lump(lump_enum(index)):
-            bsp.get_lump_data(lump_enum(index))
-            raw += 1
-    return f"{len(typed)} typed getters + raw bytes of {raw} other lumps"
-
-
-def _sp_pak(path: Path, out: Path) -> str:
-    from sourcepp import bsppp
-
-    pak = bsppp.PakLump.open(str(path))
-    names: list[str] = []
-    pak.run_for_all_entries(lambda name, entry: names.append(name))
-    return f"{len(names)} files"
-
-
-def _sp_edited(path: Path) -> Any:
-    bsp = _sp_open(path)
-    entities = bsp.get_lump_data_for_entities()
-    entities[0].add_keyvalue("bench_edit", "1")
-    bsp.set_lump_for_entities(bsp.get_lump_version(type(bsp).Lump.ENTITIES), entities, 0)  # 0: uncompressed
-    return bsp
-
-
-def _sp_save(bsp: Any, out: Path) -> None:
-    if not bsp.bake(str(out)):
-        raise RuntimeError("bake() returned False")
-
-
-SOURCEPP_OPS = {
-    "open+decode": Op(_sp_decode),
-    "entities": Op(lambda path, out: f"{len(_sp_open(path).get_lump_data_for_entities())} entities"),
-    "pakfile list": Op(_sp_pak),
-    "save unchanged": Op(_sp_save, _sp_open),
-    "save after edit": Op(_sp_save, _sp_edited),
-}
-
-LIBRARIES: dict[str, Adapter] = {
-    "sourcebsp": Adapter("sourcebsp", "sourcebsp", "sourcebsp", SOURCEBSP_OPS),
-    "srctools": Adapter("srctools", "srctools.bsp", "srctools", SRCTOOLS_OPS),
-    "bsp_tool": Adapter("bsp_tool", "bsp_tool", "bsp_tool", BSP_TOOL_OPS),
-    "sourcepp": Adapter("sourcepp", "sourcepp", "sourcepp", SOURCEPP_OPS),
-}
+# ---- libraries (benchmarks/bench_adapters.py) -----------------------------------------
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_adapters import LIBRARIES, SOURCEBSP_OPS, Adapter, Op  # noqa: E402
+
+ADAPTERS_SCRIPT = Path(__file__).resolve().parent / "bench_adapters.py"
 
 
 def library_version(adapter: Adapter) -> str | None:
@@ -497,7 +171,7 @@ def time_in_process(adapter: Adapter, path: Path, operations: list[str], repeat:
             # srctools and bsp_tool print while saving; keep the table (and --json) clean
             with contextlib.redirect_stdout(io.StringIO()):
                 row["seconds"], row["runs"], note = best_of(
-                    repeat, lambda state: op.run(state, out), setup=lambda: op.setup(path),
+                    repeat, lambda state: op.run(state, str(out)), setup=lambda: op.setup(str(path)),
                     teardown=op.teardown, budget=budget)
             row["note"] = note if isinstance(note, str) else None
         except Exception as error:  # a benchmark reports any library failure, never crashes
@@ -509,19 +183,6 @@ def time_in_process(adapter: Adapter, path: Path, operations: list[str], repeat:
 
 
 # ---- whole processes ----------------------------------------------------------------
-def _child_main(library: str, operation: str, path: str, out: str) -> None:
-    """A measured interpreter: import the library, do one operation (``-``: none), report its peak RSS."""
-    import resource
-
-    adapter = LIBRARIES[library]
-    importlib.import_module(adapter.module)
-    if operation != "-":
-        op = adapter.ops[operation]
-        with contextlib.redirect_stdout(io.StringIO()):
-            op.run(op.setup(Path(path)), Path(out))
-    print(json.dumps({"maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
-
-
 def child_environment(source: str | None, cache: Path) -> dict[str, str]:
     """The environment of measured interpreters: compiled bytecode as an installed package has it."""
     env = dict(os.environ)
@@ -558,7 +219,7 @@ def run_process(command: list[str], env: dict[str, str], timeout: float = 600.0)
     if process.returncode != 0:
         lines = stderr.decode("utf-8", "replace").strip().splitlines()
         raise RuntimeError(lines[-1] if lines else f"exit code {process.returncode}")
-    maxrss = int(json.loads(stdout.decode().strip().splitlines()[-1])["maxrss"])
+    maxrss = int(stdout.decode().strip().splitlines()[-1])
     rss = maxrss * (1 if sys.platform == "darwin" else 1024)  # Linux reports KiB
     return {"wall": wall, "cpu": cpu, "rss": rss}
 
@@ -573,8 +234,7 @@ def best_process(command: list[str], env: dict[str, str], repeat: int) -> dict[s
 def time_processes(library: str, path: Path, operations: list[str], repeat: int, workdir: Path,
                    env: dict[str, str], offered: set[str]) -> list[dict[str, Any]]:
     """Whole-process rows: wall and CPU time, peak RSS, and the peak above an import-only process."""
-    script = str(Path(__file__).resolve())
-    child = [sys.executable, script, "--child", library]
+    child = [sys.executable, str(ADAPTERS_SCRIPT), library]
     rows = []
     try:
         run_process([*child, "-", "-", "-"], env)  # compiles the bytecode once, untimed
@@ -900,7 +560,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--baseline", metavar="SRC",
                         help="also time the sourcebsp package found in SRC (e.g. an older checkout's src)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--child", nargs=4, metavar=("LIB", "OP", "MAP", "OUT"), help=argparse.SUPPRESS)
     return parser
 
 
@@ -908,9 +567,6 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     """Run the benchmark; returns every row (one dict per library, operation and mode)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.child:
-        _child_main(*args.child)
-        return []
     if args.repeat < 1 or args.process_repeat < 1:
         parser.error("--repeat and --process-repeat must be at least 1")
     operations = [op.strip() for op in args.ops.split(",") if op.strip()]
