@@ -1,29 +1,49 @@
 #!/usr/bin/env python
-"""Time sourcebsp against srctools, bsp_tool and sourcepp on real maps.
+"""Time sourcebsp against srctools, bsp_tool and sourcepp, best case and worst case.
 
-For each map, in one run:
+In one run, for each map and every installed library:
 
-* **open+decode**: open the file and decode every lump the library
-  understands (``with sourcebsp.open(p) as b: b.decode_all()``; srctools
-  ``BSP(p)`` then every ``ParsedLump`` property; bsp_tool ``load_bsp(p)`` then
-  every entry of every lazily read lump; sourcepp ``bsppp.BSP(p)`` then every
-  typed ``get_lump_data_for_*`` getter and ``get_lump_data`` for the rest);
-* **save unchanged**: save a freshly opened, untouched map to a temporary file;
-* **save after decode**: the same after the open+decode step (untimed), so
-  every library rebuilds what it parsed;
-* **peak memory** of sourcebsp's open+decode, in a fresh interpreter: peak
-  RSS (``ru_maxrss``) minus the peak RSS of the same interpreter after only
-  importing numpy and sourcebsp, as a multiple of the file size.
+* **in process**: each operation timed with ``time.perf_counter`` after the
+  library is imported (best of ``--repeat`` fresh runs);
+* **whole process**: each operation as a fresh interpreter that imports the
+  library, does the operation once and exits, timed from outside (wall and
+  CPU time) with its **peak RSS** from the OS (``wait4``), and that peak above
+  the same interpreter's after only importing the library, as a multiple of
+  the file size;
+* **the machine's limits** for the same file: copying its bytes in memory,
+  writing them with ``fsync``, and for an LZMA map liblzma's own single-core
+  rate on its lumps.
 
-Each time is the best (minimum) of ``--repeat`` runs on fresh objects, measured
-with ``time.perf_counter``.  A library that is not installed is reported as
-such; a library that fails on a map is reported with its error.
+Operations (a library without one reports "not offered"):
+
+open+decode
+    open, decode every lump the library understands, and read every byte
+    (sourcebsp: ``decode_all`` then one pass over each stored lump; srctools:
+    every ``ParsedLump`` view; bsp_tool: every entry of every lump; sourcepp:
+    every typed getter, ``get_lump_data`` for the rest)
+entities, static props, pakfile list, pvs/pas
+    open, then only that (PVS/PAS: every cluster's, as matrices or sets)
+save unchanged, save after edit
+    save a freshly opened map; the same after setting one key of worldspawn
+    (open and edit untimed in process)
+export obj, export glb, decompile vmf, render
+    the conversions, from the map file to the output file
+cli info
+    ``sourcebsp info MAP`` (its output to a pipe)
+
+Default maps: a plain map (the median-sized corpus map without compressed
+lumps), an LZMA map (``tf2c_vipr_downfall.bsp``, else the plain map
+compressed by ``save(compression="lzma")``) and the largest corpus map.
+``--all`` runs every corpus map and prints a time-vs-size fit and the slowest
+maps.  ``--baseline SRC`` adds another sourcebsp (a ``src`` folder, e.g. an
+older checkout) run the same way, for before/after figures from one run.
 
 Usage::
 
-    python benchmarks/bench.py                      # largest corpus map
-    python benchmarks/bench.py --map a.bsp --map b.bsp --repeat 10
-    python benchmarks/bench.py --all --json
+    python benchmarks/bench.py                       # the three default maps
+    python benchmarks/bench.py --map a.bsp --repeat 10
+    python benchmarks/bench.py --all --ops open+decode
+    python benchmarks/bench.py --baseline /tmp/old/src --json
 """
 from __future__ import annotations
 
@@ -35,6 +55,7 @@ import importlib.metadata
 import io
 import json
 import os
+import statistics
 import struct
 import subprocess
 import sys
@@ -45,12 +66,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-OPERATIONS = ("open+decode", "save unchanged", "save after decode", "export obj", "export glb", "decompile vmf")
-# Conversions timed from the map file to the output file; a library without one reports "not offered".
-CONVERSIONS = ("export obj", "export glb", "decompile vmf")
-MEMORY = "peak memory"
-MEMORY_TARGET = 2.0  # peak RSS above the interpreter's own, in file sizes
-SPEED_TARGETS = {"srctools": 4.0, "sourcepp": 1.0}  # other / sourcebsp at least this
+OPERATIONS = ("open+decode", "entities", "static props", "pakfile list", "pvs/pas", "save unchanged",
+              "save after edit", "export obj", "export glb", "decompile vmf", "render", "cli info")
+REFERENCE = "sourcebsp"
+BASELINE = "sourcebsp@baseline"
+MACHINE = "machine"
+LZMA_MAP = "tf2c_vipr_downfall.bsp"
+SUFFIXES = {"export obj": ".obj", "export glb": ".glb", "decompile vmf": ".vmf", "render": ".png"}
 
 
 def corpus_dir() -> Path:
@@ -63,231 +85,11 @@ def corpus_maps() -> list[Path]:
     return sorted(corpus_dir().glob("*.bsp"))
 
 
-# ---- library adapters ---------------------------------------------------------------
-# Each adapter opens and decodes a map, and saves one.  ``decode`` is the timed
-# open+decode step and returns a short note; ``load`` (untimed) gives an object
-# for ``save``; ``release`` frees it.
+# ---- libraries (benchmarks/bench_adapters.py) -----------------------------------------
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_adapters import LIBRARIES, SOURCEBSP_OPS, Adapter, Op  # noqa: E402
 
-
-@dataclass(frozen=True)
-class Adapter:
-    name: str
-    module: str  # imported to tell whether the library is installed
-    distribution: str  # for the version number
-    decode: Callable[[Path], str]
-    load: Callable[[Path, bool], Any]
-    save: Callable[[Any, Path], None]
-    release: Callable[[Any], None] = lambda obj: None
-    # operation -> convert(map path, output path); see CONVERSIONS
-    converts: tuple[tuple[str, Callable[[Path, Path], None]], ...] = ()
-
-
-def _sourcebsp_decode(path: Path) -> str:
-    import sourcebsp
-
-    with sourcebsp.open(path) as bsp:
-        decoded = bsp.decode_all()
-        raw = [bsp.lump_name(i) for i, value in decoded.items() if isinstance(value, sourcebsp.RawLump)]
-    return f"{len(decoded) - len(raw)}/{len(decoded)} lumps decoded" + (f"; raw: {', '.join(raw)}" if raw else "")
-
-
-def _sourcebsp_load(path: Path, decoded: bool) -> Any:
-    import sourcebsp
-
-    bsp = sourcebsp.open(path)
-    if decoded:
-        bsp.decode_all()
-    return bsp
-
-
-def _srctools_lumps(bsp: Any) -> list[str]:
-    """The ``ParsedLump`` views whose lump the file has.
-
-    A view of an absent lump only builds an empty default (and saving the
-    default Strata Source ``color_vars`` fails in srctools 2.7).
-    """
-    from srctools.bsp import BSP, ParsedLump
-
-    names = []
-    for name, view in vars(BSP).items():
-        if not isinstance(view, ParsedLump):
-            continue
-        if isinstance(view.lump, bytes):
-            present = view.lump in bsp.game_lumps
-        else:
-            present = bool(bsp.lumps[view.lump].data)
-        if present:
-            names.append(name)
-    return names
-
-
-def _srctools_decode(path: Path) -> str:
-    from srctools.bsp import BSP
-
-    bsp = BSP(str(path))
-    names = _srctools_lumps(bsp)
-    for name in names:
-        try:
-            getattr(bsp, name)
-        except Exception as error:
-            raise RuntimeError(f"parsing {name}: {type(error).__name__}: {error}") from error
-    return f"{len(names)} parsed lump views"
-
-
-def _srctools_load(path: Path, decoded: bool) -> Any:
-    from srctools.bsp import BSP
-
-    bsp = BSP(str(path))
-    if decoded:
-        for name in _srctools_lumps(bsp):
-            getattr(bsp, name)
-    return bsp
-
-
-def _bsp_tool_touch(bsp: Any) -> tuple[int, dict[str, Any]]:
-    """Read every entry of every lump (bsp_tool reads table entries lazily)."""
-    from bsp_tool import lumps
-
-    touched = 0
-    for lump in bsp.branch.LUMP:
-        value = getattr(bsp, lump.name, None)
-        if value is None:
-            continue
-        touched += 1
-        if isinstance(value, lumps.BasicBspLump):
-            value[:]
-    return touched, dict(bsp.loading_errors)
-
-
-def _bsp_tool_decode(path: Path) -> str:
-    import bsp_tool
-
-    bsp = bsp_tool.load_bsp(str(path))
-    try:
-        touched, errors = _bsp_tool_touch(bsp)
-    finally:
-        bsp.file.close()
-    note = f"{touched} lumps read"
-    if errors:
-        note += "; left raw after loading errors: " + ", ".join(sorted(errors))
-    return note
-
-
-def _bsp_tool_load(path: Path, decoded: bool) -> Any:
-    import bsp_tool
-
-    bsp = bsp_tool.load_bsp(str(path))
-    if decoded:
-        _bsp_tool_touch(bsp)
-    return bsp
-
-
-def _bsp_tool_save(bsp: Any, out: Path) -> None:
-    from bsp_tool.base import Bsp
-
-    if type(bsp).save_as is Bsp.save_as:  # the base class only raises NotImplementedError
-        raise NotImplementedError(f"bsp_tool has no writer for {type(bsp).__name__}")
-    bsp.save_as(str(out))
-
-
-def _sourcepp_read(bsp: Any) -> tuple[int, int]:
-    """Every typed getter, then the raw (decompressed) bytes of every other lump."""
-    lump_enum = type(bsp).Lump
-    typed = set()
-    for attr in dir(bsp):
-        if attr.startswith("get_lump_data_for_"):
-            lump = getattr(lump_enum, attr[len("get_lump_data_for_"):].upper())
-            typed.add(lump.value)
-            if bsp.has_lump(lump):
-                getattr(bsp, attr)()
-    raw = 0
-    for index in range(64):
-        if index in typed:
-            continue
-        lump = lump_enum(index)
-        if bsp.has_lump(lump):
-            bsp.get_lump_data(lump)
-            raw += 1
-    return len(typed), raw
-
-
-def _sourcepp_open(path: Path) -> Any:
-    from sourcepp import bsppp
-
-    bsp = bsppp.BSP(str(path))
-    if not bsp:
-        raise RuntimeError("sourcepp could not open the map")
-    return bsp
-
-
-def _sourcepp_decode(path: Path) -> str:
-    typed, raw = _sourcepp_read(_sourcepp_open(path))
-    return f"{typed} typed getters + raw bytes of {raw} other lumps"
-
-
-def _sourcepp_load(path: Path, decoded: bool) -> Any:
-    bsp = _sourcepp_open(path)
-    if decoded:
-        _sourcepp_read(bsp)
-    return bsp
-
-
-def _sourcepp_save(bsp: Any, out: Path) -> None:
-    if not bsp.bake(str(out)):
-        raise RuntimeError("bake() returned False")
-
-
-def _sourcebsp_obj(path: Path, out: Path) -> None:
-    from sourcebsp.converters.obj import export_obj
-
-    export_obj(path, out.with_suffix(".obj"))
-
-
-def _sourcebsp_glb(path: Path, out: Path) -> None:
-    from sourcebsp.converters.gltf import glb_bytes
-
-    out.with_suffix(".glb").write_bytes(glb_bytes(path))
-
-
-def _sourcebsp_vmf(path: Path, out: Path) -> None:
-    from sourcebsp.converters.vmf import decompile
-
-    decompile(path, out.with_suffix(".vmf"))
-
-
-def _bsp_tool_obj(path: Path, out: Path) -> None:
-    import bsp_tool
-    from bsp_tool.scene import wavefront
-
-    bsp = bsp_tool.load_bsp(str(path))
-    try:
-        models = [bsp.model(i) for i in range(len(bsp.MODELS))]
-        out.with_suffix(".obj").write_text(wavefront.Obj.from_models(models).as_text())
-    finally:
-        _close_file(bsp)
-
-
-def _close(obj: Any) -> None:
-    obj.close()
-
-
-def _close_file(obj: Any) -> None:
-    obj.file.close()
-
-
-LIBRARIES: dict[str, Adapter] = {
-    "sourcebsp": Adapter("sourcebsp", "sourcebsp", "sourcebsp", _sourcebsp_decode, _sourcebsp_load,
-                         lambda bsp, out: bsp.save(out), _close,
-                         (("export obj", _sourcebsp_obj), ("export glb", _sourcebsp_glb),
-                          ("decompile vmf", _sourcebsp_vmf))),
-    "srctools": Adapter("srctools", "srctools.bsp", "srctools", _srctools_decode, _srctools_load,
-                        lambda bsp, out: bsp.save(str(out))),
-    "bsp_tool": Adapter("bsp_tool", "bsp_tool", "bsp_tool", _bsp_tool_decode, _bsp_tool_load,
-                        _bsp_tool_save, _close_file, (("export obj", _bsp_tool_obj),)),
-    "sourcepp": Adapter("sourcepp", "sourcepp", "sourcepp", _sourcepp_decode, _sourcepp_load,
-                        _sourcepp_save),
-}
-REFERENCE = "sourcebsp"
+ADAPTERS_SCRIPT = Path(__file__).resolve().parent / "bench_adapters.py"
 
 
 def library_version(adapter: Adapter) -> str | None:
@@ -299,7 +101,7 @@ def library_version(adapter: Adapter) -> str | None:
     try:
         return importlib.metadata.version(adapter.distribution)
     except importlib.metadata.PackageNotFoundError:
-        return "?"
+        return str(getattr(sys.modules.get(adapter.module), "__version__", "?"))
 
 
 def _error_text(error: BaseException) -> str:
@@ -307,15 +109,21 @@ def _error_text(error: BaseException) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-# ---- timing -------------------------------------------------------------------------
+def _row(library: str, operation: str, mode: str, **values: Any) -> dict[str, Any]:
+    row = {"library": library, "operation": operation, "mode": mode, "seconds": None, "runs": 0,
+           "error": None, "note": None}
+    row.update(values)
+    return row
+
+
+# ---- in-process timing --------------------------------------------------------------
 def best_of(repeat: int, run: Callable[[Any], Any], setup: Callable[[], Any] = lambda: None,
             teardown: Callable[[Any], None] = lambda state: None,
             budget: float = 0.0) -> tuple[float, int, Any]:
     """Minimum wall time of ``run(setup())`` over up to ``repeat`` fresh runs.
 
     Returns (best seconds, runs made, last result).  With a ``budget`` > 0, no
-    new run starts once the runs so far took longer than ``budget`` seconds
-    (so a library taking 20 s a run is not run five times per operation).
+    new run starts once the runs so far took longer than ``budget`` seconds.
     """
     best = float("inf")
     result = None
@@ -336,96 +144,178 @@ def best_of(repeat: int, run: Callable[[Any], Any], setup: Callable[[], Any] = l
     return best, runs, result
 
 
-def time_library(adapter: Adapter, path: Path, repeat: int, workdir: Path,
-                 budget: float = 0.0) -> list[dict[str, Any]]:
-    """One row per operation for one library on one map."""
+def _output(workdir: Path, library: str, operation: str) -> Path:
+    return workdir / f"{library}_{operation.replace(' ', '_').replace('/', '_').replace('+', '_')}" \
+        f"{SUFFIXES.get(operation, '.bsp')}"
+
+
+def _clean(workdir: Path) -> None:
+    for written in workdir.iterdir():
+        if written.is_file():
+            written.unlink()
+
+
+def time_in_process(adapter: Adapter, path: Path, operations: list[str], repeat: int, workdir: Path,
+                    budget: float) -> list[dict[str, Any]]:
+    """One in-process row per operation for one library on one map."""
     rows = []
-    out = workdir / f"{adapter.name}_{path.name}"
-    for operation in OPERATIONS:
-        row: dict[str, Any] = {"library": adapter.name, "operation": operation,
-                               "seconds": None, "runs": 0, "error": None, "note": None}
+    for operation in operations:
+        row = _row(adapter.name, operation, "in process")
+        op = adapter.ops.get(operation)
+        if op is None:
+            row["error"] = "not offered"
+            rows.append(row)
+            continue
+        out = _output(workdir, adapter.name, operation)
         try:
             # srctools and bsp_tool print while saving; keep the table (and --json) clean
             with contextlib.redirect_stdout(io.StringIO()):
-                if operation in CONVERSIONS:
-                    convert = dict(adapter.converts).get(operation)
-                    if convert is None:
-                        row["error"] = "not offered"
-                    else:
-                        row["seconds"], row["runs"], _ = best_of(
-                            repeat, lambda _: convert(path, out), budget=budget)
-                elif operation == "open+decode":
-                    row["seconds"], row["runs"], row["note"] = best_of(
-                        repeat, lambda _: adapter.decode(path), budget=budget)
-                else:
-                    decoded = operation == "save after decode"
-                    row["seconds"], row["runs"], _ = best_of(
-                        repeat, lambda bsp: adapter.save(bsp, out),
-                        setup=lambda: adapter.load(path, decoded), teardown=adapter.release, budget=budget)
+                row["seconds"], row["runs"], note = best_of(
+                    repeat, lambda state: op.run(state, str(out)), setup=lambda: op.setup(str(path)),
+                    teardown=op.teardown, budget=budget)
+            row["note"] = note if isinstance(note, str) else None
         except Exception as error:  # a benchmark reports any library failure, never crashes
             row["error"] = _error_text(error)
         finally:
-            for written in (out, *(out.with_suffix(x) for x in (".obj", ".mtl", ".glb", ".vmf"))):
-                if written.exists():
-                    written.unlink()
+            _clean(workdir)
         rows.append(row)
     return rows
 
 
-# ---- peak memory in a fresh interpreter ---------------------------------------------
-def _maxrss_bytes() -> int:
-    import resource
-
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(peak) if sys.platform == "darwin" else int(peak) * 1024  # Linux reports KiB
-
-
-def _memory_child(library: str, path: str) -> int:
-    """Entry point of the measuring interpreter: print its peak RSS as JSON."""
-    adapter = LIBRARIES[library]
-    import numpy  # noqa: F401  (part of the interpreter's own baseline)
-
-    importlib.import_module(adapter.module)
-    if path != "-":
-        adapter.decode(Path(path))
-    print(json.dumps({"maxrss": _maxrss_bytes()}))
-    return 0
+# ---- whole processes ----------------------------------------------------------------
+def child_environment(source: str | None, cache: Path) -> dict[str, str]:
+    """The environment of measured interpreters: compiled bytecode as an installed package has it."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    if source:
+        env["PYTHONPATH"] = os.pathsep.join([source, *filter(None, [env.get("PYTHONPATH")])])
+    return env
 
 
-def _child_peak(library: str, path: str) -> int:
-    command = [sys.executable, str(Path(__file__).resolve()), "--memory-child", library, path]
+def run_process(command: list[str], env: dict[str, str], timeout: float = 600.0) -> dict[str, float]:
+    """Wall seconds, CPU seconds (``wait4``) and peak RSS in bytes of one measured interpreter.
+
+    The interpreter runs under ``/bin/sh`` (``; exit`` stops it from exec-ing
+    directly) and reports its own ``ru_maxrss`` at the end: Linux carries
+    ``ru_maxrss`` across ``exec``, so a process started straight from this
+    large one, and the shell itself, would report this process's peak.  The
+    interpreter, forked by the small shell, starts clean.
+    """
     if os.name == "posix":
-        # Linux carries ru_maxrss across exec, and a child forked from this
-        # (large) process starts with its RSS.  A shell that forks a fresh
-        # child (``; exit`` stops it from exec-ing directly) gives the
-        # measured interpreter a clean count.
         command = ["/bin/sh", "-c", '"$@"; exit $?', "sh", *command]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        raise RuntimeError(lines[-1] if lines else f"exit code {done.returncode}")
-    return int(json.loads(done.stdout.strip().splitlines()[-1])["maxrss"])
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    if hasattr(os, "wait4"):
+        assert process.stdout is not None and process.stderr is not None
+        stdout, stderr = process.stdout.read(), process.stderr.read()  # until the child exits
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - start
+        cpu = usage.ru_utime + usage.ru_stime
+    else:  # pragma: no cover - no wait4: wall time only
+        stdout, stderr = process.communicate(timeout=timeout)
+        wall, cpu = time.perf_counter() - start, float("nan")
+    if process.returncode != 0:
+        lines = stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError(lines[-1] if lines else f"exit code {process.returncode}")
+    maxrss = int(stdout.decode().strip().splitlines()[-1])
+    rss = maxrss * (1 if sys.platform == "darwin" else 1024)  # Linux reports KiB
+    return {"wall": wall, "cpu": cpu, "rss": rss}
 
 
-def measure_memory(library: str, path: Path) -> dict[str, Any]:
-    """Peak RSS of open+decode above the interpreter's own, and as file sizes."""
-    row: dict[str, Any] = {"library": library, "operation": MEMORY, "seconds": None, "runs": 1,
-                           "error": None, "note": None}
+def best_process(command: list[str], env: dict[str, str], repeat: int) -> dict[str, float]:
+    """The minimum wall and CPU time and the largest peak RSS over ``repeat`` runs."""
+    runs = [run_process(command, env) for _ in range(repeat)]
+    return {"wall": min(r["wall"] for r in runs), "cpu": min(r["cpu"] for r in runs),
+            "rss": max(r["rss"] for r in runs), "runs": len(runs)}
+
+
+def time_processes(library: str, path: Path, operations: list[str], repeat: int, workdir: Path,
+                   env: dict[str, str], offered: set[str]) -> list[dict[str, Any]]:
+    """Whole-process rows: wall and CPU time, peak RSS, and the peak above an import-only process."""
+    child = [sys.executable, str(ADAPTERS_SCRIPT), library]
+    rows = []
     try:
-        import resource  # noqa: F401  (POSIX only)
-    except ImportError:
-        row["error"] = "resource module unavailable on this platform"
-        return row
-    try:
-        baseline = _child_peak(library, "-")
-        peak = _child_peak(library, str(path))
+        run_process([*child, "-", "-", "-"], env)  # compiles the bytecode once, untimed
+        baseline = best_process([*child, "-", "-", "-"], env, repeat)
     except Exception as error:
-        row["error"] = _error_text(error)
-        return row
+        return [_row(library, op, "process", error=_error_text(error)) for op in ["import", *operations]]
+    rows.append(_row(library, "import", "process", seconds=baseline["wall"], cpu=baseline["cpu"],
+                     peak_rss=baseline["rss"], runs=baseline["runs"]))
     size = path.stat().st_size
-    row.update(bytes=peak - baseline, baseline_bytes=baseline, peak_bytes=peak,
-               file_multiple=(peak - baseline) / size if size else None)
-    return row
+    for operation in operations:
+        row = _row(library, operation, "process")
+        if operation not in offered:
+            row["error"] = "not offered"
+        else:
+            out = _output(workdir, library, operation)
+            try:
+                figures = best_process([*child, operation, str(path), str(out)], env, repeat)
+                above = max(figures["rss"] - baseline["rss"], 0)
+                row.update(seconds=figures["wall"], cpu=figures["cpu"], peak_rss=figures["rss"], runs=figures["runs"],
+                           above_import=above, file_multiple=above / size if size else None)
+            except Exception as error:
+                row["error"] = _error_text(error)
+            finally:
+                _clean(workdir)
+        rows.append(row)
+    return rows
+
+
+# ---- the machine's limits -----------------------------------------------------------
+def _lzma_lumps(path: Path) -> list[tuple[bytes, int]]:
+    """(LZMA stream in .lzma form, uncompressed size) of every compressed lump of a map.
+
+    Valve's lump header: ``"LZMA"``, actual size, LZMA size, 5 property bytes,
+    then the raw stream; the ``.lzma`` (alone) form is the properties, the
+    64-bit size, then the stream.
+    """
+    data = path.read_bytes()
+    if data[:4] not in (b"VBSP", b"PSBV"):
+        return []
+    end = "<" if data[:4] == b"VBSP" else ">"
+    out = []
+    for index in range(64):
+        offset, length = struct.unpack_from(end + "ii", data, 8 + 16 * index)
+        blob = data[offset : offset + length] if length > 0 and offset >= 0 else b""
+        if blob[:4] == b"LZMA" and len(blob) >= 17:
+            actual, packed = struct.unpack_from("<II", blob, 4)
+            out.append((blob[12:17] + struct.pack("<Q", actual) + blob[17 : 17 + packed], actual))
+    return out
+
+
+def machine_limits(path: Path, repeat: int, workdir: Path) -> list[dict[str, Any]]:
+    """What the hardware allows for this file: memcpy, write+fsync, liblzma decode."""
+    import lzma
+
+    import numpy as np
+
+    data = path.read_bytes()
+    source = np.frombuffer(data, np.uint8)
+    target = np.empty_like(source)
+    rows = []
+    seconds, runs, _ = best_of(repeat, lambda _: np.copyto(target, source))
+    rows.append(_row(MACHINE, "memcpy of the file", "limit", seconds=seconds, runs=runs))
+    out = workdir / "fsync.bin"
+
+    def write() -> None:
+        with open(out, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    seconds, runs, _ = best_of(repeat, lambda _: write(), teardown=lambda _: out.unlink())
+    rows.append(_row(MACHINE, "write+fsync of the file", "limit", seconds=seconds, runs=runs))
+    streams = _lzma_lumps(path)
+    if streams:
+        def decode() -> int:
+            return sum(len(lzma.decompress(stream, lzma.FORMAT_ALONE)) for stream, _ in streams)
+
+        seconds, runs, total = best_of(repeat, lambda _: decode())
+        rows.append(_row(MACHINE, "liblzma decode of the lumps", "limit", seconds=seconds, runs=runs,
+                         note=f"{len(streams)} lumps, {total / 1e6:.1f} MB out, {total / seconds / 1e6:.0f} MB/s"))
+    return rows
 
 
 # ---- one map ------------------------------------------------------------------------
@@ -439,172 +329,272 @@ def _bsp_version(path: Path) -> str:
     return f"{ident.decode('latin-1')} v{struct.unpack(endian + 'i', head[4:])[0]}"
 
 
-def bench_map(path: Path, repeat: int, memory_libraries: list[str], budget: float = 0.0) -> dict[str, Any]:
-    """Every library's rows for one map, with ratios against sourcebsp."""
+@dataclass
+class Settings:
+    operations: list[str]
+    repeat: int = 5
+    process_repeat: int = 3
+    budget: float = 10.0
+    processes: bool = True
+    limits: bool = True
+    baseline: str | None = None
+    libraries: list[str] | None = None  # None: every one in LIBRARIES
+
+
+def _baseline_in_process(path: Path, settings: Settings, env: dict[str, str]) -> list[dict[str, Any]]:
+    """The baseline sourcebsp's in-process rows, from a copy of this script run with it on the path."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--map", str(path), "--json", "--library", REFERENCE,
+               "--repeat", str(settings.repeat), "--budget", str(settings.budget), "--no-process", "--no-limits",
+               "--ops", ",".join(settings.operations)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=3600)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        error = lines[-1] if lines else f"exit code {done.returncode}"
+        return [_row(BASELINE, op, "in process", error=error) for op in settings.operations]
+    rows = json.loads(done.stdout)["maps"][0]["rows"]
+    for row in rows:
+        row["library"] = BASELINE
+    return rows
+
+
+def _reference_source() -> str | None:
+    """The folder sourcebsp is imported from here (for the measured interpreters)."""
+    try:
+        import sourcebsp
+    except ImportError:
+        return None
+    return str(Path(sourcebsp.__file__).resolve().parent.parent)
+
+
+def bench_map(path: Path, settings: Settings, cache: Path) -> dict[str, Any]:
+    """Every row for one map, with ratios against sourcebsp."""
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="sourcebsp-bench-") as workdir:
-        for adapter in LIBRARIES.values():
+    names = settings.libraries or list(LIBRARIES)
+    with tempfile.TemporaryDirectory(prefix="sourcebsp-bench-") as tmp:
+        workdir = Path(tmp)
+        for name in names:
+            adapter = LIBRARIES[name]
             if library_version(adapter) is None:
-                rows.extend({"library": adapter.name, "operation": op, "seconds": None, "runs": 0,
-                             "error": "not installed", "note": None} for op in OPERATIONS)
+                rows.extend(_row(name, op, mode, error="not installed") for op in settings.operations
+                            for mode in (("in process", "process") if settings.processes else ("in process",)))
                 continue
-            rows.extend(time_library(adapter, path, repeat, Path(workdir), budget))
-    reference = {r["operation"]: r["seconds"] for r in rows if r["library"] == REFERENCE}
+            rows.extend(time_in_process(adapter, path, settings.operations, settings.repeat, workdir, settings.budget))
+            if settings.processes:
+                env = child_environment(_reference_source() if name == REFERENCE else None, cache)
+                rows.extend(time_processes(name, path, settings.operations, settings.process_repeat, workdir, env,
+                                           set(adapter.ops)))
+        if settings.baseline:
+            env = child_environment(settings.baseline, cache)
+            rows.extend(_baseline_in_process(path, settings, env))
+            if settings.processes:
+                rows.extend(row | {"library": BASELINE} for row in time_processes(
+                    REFERENCE, path, settings.operations, settings.process_repeat, workdir, env, set(SOURCEBSP_OPS)))
+        if settings.limits:
+            rows.extend(machine_limits(path, settings.repeat, workdir))
+    reference = {(r["operation"], r["mode"]): r["seconds"] for r in rows if r["library"] == REFERENCE}
     for row in rows:
-        ref = reference.get(row["operation"])
+        ref = reference.get((row["operation"], row["mode"]))
         row["ratio"] = row["seconds"] / ref if row["seconds"] is not None and ref else None
-    for library in memory_libraries:
-        if library_version(LIBRARIES[library]) is None:
-            rows.append({"library": library, "operation": MEMORY, "seconds": None, "runs": 0,
-                         "error": "not installed", "note": None})
-        else:
-            rows.append(measure_memory(library, path))
-    for row in rows:
         row["map"] = path.name
-    return {"map": str(path), "name": path.name, "size": path.stat().st_size,
-            "version": _bsp_version(path), "repeat": repeat, "rows": rows}
-
-
-def targets(result: dict[str, Any]) -> list[tuple[str, bool | None, str]]:
-    """(target, met or None when unmeasurable, figure) for one map."""
-    rows = {(r["library"], r["operation"]): r for r in result["rows"]}
-    checks: list[tuple[str, bool | None, str]] = []
-    for library, factor in SPEED_TARGETS.items():
-        row = rows.get((library, "open+decode"))
-        label = (f"open+decode >= {factor:g}x faster than {library}" if factor != 1
-                 else f"open+decode no slower than {library}")
-        if row is None or row["ratio"] is None:
-            checks.append((label, None, (row or {}).get("error") or "no figure"))
-        else:
-            checks.append((label, row["ratio"] >= factor, f"{row['ratio']:.1f}x"))
-    memory = rows.get((REFERENCE, MEMORY))
-    label = f"peak memory < {MEMORY_TARGET:g}x file size"
-    if memory is None or memory.get("file_multiple") is None:
-        checks.append((label, None, (memory or {}).get("error") or "no figure"))
-    else:
-        checks.append((label, memory["file_multiple"] < MEMORY_TARGET, f"{memory['file_multiple']:.2f}x"))
-    return checks
+    return {"map": str(path), "name": path.name, "size": path.stat().st_size, "version": _bsp_version(path),
+            "repeat": settings.repeat, "rows": rows}
 
 
 # ---- output -------------------------------------------------------------------------
 def _table(headers: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
-def _ratio_text(row: dict[str, Any]) -> str:
-    if row["library"] == REFERENCE or row["ratio"] is None:
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}" if seconds < 10 else f"{seconds * 1000:.0f}"
+
+
+def _cell(row: dict[str, Any] | None, process: bool = False) -> str:
+    if row is None:
         return ""
-    return f"{row['library']} / {REFERENCE} = {row['ratio']:.1f}x"
+    if row["seconds"] is None:
+        return row["error"] if row["error"] in ("not installed", "not offered") else "error"
+    text = _ms(row["seconds"])
+    if row["library"] != REFERENCE and row.get("ratio"):
+        text += f" ({row['ratio']:.2f}x)"
+    if process and row.get("peak_rss"):
+        text += f" cpu {_ms(row['cpu'])} {row['peak_rss'] / 2**20:.0f}M"
+    return text
 
 
-def _mb(value: float) -> str:
-    return f"{value / 1e6:.1f} MB"
+def _libraries(result: dict[str, Any]) -> list[str]:
+    seen = [r["library"] for r in result["rows"] if r["library"] != MACHINE]
+    return list(dict.fromkeys(seen))
 
 
 def print_map(result: dict[str, Any], versions: dict[str, str | None]) -> None:
-    print(f"\n{result['name']}  {result['size']:,} bytes  {result['version']}  "
-          f"(best of {result['repeat']})")
-    lines = []
+    rows = {(r["library"], r["operation"], r["mode"]): r for r in result["rows"]}
+    libraries = _libraries(result)
+    operations = list(dict.fromkeys(r["operation"] for r in result["rows"] if r["mode"] == "in process"))
+    print(f"\n{result['name']}  {result['size']:,} bytes  {result['version']}  (best of {result['repeat']})")
+    print("in process, milliseconds (other / sourcebsp: > 1 means sourcebsp is faster)")
+    print(_table(["operation", *libraries],
+                 [[op, *(_cell(rows.get((lib, op, "in process"))) for lib in libraries)] for op in operations]))
+    if any(r["mode"] == "process" for r in result["rows"]):
+        print("whole process (start, import, work, exit): wall ms (other / sourcebsp), CPU ms, peak RSS")
+        process_ops = list(dict.fromkeys(r["operation"] for r in result["rows"] if r["mode"] == "process"))
+        print(_table(["operation", *libraries],
+                     [[op, *(_cell(rows.get((lib, op, "process")), True) for lib in libraries)]
+                      for op in process_ops]))
+        memory = [r for r in result["rows"] if r["mode"] == "process" and r.get("file_multiple") is not None
+                  and r["library"] in (REFERENCE, BASELINE)]
+        if memory:
+            print("peak RSS above an import-only process, in file sizes: " + ", ".join(
+                f"{r['operation']} {r['file_multiple']:.2f}x" + (" (baseline)" if r["library"] == BASELINE else "")
+                for r in memory))
+    limits = [r for r in result["rows"] if r["library"] == MACHINE]
+    if limits:
+        print("the machine: " + "; ".join(
+            f"{r['operation']} {_ms(r['seconds'])} ms" + (f" ({r['note']})" if r["note"] else "") for r in limits))
     for row in result["rows"]:
-        if row["operation"] == MEMORY:
-            continue
-        seconds = f"{row['seconds']:.4f}" if row["seconds"] is not None else row["error"]
-        if row["seconds"] is not None and row["runs"] < result["repeat"]:
-            seconds += f" ({row['runs']} run{'s' if row['runs'] > 1 else ''})"
-        lines.append([row["library"], row["operation"], seconds, _ratio_text(row)])
-    print(_table(["library", "operation", "seconds", "vs sourcebsp"], lines))
+        if row["error"] and row["error"] not in ("not installed", "not offered"):
+            print(f"  {row['library']} {row['operation']} ({row['mode']}): {row['error']}")
     for row in result["rows"]:
-        if row["operation"] == MEMORY:
-            if row["error"]:
-                print(f"peak memory, {row['library']} open+decode: {row['error']}")
-            else:
-                print(f"peak memory, {row['library']} open+decode: {_mb(row['bytes'])} above the "
-                      f"interpreter's own {_mb(row['baseline_bytes'])} = {row['file_multiple']:.2f}x file size")
-    notes = [(r["library"], r["note"]) for r in result["rows"]
-             if r["operation"] == "open+decode" and r["note"]]
-    for library, note in notes:
-        print(f"  {library} ({versions.get(library)}): {note}")
-    for label, met, figure in targets(result):
-        verdict = "n/a" if met is None else ("met" if met else "MISSED")
-        print(f"  target {label}: {verdict} ({figure})")
+        if row["operation"] == "open+decode" and row["mode"] == "in process" and row["note"]:
+            print(f"  {row['library']} ({versions.get(row['library'].split('@')[0])}): {row['note']}")
 
 
-def print_summary(results: list[dict[str, Any]]) -> None:
-    libraries = list(LIBRARIES)
+def size_fit(results: list[dict[str, Any]], library: str, operation: str = "open+decode") -> dict[str, float] | None:
+    """Least-squares ``seconds = fixed + per_mb * MB`` over the maps, with R²."""
+    points = [(res["size"] / 1e6, r["seconds"]) for res in results for r in res["rows"]
+              if r["library"] == library and r["operation"] == operation and r["mode"] == "in process"
+              and r["seconds"] is not None]
+    if len(points) < 3:
+        return None
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if not sxx:
+        return None
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    fixed = my - slope * mx
+    ss_res = sum((y - fixed - slope * x) ** 2 for x, y in zip(xs, ys))
+    ss_tot = sum((y - my) ** 2 for y in ys)
+    return {"fixed": fixed, "per_mb": slope, "r2": 1 - ss_res / ss_tot if ss_tot else 1.0, "maps": len(points),
+            "mb_per_s": sum(xs) / sum(ys) if sum(ys) else float("inf")}
+
+
+def print_summary(results: list[dict[str, Any]], slowest: int = 5) -> None:
+    libraries = list(dict.fromkeys(lib for res in results for lib in _libraries(res)))
+    operations = list(dict.fromkeys(r["operation"] for res in results for r in res["rows"]
+                                    if r["mode"] == "in process"))
     lines = []
-    for result in results:
-        rows = {(r["library"], r["operation"]): r for r in result["rows"]}
-        memory = rows.get((REFERENCE, MEMORY))
-        for operation in OPERATIONS:
-            cells = [result["name"], f"{result['size'] / 1e6:.2f}", operation]
-            for library in libraries:
-                row = rows[(library, operation)]
-                if row["seconds"] is None:
-                    cells.append("not installed" if row["error"] == "not installed" else "error")
-                elif library == REFERENCE:
-                    cells.append(f"{row['seconds']:.4f}s")
-                else:
-                    cells.append(f"{row['seconds']:.4f}s {row['ratio']:.1f}x" if row["ratio"] else
-                                 f"{row['seconds']:.4f}s")
-            mem = ""
-            if operation == "open+decode" and memory is not None:
-                mem = "error" if memory["error"] else f"{memory['file_multiple']:.2f}x"
-            lines.append([*cells, mem])
-    print()
-    print(_table(["map", "MB", "operation", *libraries, "mem/file"], lines))
-    errors = [(result["name"], r["library"], r["operation"], r["error"]) for result in results
-              for r in result["rows"] if r["error"] and r["error"] != "not installed"]
-    for name, library, operation, error in errors:
-        print(f"  {name}: {library} {operation}: {error}")
+    for res in results:
+        rows = {(r["library"], r["operation"]): r for r in res["rows"] if r["mode"] == "in process"}
+        for op in operations:
+            lines.append([res["name"], f"{res['size'] / 1e6:.2f}", op, *(_cell(rows.get((lib, op))) for lib in libraries)])
+    print("\nin process, milliseconds (other / sourcebsp in brackets)")
+    print(_table(["map", "MB", "operation", *libraries], lines))
+    print("\nopen+decode time against file size (least squares over the maps):")
+    for lib in libraries:
+        fit = size_fit(results, lib)
+        if fit:
+            print(f"  {lib}: {fit['fixed'] * 1000:.2f} ms + {fit['per_mb'] * 1000:.2f} ms/MB (R² {fit['r2']:.2f}), "
+                  f"{fit['mb_per_s']:.0f} MB/s over all {fit['maps']} maps")
+    ranked = []
+    for res in results:
+        for r in res["rows"]:
+            if r["library"] == REFERENCE and r["operation"] == "open+decode" and r["mode"] == "in process" \
+                    and r["seconds"] is not None:
+                peers = {o["library"]: o["ratio"] for o in res["rows"] if o["operation"] == "open+decode"
+                         and o["mode"] == "in process" and o["ratio"] is not None and o["library"] != REFERENCE}
+                ranked.append((r["seconds"] / max(res["size"] / 1e6, 1e-9), res, r["seconds"], peers))
+    ranked.sort(key=lambda item: -item[0])
+    if ranked:
+        print(f"slowest maps for sourcebsp open+decode (ms per MB; other / sourcebsp):")
+        for per_mb, res, seconds, peers in ranked[:slowest]:
+            ratios = ", ".join(f"{lib} {ratio:.2f}x" for lib, ratio in peers.items())
+            print(f"  {res['name']} ({res['size'] / 1e6:.2f} MB, {res['version']}): {seconds * 1000:.1f} ms, "
+                  f"{per_mb * 1000:.1f} ms/MB" + (f"; {ratios}" if ratios else ""))
+
+
+# ---- maps ---------------------------------------------------------------------------
+def _has_compressed_lumps(path: Path) -> bool:
+    return bool(_lzma_lumps(path))
+
+
+def default_maps(workdir: Path) -> list[Path]:
+    """A plain map, an LZMA map and the largest map of the corpus (see the module notes)."""
+    found = corpus_maps()
+    if not found:
+        return []
+    by_size = sorted(found, key=lambda p: p.stat().st_size)
+    plain_maps = [p for p in by_size if not _has_compressed_lumps(p)]
+    plain = plain_maps[len(plain_maps) // 2] if plain_maps else by_size[len(by_size) // 2]
+    lzma_map = next((p for p in found if p.name == LZMA_MAP), None) or next(
+        (p for p in by_size if _has_compressed_lumps(p)), None)
+    if lzma_map is None:
+        import sourcebsp
+
+        lzma_map = workdir / f"{plain.stem}_lzma.bsp"
+        with sourcebsp.open(plain) as bsp:
+            bsp.save(lzma_map, compression="lzma")
+    return list(dict.fromkeys([plain, lzma_map, by_size[-1]]))
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bench.py", description="Time sourcebsp against srctools, bsp_tool and sourcepp.")
     parser.add_argument("--map", action="append", type=Path, default=[], metavar="PATH",
-                        help="map to time (repeatable; default: the largest corpus map)")
-    parser.add_argument("--all", action="store_true", help="every corpus map, summary table")
+                        help="map to time (repeatable; default: a plain, an LZMA and the largest corpus map)")
+    parser.add_argument("--all", action="store_true", help="every corpus map, summary table, time-vs-size fit")
+    parser.add_argument("--ops", default=",".join(OPERATIONS), metavar="A,B",
+                        help=f"operations, comma-separated (default all: {', '.join(OPERATIONS)})")
+    parser.add_argument("--library", action="append", choices=list(LIBRARIES), metavar="NAME",
+                        help="only these libraries (repeatable; default every installed one)")
     parser.add_argument("--repeat", type=int, default=5, metavar="N",
-                        help="runs per measurement, the best is kept (default 5)")
+                        help="in-process runs per measurement, the best is kept (default 5)")
+    parser.add_argument("--process-repeat", type=int, default=3, metavar="N",
+                        help="whole-process runs per measurement (default 3)")
     parser.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
-                        help="start no new run of an operation once its runs took this long "
-                             "(default 10; 0 = always make --repeat runs)")
+                        help="start no new in-process run once an operation's runs took this long (default 10)")
+    parser.add_argument("--no-process", action="store_true", help="skip the whole-process measurements")
+    parser.add_argument("--no-limits", action="store_true", help="skip the machine's limits")
+    parser.add_argument("--baseline", metavar="SRC",
+                        help="also time the sourcebsp package found in SRC (e.g. an older checkout's src)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--memory-all", action="store_true",
-                        help="measure peak memory for every installed library, not only sourcebsp")
-    parser.add_argument("--memory-child", nargs=2, metavar=("LIB", "PATH"), help=argparse.SUPPRESS)
     return parser
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
-    """Run the benchmark; returns every row (one dict per library and operation)."""
+    """Run the benchmark; returns every row (one dict per library, operation and mode)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.memory_child:
-        _memory_child(*args.memory_child)
-        return []
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
-    maps = list(args.map)
-    if args.all:
-        maps += corpus_maps()
-    if not maps:
-        found = corpus_maps()
-        if not found:
-            parser.error(f"no maps given and no corpus at {corpus_dir()} (set SOURCEBSP_CORPUS)")
-        maps = [max(found, key=lambda p: p.stat().st_size)]
-    for path in maps:
-        if not path.is_file():
-            parser.error(f"no such map: {path}")
-    memory_libraries = list(LIBRARIES) if args.memory_all else [REFERENCE]
+    if args.repeat < 1 or args.process_repeat < 1:
+        parser.error("--repeat and --process-repeat must be at least 1")
+    operations = [op.strip() for op in args.ops.split(",") if op.strip()]
+    unknown = [op for op in operations if op not in OPERATIONS]
+    if unknown:
+        parser.error(f"unknown operation(s) {', '.join(unknown)}; choose from {', '.join(OPERATIONS)}")
+    if args.baseline and not (Path(args.baseline) / "sourcebsp" / "__init__.py").is_file():
+        parser.error(f"--baseline {args.baseline}: no sourcebsp package there")
+    settings = Settings(operations, args.repeat, args.process_repeat, args.budget, not args.no_process,
+                        not args.no_limits, args.baseline, args.library)
     versions = {name: library_version(adapter) for name, adapter in LIBRARIES.items()}
     results = []
-    for path in maps:
-        results.append(bench_map(path, args.repeat, memory_libraries, args.budget))
-        if not args.json and not args.all:
-            print_map(results[-1], versions)
+    with tempfile.TemporaryDirectory(prefix="sourcebsp-bench-maps-") as tmp:
+        cache = Path(tempfile.gettempdir()) / "sourcebsp-bench-pycache"
+        maps = list(args.map)
+        if args.all:
+            maps += corpus_maps()
+        if not maps:
+            maps = default_maps(Path(tmp))
+            if not maps:
+                parser.error(f"no maps given and no corpus at {corpus_dir()} (set SOURCEBSP_CORPUS)")
+        for path in maps:
+            if not path.is_file():
+                parser.error(f"no such map: {path}")
+        for path in maps:
+            results.append(bench_map(path, settings, cache))
+            if not args.json and not args.all:
+                print_map(results[-1], versions)
     if args.json:
         print(json.dumps({"python": sys.version.split()[0], "versions": versions, "maps": results}, indent=2))
     elif args.all or len(results) > 1:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -115,6 +114,8 @@ def is_terminal() -> bool:
 
 
 def print_json(value: Any) -> None:
+    import json
+
     json.dump(value, sys.stdout, indent=2)
     sys.stdout.write("\n")
 

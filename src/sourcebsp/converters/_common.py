@@ -33,6 +33,41 @@ def to_y_up(points: np.ndarray, scale: float = 1.0) -> np.ndarray:
     return np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1) * scale
 
 
+def format_many(values: Any, decimals: int = 6) -> list[str]:
+    """Every number of ``values`` as Hammer writes it, in one pass.
+
+    ``16``, ``0.25``, ``-4.5``: fixed point with up to ``decimals`` decimals and
+    no trailing zeros, never in exponent form, never ``-0``; NaN and infinities
+    are written as ``0``.
+
+    Whole numbers (most of a decompiled map's coordinates) are printed with
+    ``%d``, which for a whole float gives exactly the digits ``%.6f`` gives
+    before its point; the rest with ``%.6f`` and their trailing zeros stripped.
+    """
+    flat = np.asarray(values, np.float64).ravel()
+    count = len(flat)
+    if not count:
+        return []
+    flat = np.where(np.isfinite(flat), flat, 0.0)
+    whole = flat == np.trunc(flat)
+    whole_count = int(np.count_nonzero(whole))
+    if whole_count == count:
+        return ("%d\n" * count % tuple(flat.tolist())).split()
+    rest = flat if whole_count == 0 else flat[~whole]
+    text = (f"%.{decimals}f\n" * len(rest)) % tuple(rest.tolist())
+    parts = [t.rstrip("0").rstrip(".") for t in text.split()] if decimals > 0 else text.split()
+    # Only a negative number that rounds to zero can print as "-0".
+    for i in np.flatnonzero((rest < 0) & (rest > -(10.0 ** -decimals))).tolist():
+        if parts[i] == "-0":
+            parts[i] = "0"
+    if whole_count == 0:
+        return parts
+    merged = np.empty(count, object)
+    merged[whole] = ("%d\n" * whole_count % tuple(flat[whole].tolist())).split()
+    merged[~whole] = parts
+    return merged.tolist()  # type: ignore[no-any-return]
+
+
 def require(module: str, what: str) -> Any:
     """Import an optional dependency, or raise ImportError naming the extra to install."""
     import importlib

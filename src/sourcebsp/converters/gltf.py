@@ -67,28 +67,31 @@ class _Blob:
 
     def __init__(self, gltf: Any, lib: Any) -> None:
         self.gltf, self.lib = gltf, lib
-        self.parts: list[bytes] = []
+        self.parts: list[bytes | memoryview] = []
         self.size = 0
 
-    def view(self, data: bytes, target: int | None = None) -> int:
+    def view(self, data: bytes | memoryview, target: int | None = None) -> int:
         pad = (-self.size) % 4
         if pad:
             self.parts.append(b"\0" * pad)
             self.size += pad
-        view = self.lib.BufferView(buffer=0, byteOffset=self.size, byteLength=len(data))
+        length = memoryview(data).nbytes
+        view = self.lib.BufferView(buffer=0, byteOffset=self.size, byteLength=length)
         if target is not None:
             view.target = target
         self.parts.append(data)
-        self.size += len(data)
+        self.size += length
         self.gltf.bufferViews.append(view)
         return len(self.gltf.bufferViews) - 1
 
     def accessor(self, array: np.ndarray, kind: str, *, target: int | None = _ARRAY_BUFFER,
                  bounds: bool = False) -> int:
-        array = np.ascontiguousarray(array)
         component = {np.dtype(np.float32): _FLOAT, np.dtype(np.uint16): _UNSIGNED_SHORT,
                      np.dtype(np.uint32): _UNSIGNED_INT}[array.dtype]
-        accessor = self.lib.Accessor(bufferView=self.view(array.astype(array.dtype.newbyteorder("<")).tobytes(), target),
+        # Little-endian and contiguous (a copy only when it is not already); the
+        # buffer itself goes into the file, without a bytes copy.
+        array = np.ascontiguousarray(array, array.dtype.newbyteorder("<"))
+        accessor = self.lib.Accessor(bufferView=self.view(memoryview(array.data).cast("B"), target),
                                      componentType=component, count=int(array.shape[0]), type=kind)
         if bounds:
             flat = array.reshape(len(array), -1)
@@ -97,15 +100,13 @@ class _Blob:
         self.gltf.accessors.append(accessor)
         return len(self.gltf.accessors) - 1
 
-    def bytes(self) -> bytes:
-        data = b"".join(self.parts)
-        return data + b"\0" * ((-len(data)) % 4)
 
 
 def _pick_atlas(bsp: Any, hdr: bool | None) -> LightmapAtlas | None:
+    # Built directly as 8-bit sRGB: the PNG is all the export needs of its pixels.
     if hdr is None:
-        return build_atlas(bsp, hdr=False) or build_atlas(bsp, hdr=True)
-    return build_atlas(bsp, hdr=hdr)
+        return build_atlas(bsp, hdr=False, tonemapped=True) or build_atlas(bsp, hdr=True, tonemapped=True)
+    return build_atlas(bsp, hdr=hdr, tonemapped=True)
 
 
 def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
@@ -127,30 +128,32 @@ def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = Fa
         name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
         texdata = np.array(bsp.texdata) if bsp.entry("TEXDATA").filelen else None
     gltf, blob, info = _build(lib, mesh, atlas, texdata, scale, units, name, prop_nodes)
+    del mesh, atlas
     report(progress, "gltf")
-    data = blob.bytes()
-    if data:
-        gltf.buffers = [lib.Buffer(byteLength=len(data))]
+    if blob.size:
+        gltf.buffers = [lib.Buffer(byteLength=blob.size + (-blob.size) % 4)]
     document = gltf.gltf_to_json(separators=(",", ":"), indent=None).encode("utf-8")
     if stats is not None:
         stats.__dict__.update(info.__dict__)
-    return _glb(document, data)
+    return _glb(document, blob.parts, blob.size)
 
 
-def _glb(document: bytes, data: bytes) -> bytes:
+def _glb(document: bytes, parts: list[bytes | memoryview], size: int) -> bytes:
     """The GLB container: a 12-byte header, the JSON chunk, the BIN chunk if any.
 
     Chunks are padded to 4 bytes (JSON with spaces, BIN with zeros); a file
     without binary data has no BIN chunk at all, as the specification asks.
+    The binary parts (``size`` bytes) are copied once, into the result.
     """
     import struct
 
     document += b" " * ((-len(document)) % 4)
-    data += b"\0" * ((-len(data)) % 4)
-    chunks = struct.pack("<I4s", len(document), b"JSON") + document
-    if data:
-        chunks += struct.pack("<I4s", len(data), b"BIN\0") + data
-    return struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks
+    pieces: list[bytes | memoryview] = [struct.pack("<I4s", len(document), b"JSON"), document]
+    if size:
+        padded = size + (-size) % 4
+        pieces += [struct.pack("<I4s", padded, b"BIN\0"), *parts, b"\0" * (padded - size)]
+    total = sum(memoryview(piece).nbytes for piece in pieces)
+    return b"".join([struct.pack("<4sII", b"glTF", 2, 12 + total), *pieces])
 
 
 def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
-import re
-
 import numpy as np
+
+from ._common import format_many
 
 __all__ = [
     "VmfDisp", "VmfSide", "VmfSolid", "VmfEntity", "VmfMap",
@@ -50,23 +50,6 @@ def format_numbers(values: Iterable[float], decimals: int = 6) -> str:
 
 def format_vector(values: Sequence[float], decimals: int = 6) -> str:
     return format_numbers(values, decimals)
-
-
-_TRAILING_ZEROS = re.compile(r"(\.\d*?)0+(?= |$)")
-_BARE_POINT = re.compile(r"\.(?= |$)")
-_NEGATIVE_ZERO = re.compile(r"(?<!\S)-0(?= |$)")
-
-
-def format_many(values: np.ndarray, decimals: int = 6) -> list[str]:
-    """Every number of ``values`` formatted as :func:`format_number` does, in one pass."""
-    flat = np.asarray(values, np.float64).ravel()
-    if not len(flat):
-        return []
-    flat = np.where(np.isfinite(flat), flat, 0.0)
-    text = (f"%.{decimals}f " * len(flat))[:-1] % tuple(flat.tolist())
-    # "%.6f" always writes a decimal point: strip the zeros after it, then the point if bare.
-    text = _NEGATIVE_ZERO.sub("0", _BARE_POINT.sub("", _TRAILING_ZEROS.sub(r"\1", text)))
-    return text.split(" ")
 
 
 def _quote(text: str) -> str:

@@ -461,19 +461,12 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return out
 
 
-def _texinfo_rows(bsp: Any, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
-    texinfo = _need(bsp, LumpId.TEXINFO)
-    ti = faces["texinfo"][which].astype(np.int64)
-    _check_range(ti, len(texinfo), "TEXINFO", bsp, LumpId.FACES)
-    return texinfo[ti]
-
-
-def _texture_sizes(bsp: Any, texinfo_rows: np.ndarray) -> np.ndarray:
+def _texture_sizes(bsp: Any, texdata_index: np.ndarray) -> np.ndarray:
     texdata = _lump(bsp, LumpId.TEXDATA)
-    size = np.ones((len(texinfo_rows), 2), np.float64)
+    size = np.ones((len(texdata_index), 2), np.float64)
     if texdata is None or not len(texdata):
         return size
-    td = texinfo_rows["texdata"].astype(np.int64)
+    td = texdata_index.astype(np.int64)
     ok = (td >= 0) & (td < len(texdata))
     size[ok, 0] = texdata["width"][td[ok]]
     size[ok, 1] = texdata["height"][td[ok]]
@@ -486,10 +479,14 @@ def _project(points: np.ndarray, vecs: np.ndarray) -> np.ndarray:
 
 
 def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    rows = _texinfo_rows(bsp, faces, face_of_vertex)
-    uv = _project(points, rows["texture_vecs"]) / _texture_sizes(bsp, rows)
-    mins = faces["lightmap_texture_mins_in_luxels"][face_of_vertex].astype(np.float64)
-    luxels = _project(points, rows["lightmap_vecs"]) - mins
+    texinfo = _need(bsp, LumpId.TEXINFO)
+    ti = faces["texinfo"][face_of_vertex].astype(np.int64)
+    _check_range(ti, len(texinfo), "TEXINFO", bsp, LumpId.FACES)
+    # One field per vertex at a time: whole texinfo_t records would be 72 bytes a vertex.
+    uv = _project(points, texinfo["texture_vecs"][ti])
+    uv /= _texture_sizes(bsp, texinfo["texdata"][ti])
+    luxels = _project(points, texinfo["lightmap_vecs"][ti])
+    luxels -= faces["lightmap_texture_mins_in_luxels"][face_of_vertex].astype(np.float64)
     return uv, luxels
 
 
@@ -509,12 +506,12 @@ def _plain_faces(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np
     local_face = np.repeat(np.arange(len(sub)), counts)
     face = which[local_face]
     uv, luxels = _uvs(bsp, faces, face, points)
-    normals = _face_normals(bsp, faces, which)[local_face]
+    normals = _face_normals(bsp, faces, which).astype(np.float32)[local_face]  # float32 in the lump
     tris = _fan(counts, offsets[:-1])
     ntri = np.maximum(counts - 2, 0)
     return {
         "positions": points.astype(np.float32),
-        "normals": normals.astype(np.float32),
+        "normals": normals,
         "uv": uv.astype(np.float32),
         "luxels": luxels.astype(np.float32),
         "alpha": np.zeros(len(points), np.float32),

@@ -1,0 +1,381 @@
+"""The libraries benchmarks/bench.py compares, and the measured interpreter it starts.
+
+Each library is an :class:`Adapter`: its import name and one :class:`Op` per
+operation it offers.  Run as a script (``python bench_adapters.py LIB OP MAP
+OUT``), this module is the measured interpreter of bench.py's whole-process
+figures: it imports the library, does the operation once and prints its own
+peak RSS.  So that those figures hold only the library's cost, it imports
+nothing but ``sys`` at the top (no dataclasses, typing, pathlib or json,
+which sourcepp's process would not otherwise load); paths are plain strings.
+"""
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the measured interpreter does not import typing
+    from typing import Any, Callable
+
+
+def _same(path: str) -> str:
+    return path
+
+
+def _nothing(state: Any) -> None:
+    return None
+
+
+class Op:
+    """``run(setup(path), out)`` is timed; ``setup`` (untimed) defaults to the path itself."""
+
+    __slots__ = ("run", "setup", "teardown")
+
+    def __init__(self, run: Callable[[Any, str], Any], setup: Callable[[str], Any] = _same,
+                 teardown: Callable[[Any], None] = _nothing) -> None:
+        self.run, self.setup, self.teardown = run, setup, teardown
+
+
+class Adapter:
+    """A library: its name, its import name (to tell whether it is installed), its distribution, its operations."""
+
+    __slots__ = ("name", "module", "distribution", "ops")
+
+    def __init__(self, name: str, module: str, distribution: str, ops: dict[str, Op] | None = None) -> None:
+        self.name, self.module, self.distribution, self.ops = name, module, distribution, dict(ops or {})
+
+
+# sourcebsp ----------------------------------------------------------------------------
+def _sb_open(path: str) -> Any:
+    import sourcebsp
+
+    return sourcebsp.open(path)
+
+
+def _sb_close(bsp: Any) -> None:
+    bsp.close()
+
+
+def _sb_decode(path: str, out: str) -> str:
+    import numpy as np
+    import sourcebsp
+
+    with sourcebsp.open(path) as bsp:
+        decoded = bsp.decode_all()
+        # Zero-copy arrays read nothing yet: one pass over every stored lump reads
+        # every byte (compressed lumps were read by their decompression).
+        for index, entry in bsp.iter_lumps():
+            if not entry.compressed:
+                np.frombuffer(bsp.raw_lump(index), np.uint8).max(initial=0)
+        raw = [bsp.lump_name(i) for i, value in decoded.items() if isinstance(value, sourcebsp.RawLump)]
+    return f"{len(decoded) - len(raw)}/{len(decoded)} lumps decoded" + (f"; raw: {', '.join(raw)}" if raw else "")
+
+
+def _sb_entities(path: str, out: str) -> str:
+    with _sb_open(path) as bsp:
+        return f"{len(bsp.entities)} entities"
+
+
+def _sb_props(path: str, out: str) -> str:
+    with _sb_open(path) as bsp:
+        props = bsp.static_props
+        return f"{len(props.props)} props, {len(props.model_names())} names"
+
+
+def _sb_pak(path: str, out: str) -> str:
+    with _sb_open(path) as bsp:
+        return f"{len(bsp.pakfile.names())} files"
+
+
+def _sb_vis(path: str, out: str) -> str:
+    from sourcebsp import LumpId, RawLump
+
+    with _sb_open(path) as bsp:
+        vis = bsp.get_lump(LumpId.VISIBILITY) if bsp.entry(LumpId.VISIBILITY).filelen else None
+        if vis is None or isinstance(vis, RawLump):
+            return "no visibility"
+        return f"{vis.pvs_matrix().shape[0]} clusters (PVS and PAS matrices)"
+
+
+def _sb_edited(path: str) -> Any:
+    bsp = _sb_open(path)
+    bsp.entities[0]["bench_edit"] = "1"
+    return bsp
+
+
+def _sb_obj(path: str, out: str) -> None:
+    from sourcebsp.converters.obj import export_obj
+
+    export_obj(path, out)
+
+
+def _sb_glb(path: str, out: str) -> None:
+    from sourcebsp.converters.gltf import export_glb
+
+    export_glb(path, out)
+
+
+def _sb_vmf(path: str, out: str) -> None:
+    from sourcebsp.converters.vmf import decompile
+
+    decompile(path, out)
+
+
+def _sb_render(path: str, out: str) -> None:
+    from sourcebsp.converters.render import render_png
+
+    render_png(path, out)
+
+
+def _sb_info(path: str, out: str) -> None:
+    from sourcebsp.cli import main as cli
+
+    if cli(["info", path]) != 0:
+        raise RuntimeError("sourcebsp info failed")
+
+
+def _save_to(state: Any, out: str) -> None:
+    state.save(out)
+
+
+SOURCEBSP_OPS = {
+    "open+decode": Op(_sb_decode),
+    "entities": Op(_sb_entities),
+    "static props": Op(_sb_props),
+    "pakfile list": Op(_sb_pak),
+    "pvs/pas": Op(_sb_vis),
+    "save unchanged": Op(_save_to, _sb_open, _sb_close),
+    "save after edit": Op(_save_to, _sb_edited, _sb_close),
+    "export obj": Op(_sb_obj),
+    "export glb": Op(_sb_glb),
+    "decompile vmf": Op(_sb_vmf),
+    "render": Op(_sb_render),
+    "cli info": Op(_sb_info),
+}
+
+
+# srctools -----------------------------------------------------------------------------
+def _st_open(path: str) -> Any:
+    from srctools.bsp import BSP
+
+    return BSP(path)
+
+
+def _srctools_lumps(bsp: Any) -> list[str]:
+    """The ``ParsedLump`` views whose lump the file has.
+
+    A view of an absent lump only builds an empty default (and saving the
+    default Strata Source ``color_vars`` fails in srctools 2.7).
+    """
+    from srctools.bsp import BSP, ParsedLump
+
+    names = []
+    for name, view in vars(BSP).items():
+        if not isinstance(view, ParsedLump):
+            continue
+        present = view.lump in bsp.game_lumps if isinstance(view.lump, bytes) else bool(bsp.lumps[view.lump].data)
+        if present:
+            names.append(name)
+    return names
+
+
+def _st_decode(path: str, out: str) -> str:
+    bsp = _st_open(path)
+    names = _srctools_lumps(bsp)
+    for name in names:
+        try:
+            getattr(bsp, name)
+        except Exception as error:
+            raise RuntimeError(f"parsing {name}: {type(error).__name__}: {error}") from error
+    return f"{len(names)} parsed lump views"
+
+
+def _st_edited(path: str) -> Any:
+    bsp = _st_open(path)
+    bsp.ents.spawn["bench_edit"] = "1"
+    return bsp
+
+
+def _st_save(bsp: Any, out: str) -> None:
+    bsp.save(out)
+
+
+def _st_vis(path: str, out: str) -> str:
+    vis = _st_open(path).visibility
+    if vis is None:
+        return "no visibility"
+    return f"{len(vis.potentially_visible)} + {len(vis.potentially_audible)} clusters (PVS and PAS sets)"
+
+
+SRCTOOLS_OPS = {
+    "open+decode": Op(_st_decode),
+    "entities": Op(lambda path, out: f"{len(_st_open(path).ents.entities) + 1} entities"),
+    "static props": Op(lambda path, out: f"{len(_st_open(path).props)} props"),
+    "pakfile list": Op(lambda path, out: f"{len(_st_open(path).pakfile.namelist())} files"),
+    "pvs/pas": Op(_st_vis),
+    "save unchanged": Op(_st_save, _st_open),
+    "save after edit": Op(_st_save, _st_edited),
+}
+
+
+# bsp_tool -----------------------------------------------------------------------------
+def _bt_open(path: str) -> Any:
+    import bsp_tool
+
+    return bsp_tool.load_bsp(path)
+
+
+def _bt_close(bsp: Any) -> None:
+    bsp.file.close()
+
+
+def _bt_decode(path: str, out: str) -> str:
+    from bsp_tool import lumps
+
+    bsp = _bt_open(path)
+    try:
+        touched = 0
+        for lump in bsp.branch.LUMP:
+            value = getattr(bsp, lump.name, None)
+            if value is None:
+                continue
+            touched += 1
+            if isinstance(value, lumps.BasicBspLump):
+                value[:]  # bsp_tool reads table entries lazily
+        errors = sorted(bsp.loading_errors)
+    finally:
+        _bt_close(bsp)
+    return f"{touched} lumps read" + ("; left raw after loading errors: " + ", ".join(errors) if errors else "")
+
+
+def _bt_with(read: Callable[[Any], str]) -> Callable[[str, str], str]:
+    def run(path: str, out: str) -> str:
+        bsp = _bt_open(path)
+        try:
+            return read(bsp)
+        finally:
+            _bt_close(bsp)
+    return run
+
+
+def _bt_save(bsp: Any, out: str) -> None:
+    from bsp_tool.base import Bsp
+
+    if type(bsp).save_as is Bsp.save_as:  # the base class only raises NotImplementedError
+        raise NotImplementedError(f"bsp_tool has no writer for {type(bsp).__name__}")
+    bsp.save_as(out)
+
+
+def _bt_edited(path: str) -> Any:
+    bsp = _bt_open(path)
+    bsp.ENTITIES[0]["bench_edit"] = "1"
+    return bsp
+
+
+def _bt_obj(path: str, out: str) -> None:
+    from bsp_tool.scene import wavefront
+
+    bsp = _bt_open(path)
+    try:
+        models = [bsp.model(i) for i in range(len(bsp.MODELS))]
+        with open(out, "w") as handle:
+            handle.write(wavefront.Obj.from_models(models).as_text())
+    finally:
+        _bt_close(bsp)
+
+
+BSP_TOOL_OPS = {
+    "open+decode": Op(_bt_decode),
+    "entities": Op(_bt_with(lambda bsp: f"{len(bsp.ENTITIES)} entities")),
+    "static props": Op(_bt_with(lambda bsp: f"{len(bsp.GAME_LUMP.sprp.props)} props")),
+    "pakfile list": Op(_bt_with(lambda bsp: f"{len(bsp.PAKFILE.namelist())} files")),
+    "save unchanged": Op(_bt_save, _bt_open, _bt_close),
+    "save after edit": Op(_bt_save, _bt_edited, _bt_close),
+    "export obj": Op(_bt_obj),
+}
+
+
+# sourcepp -----------------------------------------------------------------------------
+def _sp_open(path: str) -> Any:
+    from sourcepp import bsppp
+
+    bsp = bsppp.BSP(path)
+    if not bsp:
+        raise RuntimeError("sourcepp could not open the map")
+    return bsp
+
+
+def _sp_decode(path: str, out: str) -> str:
+    bsp = _sp_open(path)
+    lump_enum = type(bsp).Lump
+    typed = set()
+    for attr in dir(bsp):
+        if attr.startswith("get_lump_data_for_"):
+            lump = getattr(lump_enum, attr[len("get_lump_data_for_"):].upper())
+            typed.add(lump.value)
+            if bsp.has_lump(lump):
+                getattr(bsp, attr)()
+    raw = 0
+    for index in range(64):
+        if index not in typed and bsp.has_lump(lump_enum(index)):
+            bsp.get_lump_data(lump_enum(index))
+            raw += 1
+    return f"{len(typed)} typed getters + raw bytes of {raw} other lumps"
+
+
+def _sp_pak(path: str, out: str) -> str:
+    from sourcepp import bsppp
+
+    pak = bsppp.PakLump.open(path)
+    names: list[str] = []
+    pak.run_for_all_entries(lambda name, entry: names.append(name))
+    return f"{len(names)} files"
+
+
+def _sp_edited(path: str) -> Any:
+    bsp = _sp_open(path)
+    entities = bsp.get_lump_data_for_entities()
+    entities[0].add_keyvalue("bench_edit", "1")
+    bsp.set_lump_for_entities(bsp.get_lump_version(type(bsp).Lump.ENTITIES), entities, 0)  # 0: uncompressed
+    return bsp
+
+
+def _sp_save(bsp: Any, out: str) -> None:
+    if not bsp.bake(out):
+        raise RuntimeError("bake() returned False")
+
+
+SOURCEPP_OPS = {
+    "open+decode": Op(_sp_decode),
+    "entities": Op(lambda path, out: f"{len(_sp_open(path).get_lump_data_for_entities())} entities"),
+    "pakfile list": Op(_sp_pak),
+    "save unchanged": Op(_sp_save, _sp_open),
+    "save after edit": Op(_sp_save, _sp_edited),
+}
+
+LIBRARIES: dict[str, Adapter] = {
+    "sourcebsp": Adapter("sourcebsp", "sourcebsp", "sourcebsp", SOURCEBSP_OPS),
+    "srctools": Adapter("srctools", "srctools.bsp", "srctools", SRCTOOLS_OPS),
+    "bsp_tool": Adapter("bsp_tool", "bsp_tool", "bsp_tool", BSP_TOOL_OPS),
+    "sourcepp": Adapter("sourcepp", "sourcepp", "sourcepp", SOURCEPP_OPS),
+}
+
+
+def child(library: str, operation: str, path: str, out: str) -> None:
+    """The measured interpreter: import the library, do one operation (``-``: none), print the peak RSS."""
+    import io
+    import resource
+
+    adapter = LIBRARIES[library]
+    __import__(adapter.module)
+    if operation != "-":
+        op = adapter.ops[operation]
+        stdout, sys.stdout = sys.stdout, io.StringIO()  # srctools and bsp_tool print while saving
+        try:
+            op.run(op.setup(path), out)
+        finally:
+            sys.stdout = stdout
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+if __name__ == "__main__":
+    child(*sys.argv[1:5])
