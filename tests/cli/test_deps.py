@@ -33,9 +33,9 @@ def test_deps_text_and_game(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                      loose={"materials/custom/thing.vmt": b'"UnlitGeneric" { "$basetexture" "custom/nothere" }'})
     path = build_map(tmp_path / "m.bsp", materials=["brick/wall", "custom/thing"])
     assert main(["deps", str(path), "--game", str(mod)]) == 0
-    out = capsys.readouterr().out
-    assert "1 in folders, 1 in VPKs" in out and "custom/nothere.vtf" in out
-    assert "search path not mounted: |appid_243750|platform" in out
+    text = capsys.readouterr()
+    assert "1 in folders, 1 in VPKs" in text.err and "custom/nothere.vtf" in text.out
+    assert "search path not mounted: |appid_243750|platform" in text.err
     assert main(["deps", str(path), "--gameinfo", str(mod / "gameinfo.txt"), "--json", "--missing"]) == 0
     missing = json.loads(capsys.readouterr().out)["dependencies"]
     assert "materials/custom/nothere.vtf" in [d["path"] for d in missing]

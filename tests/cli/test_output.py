@@ -111,7 +111,7 @@ def test_packaging_metadata() -> None:
     assert project["license"] == "MIT" and (ROOT / "LICENSE").read_text().startswith("MIT License")
     assert "version" not in project and project["dynamic"] == ["version"]  # one source: __version__
     extras = project["optional-dependencies"]
-    assert set(extras["all"]) == set(extras["cli"]) | set(extras["export"])
+    assert set(extras["all"]) == set(extras["cli"]) | set(extras["export"]) | set(extras["render"]) | set(extras["deps"])
     assert not any(c.startswith("License ::") for c in project["classifiers"])  # SPDX string instead
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert 'pip install ".[all]"' in readme.split("```sh", 1)[1].split("```", 1)[0]

@@ -3,6 +3,7 @@ every file a map needs, and where it was found."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, Sequence
 
 from .. import open_bsp
@@ -53,14 +54,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = [(d.path, d.kind, d.where if d.location is None else d.location.where + (" (stock)" if d.location.stock else ""),
                  d.references_text()) for d in deps]
         summary = graph.summary()
-        _common.print_table(
-            f"{graph.map_name}: {summary['total']} files: {summary['pakfile']} in the pakfile, "
-            f"{summary['folder']} in folders, {summary['vpk']} in VPKs, {summary['missing']} missing",
-            ["path", "kind", "found", "referenced by"], rows)
+        title = (f"{graph.map_name}: {summary['total']} files: {summary['pakfile']} in the pakfile, "
+                 f"{summary['folder']} in folders, {summary['vpk']} in VPKs, {summary['missing']} missing")
+        _common.print_table(title, ["path", "kind", "found", "referenced by"], rows)
+        # Piped, stdout holds only records: the summary and notes go to stderr.
+        if not _common.is_terminal():
+            print(title, file=sys.stderr)
         for line in fs.unresolved:
-            print(f"note: search path not mounted: {line}")
+            print(f"sourcebsp: note: search path not mounted: {line}", file=sys.stderr)
         for problem in graph.problems:
-            print(f"warning: {problem}")
+            print(f"sourcebsp: warning: {problem}", file=sys.stderr)
         return 0
 
     return _common.run(body)
