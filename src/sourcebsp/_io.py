@@ -4,12 +4,16 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 
-def atomic_write(target: Path, *chunks: bytes) -> Path:
+def atomic_write(target: Path, *chunks: bytes | memoryview | Callable[[BinaryIO], None],
+                 fsync: bool = True) -> Path:
     """Write ``chunks`` to a temporary file beside ``target``, then rename it over.
 
     Readers never see a half-written file, and a failure leaves ``target`` as it was.
+    A chunk may be a function that writes to the stream itself (e.g. an
+    in-kernel copy); ``fsync=False`` skips flushing to the disk.
     """
     handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
@@ -24,9 +28,13 @@ def atomic_write(target: Path, *chunks: bytes) -> Path:
         os.chmod(temp, mode)
         with os.fdopen(handle, "wb") as stream:
             for chunk in chunks:
-                stream.write(chunk)
+                if callable(chunk):
+                    chunk(stream)
+                else:
+                    stream.write(chunk)
             stream.flush()
-            os.fsync(stream.fileno())
+            if fsync:
+                os.fsync(stream.fileno())
         os.replace(temp, target)
     except BaseException:
         if os.path.exists(temp):

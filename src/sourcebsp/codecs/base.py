@@ -7,8 +7,7 @@ from typing import Any, Literal, Mapping, Protocol
 import numpy as np
 
 from ..errors import LumpSizeError
-
-Endian = Literal["<", ">"]
+from ..header import Endian
 # lump -> lump version (None: any other) -> numpy dtype or codec
 Layouts = Mapping[Any, Mapping[Any, Any]]
 
