@@ -269,10 +269,13 @@ def lzma_compress(data: bytes | memoryview) -> bytes:
     """Compress ``data`` into a Valve LZMA block (``lzma_header_t`` + stream)."""
     import lzma
 
+    # A dictionary larger than the data gains nothing and costs the encoder ~10x
+    # its size in memory: the smallest power of two holding the data, up to 1 MiB.
+    dictionary = 1 << max(12, min(20, (len(data) - 1).bit_length()))
     alone = lzma.compress(
         data,
         format=lzma.FORMAT_ALONE,
-        filters=[{"id": lzma.FILTER_LZMA1, "preset": 6, "dict_size": 1 << 20}],
+        filters=[{"id": lzma.FILTER_LZMA1, "preset": 6, "dict_size": dictionary}],
     )
     properties, stream = alone[:5], memoryview(alone)[13:]
     return _HEADER.pack(LZMA_ID, len(data), len(stream), properties) + stream

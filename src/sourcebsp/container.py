@@ -27,7 +27,7 @@ from .errors import BspError, BspFormatError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .variants import Variant, detect_variant, get_variant, supported_versions
-from .writeplan import Compression, plan_write, run_parallel
+from .writeplan import Compression, plan_write, start_parallel
 
 if TYPE_CHECKING:
     from .codecs.entities import Entities
@@ -434,8 +434,22 @@ class BspFile:
              and (self.header.lumps[i].compressed or i == LumpId.GAME_LUMP)),
             key=lambda i: -self.header.lumps[i].filelen,
         )
-        for index, value in run_parallel(self._decode, heavy, min_items=2):
-            self._decoded.setdefault(index, value)
+        started = start_parallel(self._decode, heavy)
+        # The other lumps are decoded here meanwhile; every task ends before this returns.
+        errors: list[BaseException] = []
+        try:
+            for index in indices:
+                if index not in heavy:
+                    self.get_lump(index)
+        except BaseException as exc:
+            errors.append(exc)
+        for index, result in started:
+            try:
+                self._decoded.setdefault(index, result())
+            except BaseException as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
         return {i: self.get_lump(i) for i in indices}
 
     def count(self, key: LumpKey) -> int | None:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from .container import BspFile
 
-__all__ = ["Compression", "WritePlan", "plan_write", "run_parallel"]
+__all__ = ["Compression", "WritePlan", "plan_write", "run_parallel", "start_parallel"]
 
 Compression = Literal["keep", "lzma", "none"]
 
@@ -50,25 +50,39 @@ R = TypeVar("R")
 _pool: "ThreadPoolExecutor | None" = None
 
 
-def run_parallel(func: Callable[[T], R], items: Sequence[T], *, min_items: int = 2) -> list[tuple[T, R]]:
-    """``[(item, func(item))]``, on every core when there are ``min_items`` or more.
+def start_parallel(func: Callable[[T], R], items: Sequence[T], *,
+                   min_items: int = 2) -> list[tuple[T, Callable[[], R]]]:
+    """Start ``func(item)`` for every item on a thread pool; ``[(item, result getter)]``.
 
-    For work that releases the GIL (liblzma).  The thread pool is made on
-    first use and shared; an error in any item is raised after all finished.
+    For work that releases the GIL (liblzma): the caller can do other work
+    meanwhile.  With fewer than ``min_items`` items, or one core, the work is
+    done here and now.  The pool is made on first use and shared.
     """
     workers = os.cpu_count() or 1
     if len(items) < min_items or workers < 2:
-        return [(item, func(item)) for item in items]
+        done = [func(item) for item in items]
+        return [(item, (lambda value=value: value)) for item, value in zip(items, done)]
     global _pool
     if _pool is None:
         from concurrent.futures import ThreadPoolExecutor
 
         _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sourcebsp")
-    futures = [_pool.submit(func, item) for item in items]
-    from concurrent.futures import wait
+    return [(item, _pool.submit(func, item).result) for item in items]
 
-    wait(futures)
-    return [(item, future.result()) for item, future in zip(items, futures)]
+
+def run_parallel(func: Callable[[T], R], items: Sequence[T], *, min_items: int = 2) -> list[tuple[T, R]]:
+    """``[(item, func(item))]``, on every core when there are ``min_items`` or more."""
+    started = start_parallel(func, items, min_items=min_items)
+    results = []
+    error: BaseException | None = None
+    for item, result in started:
+        try:
+            results.append((item, result()))
+        except BaseException as exc:  # wait for every item before raising
+            error = error or exc
+    if error is not None:
+        raise error
+    return results
 
 
 class Region(NamedTuple):
