@@ -242,6 +242,8 @@ def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: in
     """Run liblzma on a checked block: the ``actual`` uncompressed bytes."""
     import lzma
 
+    if actual == 0:
+        return b""
     _, _, packed, properties = _HEADER.unpack_from(data)
     settings, dictionary = _PROPERTIES.unpack(properties)
     # A stream of N bytes never refers further back than N bytes: a dictionary of

@@ -168,17 +168,21 @@ class BspFile:
             Decompression budgets, for trusted maps larger than the defaults allow.
         """
         path = Path(path)
+        chosen = None if variant is None else get_variant(variant)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         mapped = None
+        view = None
         try:
             size = os.fstat(fd).st_size
             mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
             # The header is parsed from a copy, so a failure leaves nothing viewing the map.
             head = bytes(mapped[:HEADER_SIZE]) if mapped is not None else b""
-            header = read_header(head, file_size=size, versions=_versions(variant))
-            bsp = cls(header, memoryview(mapped) if mapped is not None else None, path,
-                      variant=variant, limits=limits)
+            header = read_header(head, file_size=size, versions=_versions(chosen))
+            view = memoryview(mapped) if mapped is not None else None
+            bsp = cls(header, view, path, variant=chosen, limits=limits)
         except BaseException:
+            if view is not None:
+                view.release()
             if mapped is not None:
                 mapped.close()
             os.close(fd)
@@ -295,6 +299,11 @@ class BspFile:
             stored, lump=lump_name(index, self.version), offset=entry.fileofs,
             expected_size=entry.fourcc,
         ))
+
+    @property
+    def decompressed_size(self) -> int:
+        """Bytes decompressed so far, counted against ``limits.total_size``."""
+        return self._decompressor.used
 
     # ---- decoded access -----------------------------------------------------------
     def is_loaded(self, key: LumpKey) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Literal, NamedTuple, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Generic, Literal, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 
@@ -60,8 +60,7 @@ def start_parallel(func: Callable[[T], R], items: Sequence[T], *,
     """
     workers = os.cpu_count() or 1
     if len(items) < min_items or workers < 2:
-        done = [func(item) for item in items]
-        return [(item, (lambda value=value: value)) for item, value in zip(items, done)]
+        return [(item, _Done(func(item))) for item in items]
     global _pool
     if _pool is None:
         from concurrent.futures import ThreadPoolExecutor
@@ -83,6 +82,16 @@ def run_parallel(func: Callable[[T], R], items: Sequence[T], *, min_items: int =
     if error is not None:
         raise error
     return results
+
+
+class _Done(Generic[R]):
+    """The result getter of work already done."""
+
+    def __init__(self, value: R) -> None:
+        self.value = value
+
+    def __call__(self) -> R:
+        return self.value
 
 
 class Region(NamedTuple):
