@@ -46,6 +46,17 @@ def header_dtype(endian: Endian = "<", order: LumpOrder = "std") -> np.dtype:
     ``fourCC`` is read as an integer: for an LZMA-compressed lump it holds the
     uncompressed size, in the file's byte order.
     """
+    # Built once per (byte order, lump_t order): making a dtype costs more than reading a header.
+    found = _HEADER_DTYPES.get((endian, order))
+    if found is None:
+        found = _HEADER_DTYPES[(endian, order)] = _make_header_dtype(endian, order)
+    return found
+
+
+_HEADER_DTYPES: dict[tuple[str, str], np.dtype] = {}
+
+
+def _make_header_dtype(endian: Endian, order: LumpOrder) -> np.dtype:
     lump_t = np.dtype([(name, endian + "i4") for name in _LUMP_FIELDS[order]])
     return np.dtype(
         [

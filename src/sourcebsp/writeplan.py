@@ -106,7 +106,7 @@ class WritePlan:
 
     def __init__(self, header: Header, pieces: list["bytes | memoryview | Region"], source: memoryview) -> None:
         self.header = header
-        self.pieces = pieces
+        self.pieces = _merged(pieces, source)
         self._source = source
 
     @property
@@ -128,6 +128,26 @@ class WritePlan:
         if fd is None or copy_range is None:
             return [self._view(p) for p in self.pieces]
         return [_region_copier(fd, p, self._source) if isinstance(p, Region) else p for p in self.pieces]
+
+
+def _merged(pieces: list["bytes | memoryview | Region"], source: memoryview) -> list["bytes | memoryview | Region"]:
+    """Neighbouring regions of the file as one (and short padding the file has too), so a
+    moved run of unchanged lumps is one copy."""
+    out: list["bytes | memoryview | Region"] = []
+    for piece in pieces:
+        last = out[-1] if out else None
+        if isinstance(last, Region):
+            end = last.offset + last.length
+            if isinstance(piece, Region) and piece.offset == end:
+                out[-1] = Region(last.offset, last.length + piece.length)
+                continue
+            if not isinstance(piece, Region) and len(piece) <= _ALIGNMENT and source[end : end + len(piece)] == piece:
+                out[-1] = Region(last.offset, last.length + len(piece))
+                continue
+        if not (piece.length if isinstance(piece, Region) else len(piece)):
+            continue
+        out.append(piece)
+    return out
 
 
 def _region_copier(fd: int, region: Region, source: memoryview) -> Callable[[BinaryIO], None]:
