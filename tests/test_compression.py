@@ -167,3 +167,15 @@ def test_compressed_round_trip_keeps_content() -> None:
     for payload in (b"", b"x", np.arange(100_000, dtype="<i4").tobytes()):
         block = lzma_compress(payload)
         assert lzma_decompress(block, expected_size=len(payload)) == payload
+
+
+def test_threads_decoding_one_block_share_one_decode() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    payload = bytes(range(256)) * 4000
+    block = lzma_compress(payload)
+    decompressor = Decompressor(Limits(total_size=len(payload)))
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: decompressor.decompress(block, offset=100), range(32)))
+    assert all(r is results[0] for r in results) and results[0] == payload
+    assert decompressor.used == len(payload)

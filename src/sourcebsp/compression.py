@@ -118,6 +118,7 @@ class Decompressor:
         self.budget = self.limits.total_for(file_size)
         self.used = 0
         self._blocks: dict[tuple[int, int, int], bytes] = {}
+        self._running: dict[tuple[int, int, int], threading.Event] = {}
         self._lock = threading.Lock()
 
     def decompress(self, data: bytes | memoryview, *, lump: str | None = None, offset: int = 0,
@@ -133,22 +134,33 @@ class Decompressor:
         with self._lock:
             if key in self._blocks:
                 return self._blocks[key]
-            if self.used + actual > self.budget:
-                raise DecompressionLimitError(
-                    f"decompressing {actual} more bytes would bring the file's total to "
-                    f"{self.used + actual}, over its total_size limit of {self.budget} bytes",
-                    limit="total_size", lump=lump, offset=offset, needed=self.used + actual,
-                    available=self.budget,
-                )
-            self.used += actual  # reserved before the work, so threads cannot overrun it together
+            running = self._running.get(key)
+            if running is None:
+                if self.used + actual > self.budget:
+                    raise DecompressionLimitError(
+                        f"decompressing {actual} more bytes would bring the file's total to "
+                        f"{self.used + actual}, over its total_size limit of {self.budget} bytes",
+                        limit="total_size", lump=lump, offset=offset, needed=self.used + actual,
+                        available=self.budget,
+                    )
+                # Reserved before the work, so threads cannot overrun the budget together.
+                self.used += actual
+                self._running[key] = threading.Event()
+        if running is not None:
+            # Another thread decodes this very block: wait for it (or for its failure).
+            running.wait()
+            return self.decompress(data, lump=lump, offset=offset, expected_size=expected_size)
+        out = None
         try:
             out = _inflate(data, actual, lump, offset)
-        except BaseException:
+        finally:
             with self._lock:
-                self.used -= actual
-            raise
-        with self._lock:
-            return self._blocks.setdefault(key, out)
+                if out is None:
+                    self.used -= actual
+                else:
+                    self._blocks[key] = out
+                self._running.pop(key).set()
+        return out
 
     def use(self) -> "_Using":
         """A context in which :func:`lzma_decompress` (as codecs call it) uses this decompressor."""

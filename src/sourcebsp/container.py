@@ -17,10 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Generic, Iterator, Literal, TypeVar, overload
 
-import numpy as np
-import numpy.typing as npt
 
-from ._io import atomic_write
 from .codecs.base import Codec, LumpContext, RawLump
 from .compression import Decompressor, Limits
 from .errors import BspError, BspFormatError, UnsupportedError
@@ -30,6 +27,8 @@ from .variants import Variant, detect_variant, get_variant, supported_versions
 from .writeplan import Compression, plan_write, start_parallel
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
     from .codecs.entities import Entities
     from .codecs.gamelumps import GameLumps
     from .codecs.lighting import Lightmaps
@@ -43,7 +42,8 @@ if TYPE_CHECKING:
 __all__ = ["BspFile", "ClosedMapError", "Compression", "LumpAttr", "LumpKey", "open_bsp"]
 
 LumpKey = LumpId | int | str
-Array = npt.NDArray[Any]
+if TYPE_CHECKING:
+    Array = npt.NDArray[Any]
 T = TypeVar("T")
 
 
@@ -573,6 +573,8 @@ class BspFile:
             Flush the data to the disk before the rename (what makes the save
             safe against a power cut); ``False`` is faster for scratch files.
         """
+        from ._io import atomic_write  # tempfile and what it imports, only when saving
+
         self._check_open()
         target = Path(path)
         if self.path is not None and not overwrite and target.exists() and target.resolve() == self.path.resolve():
@@ -648,21 +650,22 @@ class BspFile:
     disp_multiblend: LumpAttr[Any] = LumpAttr(LumpId.DISP_MULTIBLEND, raw_ok=True)
 
 
-# The lumps whose built-in layouts are fixed-size record tables (numpy arrays).
-ArrayLump = Literal[
-    LumpId.PLANES, LumpId.TEXDATA, LumpId.VERTEXES, LumpId.NODES, LumpId.TEXINFO, LumpId.FACES,
-    LumpId.LEAFS, LumpId.FACEIDS, LumpId.EDGES, LumpId.SURFEDGES, LumpId.MODELS, LumpId.WORLDLIGHTS,
-    LumpId.LEAFFACES, LumpId.LEAFBRUSHES, LumpId.BRUSHES, LumpId.BRUSHSIDES, LumpId.AREAS,
-    LumpId.AREAPORTALS, LumpId.PROPCOLLISION, LumpId.PROPHULLS, LumpId.PROPHULLVERTS, LumpId.PROPTRIS,
-    LumpId.DISPINFO, LumpId.ORIGINALFACES, LumpId.VERTNORMALS, LumpId.VERTNORMALINDICES,
-    LumpId.DISP_LIGHTMAP_ALPHAS, LumpId.DISP_VERTS, LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS,
-    LumpId.LEAFWATERDATA, LumpId.PRIMITIVES, LumpId.PRIMVERTS, LumpId.PRIMINDICES,
-    LumpId.CLIPPORTALVERTS, LumpId.CUBEMAPS, LumpId.TEXDATA_STRING_TABLE, LumpId.OVERLAYS,
-    LumpId.LEAFMINDISTTOWATER, LumpId.FACE_MACRO_TEXTURE_INFO, LumpId.DISP_TRIS, LumpId.WATEROVERLAYS,
-    LumpId.LEAF_AMBIENT_INDEX_HDR, LumpId.LEAF_AMBIENT_INDEX, LumpId.WORLDLIGHTS_HDR,
-    LumpId.LEAF_AMBIENT_LIGHTING_HDR, LumpId.LEAF_AMBIENT_LIGHTING, LumpId.FACES_HDR, LumpId.MAP_FLAGS,
-    LumpId.OVERLAY_FADES, LumpId.OVERLAY_SYSTEM_LEVELS,
-]
+if TYPE_CHECKING:
+    # The lumps whose built-in layouts are fixed-size record tables (numpy arrays).
+      ArrayLump = Literal[
+        LumpId.PLANES, LumpId.TEXDATA, LumpId.VERTEXES, LumpId.NODES, LumpId.TEXINFO, LumpId.FACES,
+        LumpId.LEAFS, LumpId.FACEIDS, LumpId.EDGES, LumpId.SURFEDGES, LumpId.MODELS, LumpId.WORLDLIGHTS,
+        LumpId.LEAFFACES, LumpId.LEAFBRUSHES, LumpId.BRUSHES, LumpId.BRUSHSIDES, LumpId.AREAS,
+        LumpId.AREAPORTALS, LumpId.PROPCOLLISION, LumpId.PROPHULLS, LumpId.PROPHULLVERTS, LumpId.PROPTRIS,
+        LumpId.DISPINFO, LumpId.ORIGINALFACES, LumpId.VERTNORMALS, LumpId.VERTNORMALINDICES,
+        LumpId.DISP_LIGHTMAP_ALPHAS, LumpId.DISP_VERTS, LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS,
+        LumpId.LEAFWATERDATA, LumpId.PRIMITIVES, LumpId.PRIMVERTS, LumpId.PRIMINDICES,
+        LumpId.CLIPPORTALVERTS, LumpId.CUBEMAPS, LumpId.TEXDATA_STRING_TABLE, LumpId.OVERLAYS,
+        LumpId.LEAFMINDISTTOWATER, LumpId.FACE_MACRO_TEXTURE_INFO, LumpId.DISP_TRIS, LumpId.WATEROVERLAYS,
+        LumpId.LEAF_AMBIENT_INDEX_HDR, LumpId.LEAF_AMBIENT_INDEX, LumpId.WORLDLIGHTS_HDR,
+        LumpId.LEAF_AMBIENT_LIGHTING_HDR, LumpId.LEAF_AMBIENT_LIGHTING, LumpId.FACES_HDR, LumpId.MAP_FLAGS,
+        LumpId.OVERLAY_FADES, LumpId.OVERLAY_SYSTEM_LEVELS,
+    ]
 
 
 def _versions(variant: "str | Variant | None") -> "Collection[int]":

@@ -9,15 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from .codecs import brushes, displacements, gamelumps, geometry, lighting, overlays, textures, tree
-from .codecs import visibility
-from .codecs import entities
-from .codecs import pakfile
-from .codecs import occlusion, physics, propcollision
 from .codecs.base import ArrayCodec, Codec, Layouts
 from .errors import UnsupportedError
 from .header import Endian, Header, LumpOrder
@@ -47,38 +42,83 @@ def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) ->
     return MappingProxyType({k: MappingProxyType(v) for k, v in merged.items()})
 
 
-SDK2013 = compose(
-    geometry.LAYOUTS,
-    tree.LAYOUTS,
-    brushes.LAYOUTS,
-    textures.LAYOUTS,
-    displacements.LAYOUTS,
-    lighting.LAYOUTS,
-    overlays.LAYOUTS,
-    gamelumps.LAYOUTS,
-    entities.LAYOUTS,
-    visibility.LAYOUTS,
-    pakfile.LAYOUTS,
-    physics.LAYOUTS,
-    occlusion.LAYOUTS,
-)
-SOURCE2004 = compose(SDK2013, brushes.LAYOUTS_V19, tree.LAYOUTS_V19, physics.LAYOUTS_V19,
-                     remove=lighting.REMOVED_BEFORE_V20)
-VAMPIRE = compose(SOURCE2004, geometry.LAYOUTS_V17, tree.LAYOUTS_V17)
-STRATA = compose(
-    SDK2013,
-    geometry.LAYOUTS_V25,
-    tree.LAYOUTS_V25,
-    brushes.LAYOUTS_V25,
-    displacements.LAYOUTS_V25,
-    lighting.LAYOUTS_V25,
-    overlays.LAYOUTS_V25,
-    physics.LAYOUTS_V25,
-    propcollision.LAYOUTS_V25,
-)
-# BSP 21 branches that reuse slots 22-25 (see codecs/propcollision.py).
-LEFT4DEAD2 = compose(SDK2013, propcollision.LAYOUTS_L4D2)
-CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
+_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO")
+_tables: dict[str, Layouts] = {}
+
+
+def _build_tables() -> dict[str, Layouts]:
+    """The layout tables of the engine branches, composed from the codec modules.
+
+    Built on first use, so that ``import sourcebsp`` does not import every codec.
+    """
+    if _tables:
+        return _tables
+    from .codecs import (brushes, displacements, entities, gamelumps, geometry, lighting, occlusion,
+                         overlays, pakfile, physics, propcollision, textures, tree, visibility)
+
+    SDK2013 = compose(
+        geometry.LAYOUTS,
+        tree.LAYOUTS,
+        brushes.LAYOUTS,
+        textures.LAYOUTS,
+        displacements.LAYOUTS,
+        lighting.LAYOUTS,
+        overlays.LAYOUTS,
+        gamelumps.LAYOUTS,
+        entities.LAYOUTS,
+        visibility.LAYOUTS,
+        pakfile.LAYOUTS,
+        physics.LAYOUTS,
+        occlusion.LAYOUTS,
+    )
+    SOURCE2004 = compose(SDK2013, brushes.LAYOUTS_V19, tree.LAYOUTS_V19, physics.LAYOUTS_V19,
+                         remove=lighting.REMOVED_BEFORE_V20)
+    VAMPIRE = compose(SOURCE2004, geometry.LAYOUTS_V17, tree.LAYOUTS_V17)
+    STRATA = compose(
+        SDK2013,
+        geometry.LAYOUTS_V25,
+        tree.LAYOUTS_V25,
+        brushes.LAYOUTS_V25,
+        displacements.LAYOUTS_V25,
+        lighting.LAYOUTS_V25,
+        overlays.LAYOUTS_V25,
+        physics.LAYOUTS_V25,
+        propcollision.LAYOUTS_V25,
+    )
+    # BSP 21 branches that reuse slots 22-25 (see codecs/propcollision.py).
+    LEFT4DEAD2 = compose(SDK2013, propcollision.LAYOUTS_L4D2)
+    CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
+    _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
+                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO)
+    return _tables
+
+
+def __getattr__(name: str) -> Layouts:
+    if name in _TABLE_NAMES:
+        return _build_tables()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class LazyLayouts(Mapping[Any, Mapping[Any, Any]]):
+    """A layout table that is composed on first use."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    def _get(self) -> Layouts:
+        return _build_tables()[self.table]
+
+    def __getitem__(self, lump: Any) -> Mapping[Any, Any]:
+        return self._get()[lump]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return f"LazyLayouts({self.table})"
 
 
 @dataclass(frozen=True)
@@ -143,16 +183,16 @@ class DetectRule:
 
 
 _BUILTIN = (
-    Variant("vampire", "Vampire: The Masquerade - Bloodlines (BSP 17)", VAMPIRE),
-    Variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", SOURCE2004),
-    Variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", SDK2013),
-    Variant("orange_box_x360", "Orange Box on Xbox 360 (big-endian BSP 20)", SDK2013, ">"),
-    Variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LEFT4DEAD2),
-    Variant("csgo", "CS:GO, Portal 2, Alien Swarm (BSP 21)", CSGO),
-    Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", SDK2013, ">"),
-    Variant("v22_v24", "Dota 2 beta, Contagion and other BSP 22-24 branches", SDK2013),
-    Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", STRATA),
-    Variant("v42", "BSP 42 (read with SDK 2013 layouts)", SDK2013),
+    Variant("vampire", "Vampire: The Masquerade - Bloodlines (BSP 17)", LazyLayouts("VAMPIRE")),
+    Variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", LazyLayouts("SOURCE2004")),
+    Variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", LazyLayouts("SDK2013")),
+    Variant("orange_box_x360", "Orange Box on Xbox 360 (big-endian BSP 20)", LazyLayouts("SDK2013"), ">"),
+    Variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LazyLayouts("LEFT4DEAD2")),
+    Variant("csgo", "CS:GO, Portal 2, Alien Swarm (BSP 21)", LazyLayouts("CSGO")),
+    Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", LazyLayouts("SDK2013"), ">"),
+    Variant("v22_v24", "Dota 2 beta, Contagion and other BSP 22-24 branches", LazyLayouts("SDK2013")),
+    Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", LazyLayouts("STRATA")),
+    Variant("v42", "BSP 42 (read with SDK 2013 layouts)", LazyLayouts("SDK2013")),
 )
 
 # Detection, most specific rule of each version first.
