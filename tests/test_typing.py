@@ -28,18 +28,17 @@ def test_core_modules_pass_strict(monkeypatch) -> None:
     _mypy("--strict", "--follow-imports=silent", *[arg for m in STRICT_MODULES for arg in ("-m", m)])
 
 
-def test_readme_library_example_passes_strict(tmp_path: Path, monkeypatch) -> None:
-    """The example under "## Library" sees every lump attribute with its type."""
+def test_readme_library_examples_pass_strict(tmp_path: Path, monkeypatch) -> None:
+    """The examples under "## Library" see every lump attribute with its type."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Library", 1)[1]
-    example = re.search(r"```python\n(.*?)```", section, re.S)
-    assert example is not None
-    code = example.group(1)
-    assert "bsp.planes" in code and "bsp.entities" in code
-    script = tmp_path / "readme_example.py"
-    script.write_text(code, encoding="utf-8")
+    section = readme.split("## Library", 1)[1].split("\n## ", 1)[0]
+    examples = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(examples) >= 2 and "bsp.planes" in examples[0] and "bsp.entities" in examples[0]
+    for number, code in enumerate(examples):
+        script = tmp_path / f"readme_example_{number}.py"
+        script.write_text(code, encoding="utf-8")
     monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
-    _mypy("--strict", "--follow-imports=silent", str(script))
+    _mypy("--strict", "--follow-imports=silent", *map(str, sorted(tmp_path.glob("readme_example_*.py"))))
 
 
 def test_lump_types_are_seen_by_mypy(tmp_path: Path, monkeypatch) -> None:
