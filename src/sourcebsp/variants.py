@@ -121,6 +121,17 @@ class LazyLayouts(Mapping[Any, Mapping[Any, Any]]):
         return f"LazyLayouts({self.table})"
 
 
+_array_codecs: dict[tuple[np.dtype, Endian], ArrayCodec] = {}
+
+
+def _array_codec(dtype: np.dtype, endian: Endian) -> ArrayCodec:
+    """One codec per record layout and byte order (looked up for every lump access)."""
+    codec = _array_codecs.get((dtype, endian))
+    if codec is None:
+        codec = _array_codecs[(dtype, endian)] = ArrayCodec(dtype).with_byte_order(endian)
+    return codec
+
+
 @dataclass(frozen=True)
 class Variant:
     """One engine branch's reading of a BSP file."""
@@ -150,7 +161,7 @@ class Variant:
         else:
             return None
         if isinstance(found, np.dtype):
-            return ArrayCodec(found).with_byte_order(self.endian)
+            return _array_codec(found, self.endian)
         return found  # type: ignore[no-any-return]
 
     def renamed(self, name: str, description: str | None = None) -> "Variant":
