@@ -179,3 +179,24 @@ def test_threads_decoding_one_block_share_one_decode() -> None:
         results = list(pool.map(lambda _: decompressor.decompress(block, offset=100), range(32)))
     assert all(r is results[0] for r in results) and results[0] == payload
     assert decompressor.used == len(payload)
+
+
+def test_parallel_decode_in_a_forked_child(corpus_file) -> None:
+    """The thread pool made before a fork is not reused by the child (its threads are gone)."""
+    import multiprocessing
+
+    path = corpus_file("tf2c_vipr_downfall.bsp")
+    with sourcebsp.open(path) as bsp:
+        bsp.decode_all()  # makes the pool in this process
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        sizes = pool.map(_decoded_size, [str(path)], chunksize=1)
+    with sourcebsp.open(path) as bsp:
+        bsp.decode_all()
+        assert sizes == [bsp.decompressed_size]
+
+
+def _decoded_size(path: str) -> int:
+    with sourcebsp.open(path) as bsp:
+        bsp.decode_all()
+        return bsp.decompressed_size

@@ -48,6 +48,7 @@ _ALIGNMENT = 4
 T = TypeVar("T")
 R = TypeVar("R")
 _pool: "ThreadPoolExecutor | None" = None
+_pool_pid = 0
 
 
 def start_parallel(func: Callable[[T], R], items: Sequence[T], *,
@@ -61,11 +62,12 @@ def start_parallel(func: Callable[[T], R], items: Sequence[T], *,
     workers = os.cpu_count() or 1
     if len(items) < min_items or workers < 2:
         return [(item, _Done(func(item))) for item in items]
-    global _pool
-    if _pool is None:
+    global _pool, _pool_pid
+    if _pool is None or _pool_pid != os.getpid():
+        # A forked child (a process pool of batch jobs) has the parent's pool without its threads.
         from concurrent.futures import ThreadPoolExecutor
 
-        _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sourcebsp")
+        _pool, _pool_pid = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sourcebsp"), os.getpid()
     return [(item, _pool.submit(func, item).result) for item in items]
 
 
