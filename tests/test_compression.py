@@ -190,7 +190,7 @@ def test_parallel_decode_in_a_forked_child(corpus_file) -> None:
         bsp.decode_all()  # makes the pool in this process
     context = multiprocessing.get_context("fork")
     with context.Pool(1) as pool:
-        sizes = pool.map(_decoded_size, [str(path)], chunksize=1)
+        sizes = pool.map_async(_decoded_size, [str(path)]).get(timeout=120)  # a stale pool hangs
     with sourcebsp.open(path) as bsp:
         bsp.decode_all()
         assert sizes == [bsp.decompressed_size]
