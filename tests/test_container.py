@@ -136,3 +136,50 @@ def test_saved_file_has_ordinary_permissions(corpus_file, tmp_path: Path) -> Non
     with sourcebsp.open(corpus_file("tf2_mp_lobby.bsp")) as bsp:
         bsp.save(out)  # replacing a file keeps its mode
     assert stat.S_IMODE(out.stat().st_mode) == 0o640
+
+
+def test_closed_map_raises(corpus_file, tmp_path: Path) -> None:
+    with sourcebsp.open(corpus_file("tf2_mp_lobby.bsp")) as bsp:
+        bsp.entities  # something decoded before closing
+    assert bsp.closed and "closed" in repr(bsp)
+    for access in (lambda: bsp.planes, lambda: bsp.entities, lambda: bsp.get_lump(LumpId.FACES),
+                   lambda: bsp.find_lump(LumpId.FACES), lambda: bsp.raw_lump(LumpId.PLANES),
+                   lambda: bsp.lump_bytes(LumpId.PLANES), lambda: bsp.decode_all(),
+                   lambda: bsp.to_bytes(), lambda: bsp.save(tmp_path / "out.bsp"),
+                   lambda: bsp.set_lump(LumpId.PLANES, np.zeros(0))):
+        with pytest.raises(sourcebsp.ClosedMapError, match="closed"):
+            access()
+    with pytest.raises(ValueError):  # like I/O on a closed file
+        bsp.planes
+    assert not (tmp_path / "out.bsp").exists()
+    assert bsp.version == 20 and bsp.entry(LumpId.PLANES).filelen > 0  # the header stays readable
+
+
+def test_closed_in_memory_map_raises() -> None:
+    bsp = BspFile()
+    bsp.close()
+    with pytest.raises(sourcebsp.ClosedMapError):
+        bsp.to_bytes()
+
+
+def test_from_bytes_arrays_are_read_only() -> None:
+    data = bytearray(BspFile().to_bytes())
+    bsp = BspFile.from_bytes(data)
+    assert not bsp.planes.flags.writeable
+
+
+def test_typed_attribute_of_a_raw_lump_raises(corpus_file) -> None:
+    # VTMB's occlusion lump has version 0, for which no layout is known.
+    with sourcebsp.open(corpus_file("vtmb_sp_genesisdevice_1.bsp")) as bsp:
+        assert isinstance(bsp.get_lump(LumpId.OCCLUSION), sourcebsp.RawLump)
+        assert bsp.find_lump(LumpId.OCCLUSION) is None
+        with pytest.raises(sourcebsp.UnsupportedError, match="get_lump"):
+            bsp.occlusion
+
+
+def test_lump_attributes_cover_every_lump() -> None:
+    from sourcebsp.container import LumpAttr
+
+    attrs = {name: value for name, value in vars(BspFile).items() if isinstance(value, LumpAttr)}
+    assert sorted(a.lump for a in attrs.values()) == list(LumpId)
+    assert all(name == attr.lump.name.lower() for name, attr in attrs.items())

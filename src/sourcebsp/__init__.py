@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from .codecs.base import RawLump
 from .codecs.lighting import rgbexp_to_float
-from .container import BspFile, open_bsp
+from .compression import DecompressionLimitError, Limits
+from .container import BspFile, ClosedMapError, open_bsp
 from .errors import (
     BspError,
     BspFormatError,
@@ -13,6 +14,7 @@ from .errors import (
     UnsupportedError,
 )
 from .lump_ids import LumpId
+from .variants import Variant, register_codec, register_variant, variant_names
 
 open = open_bsp  # noqa: A001 - ``sourcebsp.open(path)`` mirrors ``BspFile.open``
 
@@ -29,4 +31,11 @@ __all__ = [
     "LumpSizeError",
     "CompressionError",
     "UnsupportedError",
+    "ClosedMapError",
+    "DecompressionLimitError",
+    "Limits",
+    "Variant",
+    "register_codec",
+    "register_variant",
+    "variant_names",
 ]

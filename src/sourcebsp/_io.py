@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 __all__ = ["atomic_write", "temp_path"]
 
@@ -20,14 +21,17 @@ def temp_path(target: str | os.PathLike[str]) -> Path:
     return path.with_name(f".{path.name}{_TEMP_SUFFIX}")
 
 
-def atomic_write(target: str | os.PathLike[str], *chunks: bytes) -> Path:
+def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | Callable[[BinaryIO], None],
+                 fsync: bool = True) -> Path:
     """Write ``chunks`` to a temporary file beside ``target``, then rename it over.
 
     Readers never see a half-written file, and a failure leaves ``target`` as it
     was.  The new file gets the mode a plain ``open()`` would give it (the
     kernel applies the umask; the process umask is never changed) or, when it
     replaces a file, that file's mode.  An ``OSError`` names ``target`` as
-    given, never the temporary file.
+    given, never the temporary file.  A chunk may be a function that writes to
+    the stream itself (e.g. an in-kernel copy); ``fsync=False`` skips flushing
+    to the disk.
     """
     target = Path(target)
     temp = temp_path(target)
@@ -44,9 +48,13 @@ def atomic_write(target: str | os.PathLike[str], *chunks: bytes) -> Path:
                 if mode is not None:
                     os.chmod(stream.fileno() if os.chmod in os.supports_fd else temp, mode)
                 for chunk in chunks:
-                    stream.write(chunk)
+                    if callable(chunk):
+                        chunk(stream)
+                    else:
+                        stream.write(chunk)
                 stream.flush()
-                os.fsync(stream.fileno())
+                if fsync:
+                    os.fsync(stream.fileno())
             os.replace(temp, target)
         except BaseException:
             try:

@@ -1,15 +1,23 @@
-"""Valve's LZMA lump compression (``public/tier1/lzmaDecoder.h``).
+"""Valve's LZMA lump compression (``public/tier1/lzmaDecoder.h``), with budgets.
 
 A compressed lump (or game lump) starts with ``lzma_header_t`` -- always
 little-endian, also in big-endian console maps -- followed by a raw LZMA1
 stream.  The standard library ``lzma`` module decodes it once the 5 property
 bytes and the uncompressed size are put in front as an ``.lzma`` (alone)
 header.
+
+Maps are untrusted, so every expansion is bounded by :class:`Limits`: the size
+of one block, the LZMA dictionary a block may ask for, and the total a whole
+file may decompress to.  A :class:`Decompressor` keeps that total for one file
+and decodes each distinct block once, however many directory entries (or game
+lump entries) point at it.
 """
 from __future__ import annotations
 
-import lzma
+import contextvars
 import struct
+import threading
+from typing import NamedTuple
 
 import numpy as np
 
@@ -19,12 +27,24 @@ __all__ = [
     "LZMA_HEADER",
     "LZMA_ID",
     "MAX_UNCOMPRESSED_SIZE",
+    "Limits",
+    "DecompressionLimitError",
+    "Decompressor",
     "is_lzma",
     "lzma_decompress",
     "lzma_compress",
 ]
 
 LZMA_ID = b"LZMA"
+# unsigned int id ('LZMA'); unsigned int actualSize (uncompressed);
+# unsigned int lzmaSize (compressed, without this header); unsigned char properties[5]
+_HEADER = struct.Struct("<4sII5s")  # 17 bytes, packed
+_PROPERTIES = struct.Struct("<BI")  # lc/lp/pb byte, then the dictionary size
+
+# Kept for callers of the first release: the default limit of one block.
+MAX_UNCOMPRESSED_SIZE = 1 << 30
+
+
 LZMA_HEADER = np.dtype(
     [
         ("id", "S4"),  # unsigned int id ('LZMA')
@@ -32,10 +52,137 @@ LZMA_HEADER = np.dtype(
         ("lzma_size", "<u4"),  # unsigned int lzmaSize (compressed, without this header)
         ("properties", "u1", (5,)),  # unsigned char properties[LZMA_PROPS_SIZE]
     ]
-)  # 17 bytes, packed
+)  # 17 bytes, packed; the struct.Struct above reads the same layout without numpy overhead
 
-# No Source map holds a lump anywhere near this; a larger claim is an LZMA bomb.
-MAX_UNCOMPRESSED_SIZE = 1 << 30
+
+class Limits(NamedTuple):
+    """Budgets for what a map may decompress to; pass your own to raise them.
+
+    Parameters
+    ----------
+    total_size
+        Bytes a whole file may decompress to, summed over its lumps and game
+        lumps (a block shared by several entries counts once).  ``None``:
+        ``max(256 MiB, 32 x the file size)``; real maps stay under 5x.
+    block_size
+        Uncompressed bytes of any one LZMA block.
+    dictionary_size
+        The LZMA dictionary a block's properties may ask for (Valve's
+        compressor uses 16 MiB).
+
+    Examples
+    --------
+    >>> import sourcebsp
+    >>> limits = sourcebsp.Limits(total_size=4 << 30)
+    >>> bsp = sourcebsp.open("huge.bsp", limits=limits)   # doctest: +SKIP
+    """
+
+    total_size: int | None = None
+    block_size: int = MAX_UNCOMPRESSED_SIZE
+    dictionary_size: int = 1 << 27
+
+    def total_for(self, file_size: int) -> int:
+        """The total budget for a file of ``file_size`` bytes."""
+        if self.total_size is not None:
+            return self.total_size
+        return max(256 << 20, 32 * file_size)
+
+
+class DecompressionLimitError(CompressionError):
+    """Decompressing would exceed one of the :class:`Limits`.
+
+    A :class:`~sourcebsp.CompressionError` (the block cannot be used as it is).
+    ``limit`` names the field of :class:`Limits` that was exceeded; the
+    message says how to raise it.
+    """
+
+    def __init__(self, message: str, *, limit: str, lump: str | None = None, offset: int | None = None,
+                 needed: int | None = None, available: int | None = None) -> None:
+        self.limit = limit
+        hint = (f"; if the map is trusted, raise it with "
+                f"sourcebsp.open(path, limits=sourcebsp.Limits({limit}=...))")
+        super().__init__(message + hint, lump=lump, offset=offset, needed=needed, available=available)
+
+
+class Decompressor:
+    """Decompresses the LZMA blocks of one file within its :class:`Limits`.
+
+    Each block is identified by its position and stored size (and a checksum,
+    since a game lump's offsets are trusted no more than the directory's): a
+    block several entries point at is decoded, and counted, once.  Safe to use
+    from several threads (liblzma releases the GIL while it works).
+    """
+
+    def __init__(self, limits: Limits | None = None, file_size: int = 0) -> None:
+        self.limits = limits or Limits()
+        self.budget = self.limits.total_for(file_size)
+        self.used = 0
+        self._blocks: dict[tuple[int, int, int], bytes] = {}
+        self._running: dict[tuple[int, int, int], threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def decompress(self, data: bytes | memoryview, *, lump: str | None = None, offset: int = 0,
+                   expected_size: int | None = None) -> bytes:
+        """Decompress one Valve LZMA block (see :func:`lzma_decompress`)."""
+        import zlib
+
+        key = (offset, len(data), zlib.crc32(data))
+        found = self._blocks.get(key)
+        if found is not None:
+            return found
+        actual = _check_header(data, lump, offset, expected_size, self.limits)
+        with self._lock:
+            if key in self._blocks:
+                return self._blocks[key]
+            running = self._running.get(key)
+            if running is None:
+                if self.used + actual > self.budget:
+                    raise DecompressionLimitError(
+                        f"decompressing {actual} more bytes would bring the file's total to "
+                        f"{self.used + actual}, over its total_size limit of {self.budget} bytes",
+                        limit="total_size", lump=lump, offset=offset, needed=self.used + actual,
+                        available=self.budget,
+                    )
+                # Reserved before the work, so threads cannot overrun the budget together.
+                self.used += actual
+                self._running[key] = threading.Event()
+        if running is not None:
+            # Another thread decodes this very block: wait for it (or for its failure).
+            running.wait()
+            return self.decompress(data, lump=lump, offset=offset, expected_size=expected_size)
+        out = None
+        try:
+            out = _inflate(data, actual, lump, offset)
+        finally:
+            with self._lock:
+                if out is None:
+                    self.used -= actual
+                else:
+                    self._blocks[key] = out
+                self._running.pop(key).set()
+        return out
+
+    def use(self) -> "_Using":
+        """A context in which :func:`lzma_decompress` (as codecs call it) uses this decompressor."""
+        return _Using(self)
+
+
+_CURRENT: contextvars.ContextVar[Decompressor | None] = contextvars.ContextVar(
+    "sourcebsp_decompressor", default=None)
+
+
+class _Using:
+    def __init__(self, decompressor: Decompressor) -> None:
+        self._decompressor = decompressor
+        self._token: contextvars.Token[Decompressor | None] | None = None
+
+    def __enter__(self) -> Decompressor:
+        self._token = _CURRENT.set(self._decompressor)
+        return self._decompressor
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._token is not None
+        _CURRENT.reset(self._token)
 
 
 def is_lzma(data: bytes | memoryview) -> bool:
@@ -53,68 +200,96 @@ def lzma_decompress(
 
     ``offset`` is the absolute file offset of ``data`` (for error messages);
     ``expected_size``, when known from the directory, must equal the header's
-    ``actualSize``.
+    ``actualSize``.  Inside :meth:`Decompressor.use` the block counts against
+    that decompressor's budget; otherwise only the default per-block limits
+    apply.
     """
-    if len(data) < LZMA_HEADER.itemsize:
+    current = _CURRENT.get()
+    if current is not None:
+        return current.decompress(data, lump=lump, offset=offset, expected_size=expected_size)
+    limits = Limits()
+    return _inflate(data, _check_header(data, lump, offset, expected_size, limits), lump, offset)
+
+
+def _check_header(data: bytes | memoryview, lump: str | None, offset: int, expected_size: int | None,
+                  limits: Limits) -> int:
+    """Validate ``lzma_header_t`` against the data and the limits; the uncompressed size."""
+    if len(data) < _HEADER.size:
         raise TruncatedError(
             f"compressed data of {len(data)} bytes is shorter than the "
-            f"{LZMA_HEADER.itemsize}-byte lzma_header_t",
-            lump=lump, offset=offset, needed=LZMA_HEADER.itemsize, available=len(data),
+            f"{_HEADER.size}-byte lzma_header_t",
+            lump=lump, offset=offset, needed=_HEADER.size, available=len(data),
         )
-    head = np.frombuffer(data, LZMA_HEADER, 1)[0]
-    if bytes(head["id"]) != LZMA_ID:
-        raise CompressionError(
-            f"lzma_header_t id is {bytes(head['id'])!r}, expected {LZMA_ID!r}",
-            lump=lump, offset=offset,
-        )
-    actual = int(head["actual_size"])
-    packed = int(head["lzma_size"])
+    ident, actual, packed, properties = _HEADER.unpack_from(data)
+    if ident != LZMA_ID:
+        raise CompressionError(f"lzma_header_t id is {ident!r}, expected {LZMA_ID!r}", lump=lump, offset=offset)
     if expected_size is not None and actual != expected_size:
         raise CompressionError(
             f"lzma_header_t says {actual} uncompressed bytes, the directory says {expected_size}",
             lump=lump, offset=offset, needed=expected_size, available=actual,
         )
-    if actual > MAX_UNCOMPRESSED_SIZE:
-        raise CompressionError(
-            f"lzma_header_t claims {actual} uncompressed bytes, over the "
-            f"{MAX_UNCOMPRESSED_SIZE}-byte limit",
-            lump=lump, offset=offset, needed=actual, available=MAX_UNCOMPRESSED_SIZE,
+    if actual > limits.block_size:
+        raise DecompressionLimitError(
+            f"lzma_header_t claims {actual} uncompressed bytes, over the block_size limit of "
+            f"{limits.block_size} bytes",
+            limit="block_size", lump=lump, offset=offset, needed=actual, available=limits.block_size,
         )
-    body_start = LZMA_HEADER.itemsize
-    if body_start + packed > len(data):
+    dictionary = _PROPERTIES.unpack(properties)[1]
+    if dictionary > limits.dictionary_size:
+        raise DecompressionLimitError(
+            f"LZMA properties ask for a {dictionary}-byte dictionary, over the dictionary_size "
+            f"limit of {limits.dictionary_size} bytes",
+            limit="dictionary_size", lump=lump, offset=offset + 13, needed=dictionary,
+            available=limits.dictionary_size,
+        )
+    if _HEADER.size + packed > len(data):
         raise TruncatedError(
-            f"lzma_header_t says {packed} compressed bytes, only "
-            f"{len(data) - body_start} follow it",
-            lump=lump, offset=offset + body_start, needed=packed, available=len(data) - body_start,
+            f"lzma_header_t says {packed} compressed bytes, only {len(data) - _HEADER.size} follow it",
+            lump=lump, offset=offset + _HEADER.size, needed=packed, available=len(data) - _HEADER.size,
         )
-    alone = bytes(head["properties"]) + struct.pack("<Q", actual)
+    return int(actual)
+
+
+def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: int) -> bytes:
+    """Run liblzma on a checked block: the ``actual`` uncompressed bytes."""
+    import lzma
+
+    if actual == 0:
+        return b""
+    _, _, packed, properties = _HEADER.unpack_from(data)
+    settings, dictionary = _PROPERTIES.unpack(properties)
+    # A stream of N bytes never refers further back than N bytes: a dictionary of
+    # that size decodes it the same and bounds what liblzma allocates.
+    dictionary = min(dictionary, max(actual, 4096))
+    alone = _PROPERTIES.pack(settings, dictionary) + struct.pack("<Q", actual)
+    body = memoryview(data)[_HEADER.size : _HEADER.size + packed]
     decoder = lzma.LZMADecompressor(format=lzma.FORMAT_ALONE)
     try:
-        # max_length bounds the output: a bomb cannot grow past the stated size.
-        out = decoder.decompress(alone + bytes(data[body_start : body_start + packed]), actual)
+        # The 13-byte .lzma header first, then the stream straight from the file's
+        # pages (no joined copy); max_length bounds the output to the stated size.
+        decoder.decompress(alone, 0)
+        out = decoder.decompress(body, actual)
     except lzma.LZMAError as exc:
-        raise CompressionError(
-            f"corrupt LZMA data: {exc}", lump=lump, offset=offset + body_start
-        ) from exc
+        raise CompressionError(f"corrupt LZMA data: {exc}", lump=lump, offset=offset + _HEADER.size) from exc
     if len(out) != actual:
         raise CompressionError(
             f"LZMA data expands to {len(out)} bytes, lzma_header_t says {actual}",
-            lump=lump, offset=offset + body_start, needed=actual, available=len(out),
+            lump=lump, offset=offset + _HEADER.size, needed=actual, available=len(out),
         )
     return out
 
 
-def lzma_compress(data: bytes) -> bytes:
+def lzma_compress(data: bytes | memoryview) -> bytes:
     """Compress ``data`` into a Valve LZMA block (``lzma_header_t`` + stream)."""
+    import lzma
+
+    # A dictionary larger than the data gains nothing and costs the encoder ~10x
+    # its size in memory: the smallest power of two holding the data, up to 1 MiB.
+    dictionary = 1 << max(12, min(20, (len(data) - 1).bit_length()))
     alone = lzma.compress(
         data,
         format=lzma.FORMAT_ALONE,
-        filters=[{"id": lzma.FILTER_LZMA1, "preset": 6, "dict_size": 1 << 20}],
+        filters=[{"id": lzma.FILTER_LZMA1, "preset": 6, "dict_size": dictionary}],
     )
-    properties, stream = alone[:5], alone[13:]
-    head = np.zeros((), LZMA_HEADER)
-    head["id"] = LZMA_ID
-    head["actual_size"] = len(data)
-    head["lzma_size"] = len(stream)
-    head["properties"] = np.frombuffer(properties, "u1")
-    return head.tobytes() + stream
+    properties, stream = alone[:5], memoryview(alone)[13:]
+    return _HEADER.pack(LZMA_ID, len(data), len(stream), properties) + stream

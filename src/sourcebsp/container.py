@@ -2,36 +2,56 @@
 
 Constructors do no I/O.  :meth:`BspFile.open` memory-maps a file,
 :meth:`BspFile.from_bytes` wraps a buffer.  A lump is sliced out of the
-buffer and decoded (decompressing LZMA first) on first access.  :meth:`save`
-writes untouched lumps from their original bytes, so an unedited map comes
-out byte-identical; an edited map is re-laid with 4-byte alignment.
+buffer and decoded (decompressing LZMA first, within the file's
+:class:`~sourcebsp.compression.Limits`) on first access.
+
+Writing builds a plan (:mod:`sourcebsp.writeplan`) and never changes the map
+object: a lump is written again only when its decoded value encodes to
+something else than the file holds, so an in-place edit of any decoded value
+is saved, and an unedited map comes out byte-identical.
 """
 from __future__ import annotations
 
 import mmap
 import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import TYPE_CHECKING, Any, Collection, Generic, Iterator, Literal, TypeVar, overload
 
-from ._io import atomic_write
-from .codecs.base import Codec, Endian, LumpContext, RawLump
-from .codecs.gamelumps import GameLumps
-from .compression import lzma_compress, lzma_decompress
-from .errors import BspError, BspFormatError
-from .header import HEADER_SIZE, Header, LumpEntry, read_header
+
+from .codecs.base import Codec, LumpContext, RawLump
+from .compression import Decompressor, Limits
+from .errors import BspError, BspFormatError, UnsupportedError
+from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
-from .variants import Variant, detect_variant
+from .variants import Variant, detect_variant, get_variant, supported_versions
+from .writeplan import Compression, plan_write, start_parallel
 
-__all__ = ["BspFile", "open_bsp"]
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .codecs.entities import Entities
+    from .codecs.gamelumps import GameLumps
+    from .codecs.lighting import Lightmaps
+    from .codecs.occlusion import Occlusion
+    from .codecs.pakfile import Pakfile
+    from .codecs.physics import PhysCollide, PhysDisp
+    from .codecs.staticprops import DetailProps, StaticProps
+    from .codecs.textures import StringData
+    from .codecs.visibility import Visibility
+
+__all__ = ["BspFile", "ClosedMapError", "Compression", "LumpAttr", "LumpKey", "open_bsp"]
 
 LumpKey = LumpId | int | str
-Compression = Literal["keep", "lzma", "none"]
+if TYPE_CHECKING:
+    Array = npt.NDArray[Any]
+T = TypeVar("T")
 
-# Lumps never LZMA-compressed as a whole: the pakfile (a zip the engine reads
-# in place) and the game lump (whose sub-lumps are compressed one by one).
-_NEVER_COMPRESSED = frozenset({LumpId.PAKFILE, LumpId.XZIPPAKFILE, LumpId.GAME_LUMP})
-_ALIGNMENT = 4
+
+class ClosedMapError(BspError, ValueError):
+    """The map was closed: its lumps can no longer be read or saved.
+
+    A :class:`ValueError`, like I/O on a closed file.
+    """
 
 
 def _lump_index(key: LumpKey) -> int:
@@ -46,11 +66,61 @@ def _lump_index(key: LumpKey) -> int:
     return index
 
 
+class LumpAttr(Generic[T]):
+    """A typed attribute of :class:`BspFile` for one lump: ``bsp.planes``.
+
+    Reading gives the decoded lump (what :meth:`BspFile.get_lump` gives), as
+    the type declared here; a lump sourcebsp has no layout for raises
+    :class:`~sourcebsp.UnsupportedError` (:meth:`BspFile.get_lump` gives it
+    as a :class:`~sourcebsp.RawLump`).  Assigning is :meth:`BspFile.set_lump`.
+    """
+
+    def __init__(self, lump: LumpId, *, raw_ok: bool = False) -> None:
+        self.lump = lump
+        self.raw_ok = raw_ok
+        self.__doc__ = f"The decoded {lump.name} lump (lump {int(lump)})."
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> "LumpAttr[T]": ...
+
+    @overload
+    def __get__(self, obj: "BspFile", owner: type | None = None) -> T: ...
+
+    def __get__(self, obj: "BspFile | None", owner: type | None = None) -> "T | LumpAttr[T]":
+        if obj is None:
+            return self
+        value = obj.get_lump(self.lump)
+        if isinstance(value, RawLump) and not self.raw_ok:
+            entry = obj.header.lumps[self.lump]
+            raise UnsupportedError(
+                f"{value.reason}; bsp.get_lump(LumpId.{self.lump.name}) gives its bytes as a RawLump",
+                lump=obj.lump_name(self.lump), offset=entry.fileofs,
+            )
+        return value  # type: ignore[no-any-return]
+
+    def __set__(self, obj: "BspFile", value: T) -> None:
+        obj.set_lump(self.lump, value)
+
+
 class BspFile:
     """A Source engine BSP map.
 
     ``BspFile()`` is a valid empty map (BSP 20, no lumps).  Use
-    :func:`sourcebsp.open` / :meth:`open` for files.
+    :func:`sourcebsp.open` / :meth:`open` for files.  After :meth:`close`
+    (leaving a ``with`` block) the lumps can no longer be read or saved:
+    that raises :class:`ClosedMapError`; the header stays readable.
+
+    Parameters
+    ----------
+    header, buffer, path
+        The directory, the file's bytes and where they came from.
+    variant
+        The engine branch to read the map as (a name of
+        :func:`sourcebsp.variants.variant_names` or a
+        :class:`~sourcebsp.variants.Variant`); detected from the header when
+        None.
+    limits
+        Decompression budgets (:class:`~sourcebsp.Limits`).
 
     Examples
     --------
@@ -60,53 +130,93 @@ class BspFile:
     """
 
     def __init__(self, header: Header | None = None, buffer: bytes | memoryview | None = None,
-                 path: Path | None = None) -> None:
+                 path: Path | None = None, *, variant: "str | Variant | None" = None,
+                 limits: Limits | None = None) -> None:
         self.header = header if header is not None else Header()
-        self.variant: Variant = detect_variant(self.header)
+        self.variant: Variant = detect_variant(self.header) if variant is None else get_variant(variant)
         self.path = path
-        self._buffer = memoryview(buffer) if buffer is not None else memoryview(b"")
+        self.limits = limits or Limits()
+        # Read-only, so decoded arrays are read-only views that no one edits in place.
+        self._buffer = memoryview(buffer).toreadonly() if buffer is not None else memoryview(b"")
         self._mmap: mmap.mmap | None = None
+        self._fd: int | None = None  # the open file, for in-kernel copies on save
+        self._closed = False
         self._decoded: dict[int, Any] = {}
         self._replaced: set[int] = set()  # lumps given new values with set_lump
+        self._decompressor = Decompressor(self.limits, len(self._buffer))
 
     # ---- construction -------------------------------------------------------------
     @classmethod
-    def from_bytes(cls, data: bytes | bytearray | memoryview) -> "BspFile":
+    def from_bytes(cls, data: bytes | bytearray | memoryview, *, variant: "str | Variant | None" = None,
+                   limits: Limits | None = None) -> "BspFile":
         """A map read from an in-memory buffer."""
         view = memoryview(data).cast("B")
-        return cls(read_header(bytes(view[:HEADER_SIZE]), file_size=len(view)), view)
+        header = read_header(bytes(view[:HEADER_SIZE]), file_size=len(view), versions=_versions(variant))
+        return cls(header, view, variant=variant, limits=limits)
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> "BspFile":
-        """Memory-map and read the header of the map at ``path``."""
+    def open(cls, path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
+             limits: Limits | None = None) -> "BspFile":
+        """Memory-map and read the header of the map at ``path``.
+
+        Parameters
+        ----------
+        variant
+            Read the map as this engine branch instead of the detected one
+            (e.g. ``"csgo"`` or ``"left4dead2"`` for a BSP 21 map).
+        limits
+            Decompression budgets, for trusted maps larger than the defaults allow.
+        """
         path = Path(path)
-        with path.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        chosen = None if variant is None else get_variant(variant)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        mapped = None
+        view = None
         try:
+            size = os.fstat(fd).st_size
+            mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
             # The header is parsed from a copy, so a failure leaves nothing viewing the map.
             head = bytes(mapped[:HEADER_SIZE]) if mapped is not None else b""
-            header = read_header(head, file_size=size)
+            header = read_header(head, file_size=size, versions=_versions(chosen))
+            view = memoryview(mapped) if mapped is not None else None
+            bsp = cls(header, view, path, variant=chosen, limits=limits)
         except BaseException:
+            if view is not None:
+                view.release()
             if mapped is not None:
                 mapped.close()
+            os.close(fd)
             raise
-        bsp = cls(header, memoryview(mapped) if mapped is not None else None, path)
-        bsp._mmap = mapped
+        bsp._mmap, bsp._fd = mapped, fd
         return bsp
 
     def close(self) -> None:
-        """Release the memory map.  Decoded lumps that were not copied become invalid."""
+        """Release the file.  Reading or saving lumps afterwards raises :class:`ClosedMapError`;
+        decoded arrays still held keep the memory map alive until they are freed."""
+        self._closed = True
+        self._decoded = {}
+        self._replaced = set()
+        self._decompressor = Decompressor(self.limits)
+        self._buffer.release()
+        self._buffer = memoryview(b"")
         if self._mmap is not None:
-            self._decoded = {k: v for k, v in self._decoded.items() if k in self._replaced}
-            self._buffer.release()
-            self._buffer = memoryview(b"")
             try:
                 self._mmap.close()
             except BufferError:
-                # numpy arrays still view the map; it is freed when they are.
-                pass
+                pass  # numpy arrays still view the map; it is freed when they are
             self._mmap = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            where = f" {self.path}" if self.path else ""
+            raise ClosedMapError(f"the map{where} was closed; open it again to read or save its lumps")
 
     def __enter__(self) -> "BspFile":
         return self
@@ -114,9 +224,15 @@ class BspFile:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def __del__(self) -> None:
+        if getattr(self, "_fd", None) is not None:
+            os.close(self._fd)  # type: ignore[arg-type]
+            self._fd = None
+
     def __repr__(self) -> str:
         where = f" {self.path.name!r}" if self.path else ""
-        return f"<BspFile{where} {self.header.ident.decode()} v{self.version} {self.variant.name}>"
+        state = " closed" if self._closed else ""
+        return f"<BspFile{where} {self.header.ident.decode('latin-1')} v{self.version} {self.variant.name}{state}>"
 
     # ---- header facts -------------------------------------------------------------
     @property
@@ -143,6 +259,11 @@ class BspFile:
         """The directory entry (``lump_t``) of a lump."""
         return self.header.lumps[_lump_index(key)]
 
+    def has_lump(self, key: LumpKey) -> bool:
+        """Whether the map holds the lump (a non-empty entry, or a value set since)."""
+        index = _lump_index(key)
+        return bool(self.header.lumps[index].filelen) or index in self._replaced
+
     def _context(self, index: int, file_offset: int | None = None) -> LumpContext:
         entry = self.header.lumps[index]
         return LumpContext(
@@ -159,66 +280,149 @@ class BspFile:
     # ---- raw access ---------------------------------------------------------------
     def raw_lump(self, key: LumpKey) -> memoryview:
         """The lump's bytes as stored in the file (compressed if it is)."""
+        self._check_open()
         entry = self.header.lumps[_lump_index(key)]
         return self._buffer[entry.fileofs : entry.fileofs + entry.filelen]
 
     def lump_bytes(self, key: LumpKey) -> memoryview:
-        """The lump's original bytes, decompressed if the file compresses it."""
+        """The lump's original bytes, decompressed if the file compresses it.
+
+        Raises :class:`~sourcebsp.DecompressionLimitError` past the file's
+        decompression budget (each block is decompressed, and counted, once).
+        """
         index = _lump_index(key)
         entry = self.header.lumps[index]
         stored = self.raw_lump(index)
         if not entry.compressed:
             return stored
-        return memoryview(lzma_decompress(
+        return memoryview(self._decompressor.decompress(
             stored, lump=lump_name(index, self.version), offset=entry.fileofs,
             expected_size=entry.fourcc,
         ))
+
+    @property
+    def decompressed_size(self) -> int:
+        """Bytes decompressed so far, counted against ``limits.total_size``."""
+        return self._decompressor.used
 
     # ---- decoded access -----------------------------------------------------------
     def is_loaded(self, key: LumpKey) -> bool:
         """Whether the lump has been decoded (or set) already."""
         return _lump_index(key) in self._decoded
 
+    @overload
+    def get_lump(self, key: Literal[LumpId.ENTITIES]) -> "Entities | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.VISIBILITY]) -> "Visibility | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR]) -> "Lightmaps | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.OCCLUSION]) -> "Occlusion | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB]) -> "PhysCollide | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.PHYSDISP]) -> "PhysDisp | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.GAME_LUMP]) -> "GameLumps | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.PAKFILE]) -> "Pakfile | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.TEXDATA_STRING_DATA]) -> "StringData | RawLump": ...
+    @overload
+    def get_lump(self, key: "ArrayLump") -> "Array | RawLump": ...
+    @overload
+    def get_lump(self, key: LumpKey) -> Any: ...
+
     def get_lump(self, key: LumpKey) -> Any:
-        """The decoded lump: a numpy array, a codec's object, or a :class:`RawLump`."""
+        """The decoded lump: a numpy array, a codec's object, or a :class:`RawLump`.
+
+        With a :class:`~sourcebsp.LumpId` a type checker knows which.
+        """
+        self._check_open()
         index = _lump_index(key)
         if index not in self._decoded:
             self._decoded[index] = self._decode(index)
         return self._decoded[index]
 
-    __getitem__ = get_lump
+    def __getitem__(self, key: LumpKey) -> Any:
+        return self.get_lump(key)
 
     def _decode(self, index: int) -> Any:
+        """Decode a lump from the file (without keeping the value)."""
         codec = self.codec(index)
         data = self.lump_bytes(index)
         if codec is None:
             version = self.header.lumps[index].version
             return RawLump(bytes(data), f"no layout known for lump version {version} "
                                         f"in variant {self.variant.name}")
-        return codec.decode(data, self._context(index))
+        # Codecs that decompress inside the lump (game lumps) share the file's budget.
+        with self._decompressor.use():
+            return codec.decode(data, self._context(index))
+
+    @overload
+    def find_lump(self, key: Literal[LumpId.ENTITIES]) -> "Entities | None": ...
+    @overload
+    def find_lump(self, key: Literal[LumpId.VISIBILITY]) -> "Visibility | None": ...
+    @overload
+    def find_lump(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR]) -> "Lightmaps | None": ...
+    @overload
+    def find_lump(self, key: Literal[LumpId.OCCLUSION]) -> "Occlusion | None": ...
+    @overload
+    def find_lump(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB]) -> "PhysCollide | None": ...
+    @overload
+    def find_lump(self, key: Literal[LumpId.PHYSDISP]) -> "PhysDisp | None": ...
+    @overload
+    def find_lump(self, key: Literal[LumpId.GAME_LUMP]) -> "GameLumps | None": ...
+    @overload
+    def find_lump(self, key: Literal[LumpId.PAKFILE]) -> "Pakfile | None": ...
+    @overload
+    def find_lump(self, key: Literal[LumpId.TEXDATA_STRING_DATA]) -> "StringData | None": ...
+    @overload
+    def find_lump(self, key: "ArrayLump") -> "Array | None": ...
+    @overload
+    def find_lump(self, key: LumpKey) -> Any: ...
 
     def find_lump(self, key: LumpKey) -> Any:
         """The decoded lump, or None when the map has none or keeps it raw."""
         index = _lump_index(key)
+        self._check_open()
         if not self.header.lumps[index].filelen and index not in self._decoded:
             return None
         value = self.get_lump(index)
         return None if isinstance(value, RawLump) else value
 
+    @overload
+    def require_lump(self, key: Literal[LumpId.ENTITIES], purpose: str) -> "Entities | None": ...
+    @overload
+    def require_lump(self, key: Literal[LumpId.VISIBILITY], purpose: str) -> "Visibility | None": ...
+    @overload
+    def require_lump(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR],
+                     purpose: str) -> "Lightmaps | None": ...
+    @overload
+    def require_lump(self, key: Literal[LumpId.GAME_LUMP], purpose: str) -> "GameLumps | None": ...
+    @overload
+    def require_lump(self, key: Literal[LumpId.PAKFILE], purpose: str) -> "Pakfile | None": ...
+    @overload
+    def require_lump(self, key: Literal[LumpId.TEXDATA_STRING_DATA], purpose: str) -> "StringData | None": ...
+    @overload
+    def require_lump(self, key: "ArrayLump", purpose: str) -> "Array | None": ...
+    @overload
+    def require_lump(self, key: LumpKey, purpose: str) -> Any: ...
+
     def require_lump(self, key: LumpKey, purpose: str) -> Any:
         """The decoded lump, None when the map has none; a lump kept raw raises,
         naming ``purpose`` (what needed it)."""
         index = _lump_index(key)
-        if not self.header.lumps[index].filelen and index not in self._decoded:
-            return None
-        value = self.get_lump(index)
-        if isinstance(value, RawLump):
-            raise BspFormatError(f"cannot {purpose}: {value.reason}", lump=lump_name(index, self.version),
+        value = self.find_lump(index)
+        if value is None and index in self._decoded:
+            raw = self._decoded[index]
+            raise BspFormatError(f"cannot {purpose}: {raw.reason}", lump=lump_name(index, self.version),
                                  offset=self.header.lumps[index].fileofs)
         return value
 
     def set_lump(self, key: LumpKey, value: Any) -> None:
         """Give a lump a new decoded value; it is encoded when the map is saved."""
+        self._check_open()
         index = _lump_index(key)
         self._decoded[index] = value
         self._replaced.add(index)
@@ -227,8 +431,35 @@ class BspFile:
         self.set_lump(key, value)
 
     def decode_all(self) -> dict[int, Any]:
-        """Decode every non-empty lump; returns {lump index: value}."""
-        return {i: self.get_lump(i) for i in range(NUM_LUMPS) if self.header.lumps[i].filelen}
+        """Decode every non-empty lump; returns {lump index: value}.
+
+        LZMA-compressed lumps (and the game lump, whose sub-lumps may be
+        compressed) are decompressed on every core meanwhile.
+        """
+        self._check_open()
+        indices = [i for i in range(NUM_LUMPS) if self.header.lumps[i].filelen]
+        heavy = sorted(
+            (i for i in indices if i not in self._decoded
+             and (self.header.lumps[i].compressed or i == LumpId.GAME_LUMP)),
+            key=lambda i: -self.header.lumps[i].filelen,
+        )
+        started = start_parallel(self._decode, heavy)
+        # The other lumps are decoded here meanwhile; every task ends before this returns.
+        errors: list[BaseException] = []
+        try:
+            for index in indices:
+                if index not in heavy:
+                    self.get_lump(index)
+        except BaseException as exc:
+            errors.append(exc)
+        for index, result in started:
+            try:
+                self._decoded.setdefault(index, result())
+            except BaseException as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+        return {i: self.get_lump(i) for i in indices}
 
     def count(self, key: LumpKey) -> int | None:
         """Number of decoded elements of a lump (None for a raw lump)."""
@@ -245,15 +476,18 @@ class BspFile:
                 yield LumpId(index), entry
 
     @property
-    def game_lumps(self) -> GameLumps:
+    def game_lumps(self) -> "GameLumps":
+        """The game lump directory (empty when the map has none or it stays raw)."""
         value = self.get_lump(LumpId.GAME_LUMP)
         if isinstance(value, RawLump):
+            from .codecs.gamelumps import GameLumps
+
             return GameLumps()
-        return value  # type: ignore[no-any-return]
+        return value
 
     # ---- static and detail props (game lump sub-lumps, codecs/staticprops.py) -----
     @property
-    def static_props(self) -> Any:
+    def static_props(self) -> "StaticProps":
         """The static props (:class:`~sourcebsp.codecs.staticprops.StaticProps`).
 
         Edits (``move``, ``add``, ``remove`` or the arrays in place) are saved
@@ -263,10 +497,12 @@ class BspFile:
         from .codecs.staticprops import StaticProps
 
         lump = self.game_lumps.get("sprp") if self.entry(LumpId.GAME_LUMP).filelen else None
-        return lump.value if lump is not None else StaticProps.empty(bsp_version=self.version, endian=self.endian)
+        if lump is None:
+            return StaticProps.empty(bsp_version=self.version, endian=self.endian)
+        return lump.value  # type: ignore[no-any-return]
 
     @property
-    def detail_props(self) -> Any:
+    def detail_props(self) -> "DetailProps | None":
         """The detail props (:class:`~sourcebsp.codecs.staticprops.DetailProps`), or None."""
         lump = self.game_lumps.get("dprp") if self.entry(LumpId.GAME_LUMP).filelen else None
         return lump.value if lump is not None else None
@@ -310,120 +546,18 @@ class BspFile:
         return queries.is_visible(self, a, b)
 
     # ---- writing ------------------------------------------------------------------
-    def _encoded(self, index: int, file_offset: int) -> bytes:
-        value = self._decoded[index]
-        if isinstance(value, RawLump):
-            return value.data
-        codec = self.codec(index)
-        if codec is None:
-            raise BspFormatError(f"no codec to encode {type(value).__name__}",
-                                 lump=lump_name(index, self.version))
-        return codec.encode(value, self._context(index, file_offset))
-
     def to_bytes(self, *, reencode: bool = False, compression: Compression = "keep") -> bytes:
-        """The whole map as bytes (see :meth:`save`)."""
-        if reencode:
-            self.decode_all()
-        if compression != "keep":
-            game = self.get_lump(LumpId.GAME_LUMP) if self.header.lumps[LumpId.GAME_LUMP].filelen else None
-            if isinstance(game, GameLumps):
-                game.set_compressed(compression == "lzma")
-                self._replaced.add(LumpId.GAME_LUMP)
-        changed = set(self._replaced)
-        # Objects a user can change in place (entities, game lumps, the pakfile)
-        # are encoded again whenever they were loaded; arrays decoded from the
-        # file are read-only views, so they change only through set_lump.
-        changed |= {i for i in self._decoded if getattr(self.codec(i), "mutable", False)}
-        if reencode:
-            changed |= set(self._decoded)
-        if not changed and compression == "keep" and len(self._buffer):
-            return bytes(self._buffer)
-        return self._relay(changed, compression)
-
-    def _wants_lzma(self, index: int, compression: Compression, length: int) -> bool:
-        if compression == "keep":
-            return self.header.lumps[index].compressed
-        return compression == "lzma" and index not in _NEVER_COMPRESSED and length > 0
-
-    def _relay(self, changed: set[int], compression: Compression) -> bytes:
-        """Lay the lumps out again: original order, 4-byte aligned, pakfile last.
-
-        When every lump keeps its size and compression the original offsets are
-        kept, so a decode/encode round trip stays byte-identical.
-        """
-        entries = self.header.lumps
-        payloads: dict[int, bytes] = {}
-        flags: dict[int, int] = {}  # uncompressed size stored in fourCC, 0 if none
-        # Encoding the game lump needs its final offset; try the original one first.
-        def payload(index: int) -> tuple[bytes, int]:
-            return self._payload(index, changed, compression, entries[index].fileofs)
-
-        if compression == "lzma":
-            # LZMA releases the GIL: compress the lumps on every core.
-            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-                results = list(pool.map(payload, range(NUM_LUMPS)))
-        else:
-            results = [payload(index) for index in range(NUM_LUMPS)]
-        for index, (data, fourcc) in enumerate(results):
-            payloads[index], flags[index] = data, fourcc
-        same_layout = len(self._buffer) >= HEADER_SIZE and all(
-            len(payloads[i]) == entries[i].filelen and flags[i] == entries[i].fourcc
-            for i in range(NUM_LUMPS)
-        )
-        if same_layout:
-            out = bytearray(self._buffer)
-            for index in changed:
-                entry = entries[index]
-                out[entry.fileofs : entry.fileofs + entry.filelen] = payloads[index]
-            # Header edits that move nothing (a lump version set by a lump file,
-            # the map revision) are written too; an unedited header encodes to
-            # its original bytes.
-            out[:HEADER_SIZE] = self.header.to_bytes()
-            return bytes(out)
-        order = sorted(range(NUM_LUMPS), key=lambda i: (i == LumpId.PAKFILE, entries[i].fileofs, i))
-        position = HEADER_SIZE
-        offsets: dict[int, int] = {}
-        for index in order:
-            moved = position != entries[index].fileofs
-            if payloads[index] and moved and self._holds_file_offsets(index):
-                # Its bytes hold absolute offsets (game lumps, some pakfiles): encode it where it lands.
-                self.get_lump(index)
-                payloads[index], flags[index] = self._payload(index, changed | {index}, compression, position)
-            offsets[index] = position
-            position += len(payloads[index])
-            position += -position % _ALIGNMENT
-        out = bytearray(position)
-        lumps = []
-        for index in range(NUM_LUMPS):
-            data = payloads[index]
-            out[offsets[index] : offsets[index] + len(data)] = data
-            lumps.append(LumpEntry(offsets[index], len(data), entries[index].version, flags[index]))
-        header = Header(self.header.ident, self.version, lumps, self.map_revision, self.header.lump_order)
-        out[:HEADER_SIZE] = header.to_bytes()
-        return bytes(out)
-
-    def _holds_file_offsets(self, index: int) -> bool:
-        check = getattr(self.codec(index), "holds_file_offsets", None)
-        return bool(check and check(self.raw_lump(index), self.header.lumps[index].fileofs))
-
-    def _payload(self, index: int, changed: set[int], compression: Compression,
-                 file_offset: int) -> tuple[bytes, int]:
-        """The bytes to store for a lump, and the value for its fourCC field."""
-        entry = self.header.lumps[index]
-        if index not in changed and (compression == "keep" or not entry.filelen):
-            return bytes(self.raw_lump(index)), entry.fourcc
-        plain = self._encoded(index, file_offset) if index in changed else bytes(self.lump_bytes(index))
-        if self._wants_lzma(index, compression, len(plain)):
-            # Recompressing would not give the original stream back: keep it while
-            # the content is what it decompresses to.
-            if entry.compressed and (index not in changed or plain == self.lump_bytes(index)):
-                return bytes(self.raw_lump(index)), entry.fourcc
-            return lzma_compress(plain), len(plain)
-        return plain, 0
+        """The whole map as bytes (see :meth:`save`).  The map object is not changed."""
+        self._check_open()
+        return plan_write(self, reencode=reencode, compression=compression).to_bytes()
 
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False, reencode: bool = False,
-             compression: Compression = "keep") -> Path:
+             compression: Compression = "keep", fsync: bool = True) -> Path:
         """Write the map to ``path`` atomically (temporary file, then rename).
+
+        Untouched lumps are copied from the file as they are (in the kernel
+        where it can), so saving needs little memory whatever the map's size.
+        The map object is not changed by saving.
 
         Parameters
         ----------
@@ -435,28 +569,112 @@ class BspFile:
         compression
             ``"keep"`` as found, ``"lzma"`` to compress every lump but the
             pakfile (game lumps one by one), ``"none"`` to decompress all.
+        fsync
+            Flush the data to the disk before the rename (what makes the save
+            safe against a power cut); ``False`` is faster for scratch files.
         """
+        from ._io import atomic_write  # tempfile and what it imports, only when saving
+
+        self._check_open()
         target = Path(path)
         if self.path is not None and not overwrite and target.exists() and target.resolve() == self.path.resolve():
             raise BspError(f"refusing to overwrite the input map {target} (pass overwrite=True)")
-        return atomic_write(target, self.to_bytes(reencode=reencode, compression=compression))
+        plan = plan_write(self, reencode=reencode, compression=compression)
+        return atomic_write(target, *plan.writers(self._fd), fsync=fsync)
+
+    # ---- typed lump attributes ------------------------------------------------------
+    entities: LumpAttr["Entities"] = LumpAttr(LumpId.ENTITIES)
+    planes: LumpAttr[Array] = LumpAttr(LumpId.PLANES)
+    texdata: LumpAttr[Array] = LumpAttr(LumpId.TEXDATA)
+    vertexes: LumpAttr[Array] = LumpAttr(LumpId.VERTEXES)
+    visibility: LumpAttr["Visibility"] = LumpAttr(LumpId.VISIBILITY)
+    nodes: LumpAttr[Array] = LumpAttr(LumpId.NODES)
+    texinfo: LumpAttr[Array] = LumpAttr(LumpId.TEXINFO)
+    faces: LumpAttr[Array] = LumpAttr(LumpId.FACES)
+    lighting: LumpAttr["Lightmaps"] = LumpAttr(LumpId.LIGHTING)
+    occlusion: LumpAttr["Occlusion"] = LumpAttr(LumpId.OCCLUSION)
+    leafs: LumpAttr[Array] = LumpAttr(LumpId.LEAFS)
+    faceids: LumpAttr[Array] = LumpAttr(LumpId.FACEIDS)
+    edges: LumpAttr[Array] = LumpAttr(LumpId.EDGES)
+    surfedges: LumpAttr[Array] = LumpAttr(LumpId.SURFEDGES)
+    models: LumpAttr[Array] = LumpAttr(LumpId.MODELS)
+    worldlights: LumpAttr[Array] = LumpAttr(LumpId.WORLDLIGHTS)
+    leaffaces: LumpAttr[Array] = LumpAttr(LumpId.LEAFFACES)
+    leafbrushes: LumpAttr[Array] = LumpAttr(LumpId.LEAFBRUSHES)
+    brushes: LumpAttr[Array] = LumpAttr(LumpId.BRUSHES)
+    brushsides: LumpAttr[Array] = LumpAttr(LumpId.BRUSHSIDES)
+    areas: LumpAttr[Array] = LumpAttr(LumpId.AREAS)
+    areaportals: LumpAttr[Array] = LumpAttr(LumpId.AREAPORTALS)
+    propcollision: LumpAttr[Array] = LumpAttr(LumpId.PROPCOLLISION)
+    prophulls: LumpAttr[Array] = LumpAttr(LumpId.PROPHULLS)
+    prophullverts: LumpAttr[Array] = LumpAttr(LumpId.PROPHULLVERTS)
+    proptris: LumpAttr[Array] = LumpAttr(LumpId.PROPTRIS)
+    dispinfo: LumpAttr[Array] = LumpAttr(LumpId.DISPINFO)
+    originalfaces: LumpAttr[Array] = LumpAttr(LumpId.ORIGINALFACES)
+    physdisp: LumpAttr["PhysDisp"] = LumpAttr(LumpId.PHYSDISP)
+    physcollide: LumpAttr["PhysCollide"] = LumpAttr(LumpId.PHYSCOLLIDE)
+    vertnormals: LumpAttr[Array] = LumpAttr(LumpId.VERTNORMALS)
+    vertnormalindices: LumpAttr[Array] = LumpAttr(LumpId.VERTNORMALINDICES)
+    disp_lightmap_alphas: LumpAttr[Array] = LumpAttr(LumpId.DISP_LIGHTMAP_ALPHAS)
+    disp_verts: LumpAttr[Array] = LumpAttr(LumpId.DISP_VERTS)
+    disp_lightmap_sample_positions: LumpAttr[Array] = LumpAttr(LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS)
+    game_lump: LumpAttr["GameLumps"] = LumpAttr(LumpId.GAME_LUMP)
+    leafwaterdata: LumpAttr[Array] = LumpAttr(LumpId.LEAFWATERDATA)
+    primitives: LumpAttr[Array] = LumpAttr(LumpId.PRIMITIVES)
+    primverts: LumpAttr[Array] = LumpAttr(LumpId.PRIMVERTS)
+    primindices: LumpAttr[Array] = LumpAttr(LumpId.PRIMINDICES)
+    pakfile: LumpAttr["Pakfile"] = LumpAttr(LumpId.PAKFILE)
+    clipportalverts: LumpAttr[Array] = LumpAttr(LumpId.CLIPPORTALVERTS)
+    cubemaps: LumpAttr[Array] = LumpAttr(LumpId.CUBEMAPS)
+    texdata_string_data: LumpAttr["StringData"] = LumpAttr(LumpId.TEXDATA_STRING_DATA)
+    texdata_string_table: LumpAttr[Array] = LumpAttr(LumpId.TEXDATA_STRING_TABLE)
+    overlays: LumpAttr[Array] = LumpAttr(LumpId.OVERLAYS)
+    leafmindisttowater: LumpAttr[Array] = LumpAttr(LumpId.LEAFMINDISTTOWATER)
+    face_macro_texture_info: LumpAttr[Array] = LumpAttr(LumpId.FACE_MACRO_TEXTURE_INFO)
+    disp_tris: LumpAttr[Array] = LumpAttr(LumpId.DISP_TRIS)
+    prop_blob: LumpAttr["PhysCollide"] = LumpAttr(LumpId.PROP_BLOB)
+    wateroverlays: LumpAttr[Array] = LumpAttr(LumpId.WATEROVERLAYS)
+    leaf_ambient_index_hdr: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_INDEX_HDR)
+    leaf_ambient_index: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_INDEX)
+    lighting_hdr: LumpAttr["Lightmaps"] = LumpAttr(LumpId.LIGHTING_HDR)
+    worldlights_hdr: LumpAttr[Array] = LumpAttr(LumpId.WORLDLIGHTS_HDR)
+    leaf_ambient_lighting_hdr: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_LIGHTING_HDR)
+    leaf_ambient_lighting: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_LIGHTING)
+    # No built-in layout: a RawLump, or the value of a codec registered for it.
+    xzippakfile: LumpAttr[Any] = LumpAttr(LumpId.XZIPPAKFILE, raw_ok=True)
+    faces_hdr: LumpAttr[Array] = LumpAttr(LumpId.FACES_HDR)
+    map_flags: LumpAttr[Array] = LumpAttr(LumpId.MAP_FLAGS)
+    overlay_fades: LumpAttr[Array] = LumpAttr(LumpId.OVERLAY_FADES)
+    overlay_system_levels: LumpAttr[Array] = LumpAttr(LumpId.OVERLAY_SYSTEM_LEVELS)
+    physlevel: LumpAttr[Any] = LumpAttr(LumpId.PHYSLEVEL, raw_ok=True)
+    disp_multiblend: LumpAttr[Any] = LumpAttr(LumpId.DISP_MULTIBLEND, raw_ok=True)
 
 
-def open_bsp(path: str | os.PathLike[str]) -> BspFile:
+if TYPE_CHECKING:
+    # The lumps whose built-in layouts are fixed-size record tables (numpy arrays).
+      ArrayLump = Literal[
+        LumpId.PLANES, LumpId.TEXDATA, LumpId.VERTEXES, LumpId.NODES, LumpId.TEXINFO, LumpId.FACES,
+        LumpId.LEAFS, LumpId.FACEIDS, LumpId.EDGES, LumpId.SURFEDGES, LumpId.MODELS, LumpId.WORLDLIGHTS,
+        LumpId.LEAFFACES, LumpId.LEAFBRUSHES, LumpId.BRUSHES, LumpId.BRUSHSIDES, LumpId.AREAS,
+        LumpId.AREAPORTALS, LumpId.PROPCOLLISION, LumpId.PROPHULLS, LumpId.PROPHULLVERTS, LumpId.PROPTRIS,
+        LumpId.DISPINFO, LumpId.ORIGINALFACES, LumpId.VERTNORMALS, LumpId.VERTNORMALINDICES,
+        LumpId.DISP_LIGHTMAP_ALPHAS, LumpId.DISP_VERTS, LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS,
+        LumpId.LEAFWATERDATA, LumpId.PRIMITIVES, LumpId.PRIMVERTS, LumpId.PRIMINDICES,
+        LumpId.CLIPPORTALVERTS, LumpId.CUBEMAPS, LumpId.TEXDATA_STRING_TABLE, LumpId.OVERLAYS,
+        LumpId.LEAFMINDISTTOWATER, LumpId.FACE_MACRO_TEXTURE_INFO, LumpId.DISP_TRIS, LumpId.WATEROVERLAYS,
+        LumpId.LEAF_AMBIENT_INDEX_HDR, LumpId.LEAF_AMBIENT_INDEX, LumpId.WORLDLIGHTS_HDR,
+        LumpId.LEAF_AMBIENT_LIGHTING_HDR, LumpId.LEAF_AMBIENT_LIGHTING, LumpId.FACES_HDR, LumpId.MAP_FLAGS,
+        LumpId.OVERLAY_FADES, LumpId.OVERLAY_SYSTEM_LEVELS,
+    ]
+
+
+def _versions(variant: "str | Variant | None") -> "Collection[int]":
+    """The BSP versions to accept: any a detection rule knows, or any at all
+    when the caller names the variant."""
+    return supported_versions() if variant is None else range(-(2**31), 2**31)
+
+
+def open_bsp(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
+             limits: Limits | None = None) -> BspFile:
     """Open the map at ``path`` (same as :meth:`BspFile.open`)."""
-    return BspFile.open(path)
-
-
-def _add_lump_properties() -> None:
-    """``bsp.planes``, ``bsp.vertexes``, ... for every lump id."""
-    for lump in LumpId:
-        def getter(self: BspFile, _lump: LumpId = lump) -> Any:
-            return self.get_lump(_lump)
-
-        def setter(self: BspFile, value: Any, _lump: LumpId = lump) -> None:
-            self.set_lump(_lump, value)
-
-        setattr(BspFile, lump.name.lower(), property(getter, setter, doc=f"The decoded {lump.name} lump."))
-
-
-_add_lump_properties()
+    return BspFile.open(path, variant=variant, limits=limits)

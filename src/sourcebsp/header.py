@@ -9,15 +9,15 @@ are consistent with the file size.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Collection, Literal
 
 import numpy as np
 
-from .codecs.base import Endian
 from .errors import BspFormatError, TruncatedError, UnsupportedError
 from .lump_ids import NUM_LUMPS, lump_name
 
 __all__ = [
+    "Endian",
     "HEADER_SIZE",
     "IDENTS",
     "LumpEntry",
@@ -26,6 +26,7 @@ __all__ = [
     "header_dtype",
 ]
 
+Endian = Literal["<", ">"]  # the file's byte order: "<" PC, ">" consoles
 LumpOrder = Literal["std", "l4d2"]
 
 # The ident as the four bytes at the start of the file, and the byte order it implies.
@@ -45,6 +46,17 @@ def header_dtype(endian: Endian = "<", order: LumpOrder = "std") -> np.dtype:
     ``fourCC`` is read as an integer: for an LZMA-compressed lump it holds the
     uncompressed size, in the file's byte order.
     """
+    # Built once per (byte order, lump_t order): making a dtype costs more than reading a header.
+    found = _HEADER_DTYPES.get((endian, order))
+    if found is None:
+        found = _HEADER_DTYPES[(endian, order)] = _make_header_dtype(endian, order)
+    return found
+
+
+_HEADER_DTYPES: dict[tuple[str, str], np.dtype] = {}
+
+
+def _make_header_dtype(endian: Endian, order: LumpOrder) -> np.dtype:
     lump_t = np.dtype([(name, endian + "i4") for name in _LUMP_FIELDS[order]])
     return np.dtype(
         [
@@ -125,8 +137,12 @@ def _inconsistencies(table: np.ndarray, file_size: int) -> int:
     return int(bad.sum() + implausible.sum())
 
 
-def read_header(data: memoryview | bytes, file_size: int | None = None) -> Header:
+def read_header(data: memoryview | bytes, file_size: int | None = None,
+                versions: Collection[int] = SUPPORTED_VERSIONS) -> Header:
     """Read and validate the header at the start of ``data``.
+
+    ``versions`` are the BSP versions to accept (the container passes those
+    its variant table knows, registered ones included).
 
     Raises
     ------
@@ -152,10 +168,10 @@ def read_header(data: memoryview | bytes, file_size: int | None = None) -> Heade
         )
     endian = IDENTS[ident]
     version = int(np.frombuffer(data, endian + "i4", 1, 4)[0])
-    if version not in SUPPORTED_VERSIONS:
+    if version not in versions:
         raise UnsupportedError(
             f"BSP version {version} is not supported "
-            f"(supported: {', '.join(map(str, sorted(SUPPORTED_VERSIONS)))})",
+            f"(supported: {', '.join(map(str, sorted(versions)))})",
             offset=4,
         )
     if len(data) < HEADER_SIZE:

@@ -7,22 +7,28 @@ are composed from the SDK 2013 tables without mutating them, and
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from .codecs import brushes, displacements, gamelumps, geometry, lighting, overlays, textures, tree
-from .codecs import visibility
-from .codecs import entities
-from .codecs import pakfile
-from .codecs import occlusion, physics, propcollision
-from .codecs.base import ArrayCodec, Codec, Endian, Layouts
-from .header import Header
+from .codecs.base import ArrayCodec, Codec, Layouts
+from .errors import UnsupportedError
+from .header import Endian, Header, LumpOrder
 
-__all__ = ["Variant", "VARIANTS", "detect_variant"]
-
+__all__ = [
+    "Variant",
+    "VARIANTS",
+    "DetectRule",
+    "detect_variant",
+    "detection_rules",
+    "get_variant",
+    "register_codec",
+    "register_variant",
+    "supported_versions",
+    "variant_names",
+]
 
 
 def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) -> Layouts:
@@ -36,38 +42,94 @@ def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) ->
     return MappingProxyType({k: MappingProxyType(v) for k, v in merged.items()})
 
 
-SDK2013 = compose(
-    geometry.LAYOUTS,
-    tree.LAYOUTS,
-    brushes.LAYOUTS,
-    textures.LAYOUTS,
-    displacements.LAYOUTS,
-    lighting.LAYOUTS,
-    overlays.LAYOUTS,
-    gamelumps.LAYOUTS,
-    entities.LAYOUTS,
-    visibility.LAYOUTS,
-    pakfile.LAYOUTS,
-    physics.LAYOUTS,
-    occlusion.LAYOUTS,
-)
-SOURCE2004 = compose(SDK2013, brushes.LAYOUTS_V19, tree.LAYOUTS_V19, physics.LAYOUTS_V19,
-                     remove=lighting.REMOVED_BEFORE_V20)
-VAMPIRE = compose(SOURCE2004, geometry.LAYOUTS_V17, tree.LAYOUTS_V17)
-STRATA = compose(
-    SDK2013,
-    geometry.LAYOUTS_V25,
-    tree.LAYOUTS_V25,
-    brushes.LAYOUTS_V25,
-    displacements.LAYOUTS_V25,
-    lighting.LAYOUTS_V25,
-    overlays.LAYOUTS_V25,
-    physics.LAYOUTS_V25,
-    propcollision.LAYOUTS_V25,
-)
-# BSP 21 branches that reuse slots 22-25 (see codecs/propcollision.py).
-LEFT4DEAD2 = compose(SDK2013, propcollision.LAYOUTS_L4D2)
-CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
+_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO")
+_tables: dict[str, Layouts] = {}
+
+
+def _build_tables() -> dict[str, Layouts]:
+    """The layout tables of the engine branches, composed from the codec modules.
+
+    Built on first use, so that ``import sourcebsp`` does not import every codec.
+    """
+    if _tables:
+        return _tables
+    from .codecs import (brushes, displacements, entities, gamelumps, geometry, lighting, occlusion,
+                         overlays, pakfile, physics, propcollision, textures, tree, visibility)
+
+    SDK2013 = compose(
+        geometry.LAYOUTS,
+        tree.LAYOUTS,
+        brushes.LAYOUTS,
+        textures.LAYOUTS,
+        displacements.LAYOUTS,
+        lighting.LAYOUTS,
+        overlays.LAYOUTS,
+        gamelumps.LAYOUTS,
+        entities.LAYOUTS,
+        visibility.LAYOUTS,
+        pakfile.LAYOUTS,
+        physics.LAYOUTS,
+        occlusion.LAYOUTS,
+    )
+    SOURCE2004 = compose(SDK2013, brushes.LAYOUTS_V19, tree.LAYOUTS_V19, physics.LAYOUTS_V19,
+                         remove=lighting.REMOVED_BEFORE_V20)
+    VAMPIRE = compose(SOURCE2004, geometry.LAYOUTS_V17, tree.LAYOUTS_V17)
+    STRATA = compose(
+        SDK2013,
+        geometry.LAYOUTS_V25,
+        tree.LAYOUTS_V25,
+        brushes.LAYOUTS_V25,
+        displacements.LAYOUTS_V25,
+        lighting.LAYOUTS_V25,
+        overlays.LAYOUTS_V25,
+        physics.LAYOUTS_V25,
+        propcollision.LAYOUTS_V25,
+    )
+    # BSP 21 branches that reuse slots 22-25 (see codecs/propcollision.py).
+    LEFT4DEAD2 = compose(SDK2013, propcollision.LAYOUTS_L4D2)
+    CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
+    _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
+                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO)
+    return _tables
+
+
+def __getattr__(name: str) -> Layouts:
+    if name in _TABLE_NAMES:
+        return _build_tables()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class LazyLayouts(Mapping[Any, Mapping[Any, Any]]):
+    """A layout table that is composed on first use."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    def _get(self) -> Layouts:
+        return _build_tables()[self.table]
+
+    def __getitem__(self, lump: Any) -> Mapping[Any, Any]:
+        return self._get()[lump]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return f"LazyLayouts({self.table})"
+
+
+_array_codecs: dict[tuple[np.dtype, Endian], ArrayCodec] = {}
+
+
+def _array_codec(dtype: np.dtype, endian: Endian) -> ArrayCodec:
+    """One codec per record layout and byte order (looked up for every lump access)."""
+    codec = _array_codecs.get((dtype, endian))
+    if codec is None:
+        codec = _array_codecs[(dtype, endian)] = ArrayCodec(dtype).with_byte_order(endian)
+    return codec
 
 
 @dataclass(frozen=True)
@@ -79,7 +141,7 @@ class Variant:
     layouts: Layouts
     endian: Endian = "<"
 
-    def codec(self, lump: int, lump_version: int) -> Codec | None:
+    def codec(self, lump: int, lump_version: int) -> "Codec | None":
         """The codec for ``lump`` at ``lump_version``, or None to keep it raw.
 
         A table may give a layout for ``None``: any lump version it does not
@@ -99,48 +161,139 @@ class Variant:
         else:
             return None
         if isinstance(found, np.dtype):
-            return ArrayCodec(found).with_byte_order(self.endian)
+            return _array_codec(found, self.endian)
         return found  # type: ignore[no-any-return]
 
+    def renamed(self, name: str, description: str | None = None) -> "Variant":
+        """The same reading under another name (to register a game that shares it)."""
+        return replace(self, name=name, description=self.description if description is None else description)
 
-def _variant(name: str, description: str, layouts: Layouts, endian: Endian = "<") -> Variant:
-    return Variant(name, description, layouts, endian)
+
+    def with_codec(self, lump: int, lump_version: int | None, codec: "Codec | np.dtype") -> "Variant":
+        """A new variant reading ``lump`` at ``lump_version`` (None: any other) with ``codec``."""
+        return replace(self, layouts=compose(self.layouts, {int(lump): {lump_version: codec}}))
 
 
-VARIANTS: Mapping[str, Variant] = MappingProxyType(
-    {
-        v.name: v
-        for v in (
-            _variant("vampire", "Vampire: The Masquerade - Bloodlines (BSP 17)", VAMPIRE),
-            _variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", SOURCE2004),
-            _variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", SDK2013),
-            _variant("orange_box_x360", "Orange Box on Xbox 360 (big-endian BSP 20)", SDK2013, ">"),
-            _variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LEFT4DEAD2),
-            _variant("csgo", "CS:GO, Portal 2, Alien Swarm (BSP 21)", CSGO),
-            _variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", SDK2013, ">"),
-            _variant("v22_v24", "Dota 2 beta, Contagion and other BSP 22-24 branches", SDK2013),
-            _variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", STRATA),
-            _variant("v42", "BSP 42 (read with SDK 2013 layouts)", SDK2013),
-        )
-    }
+@dataclass(frozen=True)
+class DetectRule:
+    """Which variant a header belongs to: its BSP versions, byte order and lump_t order.
+
+    ``None`` matches anything.  Rules are tried in order; the first that
+    matches names the variant.
+    """
+
+    variant: str
+    versions: frozenset[int]
+    endian: Endian | None = None
+    lump_order: LumpOrder | None = None
+
+    def matches(self, header: Header) -> bool:
+        return (header.version in self.versions
+                and self.endian in (None, header.endian)
+                and self.lump_order in (None, header.lump_order))
+
+
+_BUILTIN = (
+    Variant("vampire", "Vampire: The Masquerade - Bloodlines (BSP 17)", LazyLayouts("VAMPIRE")),
+    Variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", LazyLayouts("SOURCE2004")),
+    Variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", LazyLayouts("SDK2013")),
+    Variant("orange_box_x360", "Orange Box on Xbox 360 (big-endian BSP 20)", LazyLayouts("SDK2013"), ">"),
+    Variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LazyLayouts("LEFT4DEAD2")),
+    Variant("csgo", "CS:GO, Portal 2, Alien Swarm (BSP 21)", LazyLayouts("CSGO")),
+    Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", LazyLayouts("SDK2013"), ">"),
+    Variant("v22_v24", "Dota 2 beta, Contagion and other BSP 22-24 branches", LazyLayouts("SDK2013")),
+    Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", LazyLayouts("STRATA")),
+    Variant("v42", "BSP 42 (read with SDK 2013 layouts)", LazyLayouts("SDK2013")),
 )
+
+# Detection, most specific rule of each version first.
+_BUILTIN_RULES = (
+    DetectRule("vampire", frozenset({17})),
+    DetectRule("source2004", frozenset({18, 19})),
+    DetectRule("orange_box_x360", frozenset({20}), endian=">"),
+    DetectRule("orange_box", frozenset({20})),
+    DetectRule("console_v21", frozenset({21}), endian=">"),
+    DetectRule("left4dead2", frozenset({21}), lump_order="l4d2"),
+    DetectRule("csgo", frozenset({21})),
+    DetectRule("v22_v24", frozenset({22, 23, 24})),
+    DetectRule("strata", frozenset({25})),
+    DetectRule("v42", frozenset({42})),
+)
+
+# The registry: built at import from the tables above, changed afterwards only
+# through register_variant and register_codec.
+_variants: dict[str, Variant] = {v.name: v for v in _BUILTIN}
+_user_rules: list[DetectRule] = []
+
+VARIANTS: Mapping[str, Variant] = MappingProxyType(_variants)
+
+
+def variant_names() -> list[str]:
+    """The names :func:`get_variant` and ``sourcebsp.open(path, variant=...)`` accept."""
+    return list(_variants)
+
+
+def get_variant(name: "str | Variant") -> Variant:
+    """The variant called ``name`` (a :class:`Variant` is returned as it is)."""
+    if isinstance(name, Variant):
+        return name
+    try:
+        return _variants[name]
+    except KeyError:
+        raise ValueError(f"unknown variant {name!r}; known: {', '.join(_variants)}") from None
+
+
+def detection_rules() -> tuple[DetectRule, ...]:
+    """The rules :func:`detect_variant` tries, in order (registered ones first)."""
+    return (*_user_rules, *_BUILTIN_RULES)
+
+
+def supported_versions() -> frozenset[int]:
+    """Every BSP version some variant reads."""
+    return frozenset().union(*(rule.versions for rule in detection_rules()))
 
 
 def detect_variant(header: Header) -> Variant:
-    """The variant a header belongs to: by byte order, version and lump_t order."""
-    version, big = header.version, header.endian == ">"
-    if version == 17:
-        name = "vampire"
-    elif version < 20:
-        name = "source2004"
-    elif version == 20:
-        name = "orange_box_x360" if big else "orange_box"
-    elif version == 21:
-        name = "console_v21" if big else ("left4dead2" if header.lump_order == "l4d2" else "csgo")
-    elif version < 25:
-        name = "v22_v24"
-    elif version == 25:
-        name = "strata"
-    else:
-        name = "v42"
-    return VARIANTS[name]
+    """The variant a header belongs to: the first rule matching its version,
+    byte order and lump_t order."""
+    for rule in detection_rules():
+        if rule.matches(header):
+            return _variants[rule.variant]
+    raise UnsupportedError(
+        f"no variant reads BSP version {header.version} with byte order {header.endian!r} and "
+        f"{header.lump_order} lump_t order (register one with sourcebsp.register_variant)",
+        offset=4,
+    )
+
+
+def register_variant(variant: Variant, *, versions: Iterable[int] = (), endian: Endian | None = None,
+                     lump_order: LumpOrder | None = None) -> None:
+    """Add (or replace) a variant, from outside the package.
+
+    With ``versions`` it is also detected: for headers of those versions
+    (and, when given, that byte order and lump_t order), before the built-in
+    rules.  Without, it is used only when asked for by name, e.g.
+    ``sourcebsp.open(path, variant="mygame")``.
+
+    Examples
+    --------
+    >>> from sourcebsp.variants import VARIANTS, register_variant
+    >>> base = VARIANTS["orange_box"]
+    >>> register_variant(base.renamed("mygame", "My game (BSP 20)"))   # doctest: +SKIP
+    """
+    _variants[variant.name] = variant
+    if versions:
+        _user_rules.insert(0, DetectRule(variant.name, frozenset(versions), endian, lump_order))
+
+
+def register_codec(lump: int, lump_version: int | None, codec: "Codec | np.dtype", *,
+                   variants: Iterable[str] | None = None) -> None:
+    """Read ``lump`` at ``lump_version`` (None: any version without its own
+    layout) with ``codec`` in the named variants (default: all).
+
+    ``codec`` is a :class:`~sourcebsp.codecs.base.Codec` or a numpy dtype of
+    the lump's fixed-size records.  Maps opened afterwards use it; each
+    variant is replaced by a new value, never changed in place.
+    """
+    for name in list(variants if variants is not None else _variants):
+        _variants[name] = get_variant(name).with_codec(lump, lump_version, codec)

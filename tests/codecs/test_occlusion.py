@@ -23,7 +23,7 @@ FUNC_OCCLUDER = re.compile(rb'"classname"\s+"func_occluder"')
 
 
 def _occlusion(bsp: sourcebsp.BspFile) -> Occlusion | None:
-    value = bsp.occlusion
+    value = bsp.get_lump(LumpId.OCCLUSION)
     if isinstance(value, RawLump):
         # Only an empty lump of an unknown version may stay raw (VTMB's version 0).
         assert not value.data and bsp.entry(LumpId.OCCLUSION).version not in (1, 2)

@@ -7,7 +7,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import open_bsp
-from ..lump_ids import LumpId
 from ..queries import visibility
 from . import _common
 
@@ -40,7 +39,7 @@ def query(path: str, *, cluster: int | None = None, point: Sequence[float] | Non
         leaf = None
         if point is not None:
             leaf = int(bsp.leaf_at(np.asarray(point, dtype=np.float64)))
-            cluster = int(bsp.get_lump(LumpId.LEAFS)["cluster"][leaf])
+            cluster = int(bsp.leafs["cluster"][leaf])
         if cluster is None:
             raise ValueError("give a cluster or a point")
         if not -1 <= cluster < count:

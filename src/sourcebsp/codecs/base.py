@@ -7,8 +7,7 @@ from typing import Any, Literal, Mapping, Protocol
 import numpy as np
 
 from ..errors import LumpSizeError
-
-Endian = Literal["<", ">"]
+from ..header import Endian
 # lump -> lump version (None: any other) -> numpy dtype or codec
 Layouts = Mapping[Any, Mapping[Any, Any]]
 
@@ -30,11 +29,19 @@ class LumpContext:
 class Codec(Protocol):
     """Turns a lump's (uncompressed) bytes into a Python value and back.
 
-    A codec whose values can be changed in place sets ``mutable = True``; the
-    container then encodes such a lump again on save whenever it was loaded.
-    A codec whose bytes hold absolute file offsets also has
-    ``holds_file_offsets(stored, file_offset) -> bool``; the container encodes
-    such a lump again when it moves.
+    Change tracking needs nothing from a codec: when a map is saved, every
+    loaded value is encoded again and written only if the bytes differ from
+    the file's, so an in-place edit of any decoded object is kept.  Two
+    optional declarations refine that:
+
+    ``mutable = False``
+        The codec's values cannot change in place (the container then skips
+        encoding them unless they were set with ``set_lump``).  Read-only
+        numpy views of the file are recognised without it.  Missing or
+        ``True``: values are compared.
+    ``holds_file_offsets(stored, file_offset) -> bool``
+        The lump's bytes hold absolute file offsets, so it is encoded again
+        wherever it lands when the lumps are laid out anew.
     """
 
     def decode(self, data: memoryview, ctx: LumpContext) -> Any: ...

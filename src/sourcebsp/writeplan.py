@@ -1,0 +1,338 @@
+"""How a :class:`~sourcebsp.BspFile` is written: a plan, made without changing the map.
+
+:func:`plan_write` decides, for each lump, what to store and where:
+
+* a lump is **changed** when its decoded value encodes to other bytes than
+  the file holds.  Every loaded value is checked that way unless it cannot
+  have changed (a read-only numpy view of the file, or a codec that declares
+  ``mutable = False``), so an in-place edit of any decoded object is saved
+  whatever its codec declares;
+* an unchanged lump is copied from the file as it is (compressed or not);
+* when every lump keeps its size the original layout is kept (so a decode /
+  encode round trip is byte-identical); otherwise the lumps are laid out
+  again in their original order, 4-byte aligned, pakfile last, and lumps
+  whose bytes hold absolute file offsets are encoded where they land.
+
+The plan is a list of pieces: bytes, or regions of the input file that
+:meth:`WritePlan.writers` copies in the kernel (``copy_file_range``) when it
+can, so a save does not read the map into memory.
+"""
+from __future__ import annotations
+
+import copy
+import os
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Generic, Literal, NamedTuple, Sequence, TypeVar
+
+import numpy as np
+
+from .codecs.base import RawLump
+from .compression import lzma_compress
+from .errors import BspFormatError
+from .header import HEADER_SIZE, Header, LumpEntry
+from .lump_ids import NUM_LUMPS, LumpId, lump_name
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .container import BspFile
+
+__all__ = ["Compression", "WritePlan", "plan_write", "run_parallel", "start_parallel"]
+
+Compression = Literal["keep", "lzma", "none"]
+
+# Lumps never LZMA-compressed as a whole: the pakfile (a zip the engine reads
+# in place) and the game lump (whose sub-lumps are compressed one by one).
+_NEVER_COMPRESSED = frozenset({LumpId.PAKFILE, LumpId.XZIPPAKFILE, LumpId.GAME_LUMP})
+_ALIGNMENT = 4
+
+T = TypeVar("T")
+R = TypeVar("R")
+_pool: "ThreadPoolExecutor | None" = None
+_pool_pid = 0
+
+
+def start_parallel(func: Callable[[T], R], items: Sequence[T], *,
+                   min_items: int = 2) -> list[tuple[T, Callable[[], R]]]:
+    """Start ``func(item)`` for every item on a thread pool; ``[(item, result getter)]``.
+
+    For work that releases the GIL (liblzma): the caller can do other work
+    meanwhile.  With fewer than ``min_items`` items, or one core, the work is
+    done here and now.  The pool is made on first use and shared.
+    """
+    workers = os.cpu_count() or 1
+    if len(items) < min_items or workers < 2:
+        return [(item, _Done(func(item))) for item in items]
+    global _pool, _pool_pid
+    if _pool is None or _pool_pid != os.getpid():
+        # A forked child (a process pool of batch jobs) has the parent's pool without its threads.
+        from concurrent.futures import ThreadPoolExecutor
+
+        _pool, _pool_pid = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sourcebsp"), os.getpid()
+    return [(item, _pool.submit(func, item).result) for item in items]
+
+
+def run_parallel(func: Callable[[T], R], items: Sequence[T], *, min_items: int = 2) -> list[tuple[T, R]]:
+    """``[(item, func(item))]``, on every core when there are ``min_items`` or more."""
+    started = start_parallel(func, items, min_items=min_items)
+    results = []
+    error: BaseException | None = None
+    for item, result in started:
+        try:
+            results.append((item, result()))
+        except BaseException as exc:  # wait for every item before raising
+            error = error or exc
+    if error is not None:
+        raise error
+    return results
+
+
+class _Done(Generic[R]):
+    """The result getter of work already done."""
+
+    def __init__(self, value: R) -> None:
+        self.value = value
+
+    def __call__(self) -> R:
+        return self.value
+
+
+class Region(NamedTuple):
+    """``length`` bytes of the input file from ``offset``."""
+
+    offset: int
+    length: int
+
+
+class WritePlan:
+    """The pieces of the output file, in order, and its header."""
+
+    def __init__(self, header: Header, pieces: list["bytes | memoryview | Region"], source: memoryview) -> None:
+        self.header = header
+        self.pieces = _merged(pieces, source)
+        self._source = source
+
+    @property
+    def size(self) -> int:
+        return sum(p.length if isinstance(p, Region) else len(p) for p in self.pieces)
+
+    def _view(self, piece: "bytes | memoryview | Region") -> "bytes | memoryview":
+        if isinstance(piece, Region):
+            return self._source[piece.offset : piece.offset + piece.length]
+        return piece
+
+    def to_bytes(self) -> bytes:
+        return b"".join(self._view(p) for p in self.pieces)
+
+    def writers(self, fd: int | None) -> list["bytes | memoryview | Callable[[BinaryIO], None]"]:
+        """The pieces for :func:`~sourcebsp._io.atomic_write`: file regions become
+        in-kernel copies from ``fd`` (the open input file) when there is one."""
+        copy_range = getattr(os, "copy_file_range", None)
+        if fd is None or copy_range is None:
+            return [self._view(p) for p in self.pieces]
+        return [_region_copier(fd, p, self._source) if isinstance(p, Region) else p for p in self.pieces]
+
+
+def _merged(pieces: list["bytes | memoryview | Region"], source: memoryview) -> list["bytes | memoryview | Region"]:
+    """Neighbouring regions of the file as one (and short padding the file has too), so a
+    moved run of unchanged lumps is one copy."""
+    out: list["bytes | memoryview | Region"] = []
+    for piece in pieces:
+        last = out[-1] if out else None
+        if isinstance(last, Region):
+            end = last.offset + last.length
+            if isinstance(piece, Region) and piece.offset == end:
+                out[-1] = Region(last.offset, last.length + piece.length)
+                continue
+            if not isinstance(piece, Region) and len(piece) <= _ALIGNMENT and source[end : end + len(piece)] == piece:
+                out[-1] = Region(last.offset, last.length + len(piece))
+                continue
+        if not (piece.length if isinstance(piece, Region) else len(piece)):
+            continue
+        out.append(piece)
+    return out
+
+
+def _region_copier(fd: int, region: Region, source: memoryview) -> Callable[[BinaryIO], None]:
+    def copy_region(stream: BinaryIO) -> None:
+        stream.flush()
+        done = 0
+        try:
+            while done < region.length:
+                count = os.copy_file_range(fd, stream.fileno(), region.length - done, region.offset + done)
+                if count <= 0:
+                    break
+                done += count
+        except OSError:
+            pass  # not supported between these files: write from the memory map
+        if done < region.length:
+            stream.write(source[region.offset + done : region.offset + region.length])
+
+    return copy_region
+
+
+def _encode(bsp: "BspFile", index: int, value: Any, file_offset: int) -> bytes:
+    if isinstance(value, RawLump):
+        return bytes(value.data)
+    codec = bsp.codec(index)
+    if codec is None:
+        raise BspFormatError(f"no codec to encode {type(value).__name__}", lump=lump_name(index, bsp.version))
+    return codec.encode(value, bsp._context(index, file_offset))
+
+
+def _cannot_have_changed(bsp: "BspFile", index: int, value: Any) -> bool:
+    """True for values no one can edit in place: read-only views of the file's
+    bytes, and values of codecs that declare ``mutable = False``."""
+    if isinstance(value, np.ndarray) and not value.flags.writeable:
+        base = value
+        while isinstance(base, np.ndarray) and base.base is not None:
+            base = base.base
+        # Views of bytes or of a read-only buffer cannot be made writable again.
+        return not isinstance(base, np.ndarray)
+    return getattr(bsp.codec(index), "mutable", True) is False
+
+
+def _holds_file_offsets(bsp: "BspFile", index: int) -> bool:
+    check = getattr(bsp.codec(index), "holds_file_offsets", None)
+    return bool(check and check(bsp.raw_lump(index), bsp.header.lumps[index].fileofs))
+
+
+def _recompressed_game_lumps(value: Any, compressed: bool) -> Any:
+    """A copy of the game lump directory with every sub-lump (un)compressed;
+    the map's own value is left as it is."""
+    from .codecs.gamelumps import GameLumps
+
+    if not isinstance(value, GameLumps):
+        return value
+    lumps = [copy.copy(lump) for lump in value.lumps]
+    result = GameLumps(lumps, value.relative_offsets, value.terminator)
+    result.set_compressed(compressed)
+    return result
+
+
+def plan_write(bsp: "BspFile", *, reencode: bool = False, compression: Compression = "keep") -> WritePlan:
+    """The plan for writing ``bsp`` (see the module docstring).  ``bsp`` is not changed."""
+    if compression not in ("keep", "lzma", "none"):
+        raise ValueError(f"compression must be 'keep', 'lzma' or 'none', not {compression!r}")
+    entries = bsp.header.lumps
+    values: dict[int, Any] = dict(bsp._decoded)
+    forced: set[int] = set(bsp._replaced)
+    if reencode:
+        for index in range(NUM_LUMPS):
+            if entries[index].filelen and index not in values and bsp.codec(index) is not None:
+                values[index] = bsp._decode(index)
+        forced |= set(values)
+    game = LumpId.GAME_LUMP
+    if compression != "keep" and (entries[game].filelen or game in values):
+        values[game] = _recompressed_game_lumps(values[game] if game in values else bsp._decode(game),
+                                                compression == "lzma")
+        forced.add(game)
+
+    # New uncompressed content of the lumps that changed.
+    contents: dict[int, bytes] = {}
+    for index, value in values.items():
+        if index not in forced and _cannot_have_changed(bsp, index, value):
+            continue
+        plain = _encode(bsp, index, value, entries[index].fileofs)
+        if plain != bsp.lump_bytes(index):
+            contents[index] = plain
+
+    def wants_lzma(index: int, length: int) -> bool:
+        if length == 0:
+            return False
+        if compression == "keep":
+            return entries[index].compressed
+        return compression == "lzma" and index not in _NEVER_COMPRESSED
+
+    def stored(index: int, plain: "bytes | memoryview") -> tuple["bytes | memoryview", int]:
+        if wants_lzma(index, len(plain)):
+            return lzma_compress(plain), len(plain)
+        return plain, 0
+
+    payloads: dict[int, "bytes | memoryview"] = {}
+    fourccs: dict[int, int] = {}
+    to_convert: list[int] = []
+    as_found: set[int] = set()  # lumps stored exactly as in the file
+    for index, entry in enumerate(entries):
+        if index in contents:
+            to_convert.append(index)
+        elif (not entry.filelen or compression == "keep"
+              or entry.compressed == wants_lzma(index, entry.fourcc if entry.compressed else entry.filelen)):
+            payloads[index], fourccs[index] = bsp.raw_lump(index), entry.fourcc
+            as_found.add(index)
+        else:
+            to_convert.append(index)
+
+    def convert(index: int) -> tuple["bytes | memoryview", int]:
+        return stored(index, contents[index] if index in contents else bsp.lump_bytes(index))
+
+    # liblzma releases the GIL: compress on every core.
+    for index, (data, fourcc) in run_parallel(convert, to_convert):
+        payloads[index], fourccs[index] = data, fourcc
+
+    same_layout = len(bsp._buffer) >= HEADER_SIZE and all(
+        len(payloads[i]) == entries[i].filelen and fourccs[i] == entries[i].fourcc for i in range(NUM_LUMPS)
+    )
+    if same_layout:
+        return _patched(bsp, {i: payloads[i] for i in contents})
+    return _relaid(bsp, values, payloads, fourccs, as_found, stored)
+
+
+def _patched(bsp: "BspFile", patches: dict[int, "bytes | memoryview"]) -> WritePlan:
+    """The original layout with changed lumps written over their old bytes."""
+    entries = bsp.header.lumps
+    source = bsp._buffer
+    head = bsp.header.to_bytes()
+    spans = sorted((entries[i].fileofs, i) for i in patches)
+    overlapping = any(a_ofs + entries[a].filelen > b_ofs for (a_ofs, a), (b_ofs, _) in zip(spans, spans[1:]))
+    if overlapping:
+        # Entries sharing bytes: apply the edits in index order, as a whole copy.
+        out = bytearray(source)
+        for index in sorted(patches):
+            out[entries[index].fileofs : entries[index].fileofs + entries[index].filelen] = patches[index]
+        out[:HEADER_SIZE] = head
+        return WritePlan(bsp.header, [bytes(out)], source)
+    pieces: list["bytes | memoryview | Region"] = []
+    position = 0
+    if head != source[:HEADER_SIZE]:
+        # Header edits that move nothing (a lump version set by a lump file, the map revision).
+        pieces.append(head)
+        position = HEADER_SIZE
+    for offset, index in spans:
+        if offset > position:
+            pieces.append(Region(position, offset - position))
+        pieces.append(patches[index])
+        position = offset + entries[index].filelen
+    if position < len(source):
+        pieces.append(Region(position, len(source) - position))
+    return WritePlan(bsp.header, pieces, source)
+
+
+def _relaid(bsp: "BspFile", values: dict[int, Any], payloads: dict[int, "bytes | memoryview"],
+            fourccs: dict[int, int], as_found: set[int],
+            stored: Callable[[int, "bytes | memoryview"], tuple["bytes | memoryview", int]]) -> WritePlan:
+    """The lumps laid out again: original order, 4-byte aligned, pakfile last."""
+    entries = bsp.header.lumps
+    order = sorted(range(NUM_LUMPS), key=lambda i: (i == LumpId.PAKFILE, entries[i].fileofs, i))
+    position = HEADER_SIZE
+    offsets: dict[int, int] = {}
+    pieces: list["bytes | memoryview | Region"] = [b""]  # the header goes first
+    for index in order:
+        moved = position != entries[index].fileofs
+        if len(payloads[index]) and moved and _holds_file_offsets(bsp, index):
+            # Its bytes hold absolute offsets (game lumps, some pakfiles): encode it where it lands.
+            value = values[index] if index in values else bsp._decode(index)
+            payloads[index], fourccs[index] = stored(index, _encode(bsp, index, value, position))
+            as_found.discard(index)
+        offsets[index] = position
+        data = payloads[index]
+        entry = entries[index]
+        pieces.append(Region(entry.fileofs, entry.filelen) if index in as_found and len(data) else data)
+        position += len(data)
+        padding = -position % _ALIGNMENT
+        if padding:
+            pieces.append(bytes(padding))
+            position += padding
+    lumps = [LumpEntry(offsets[i], len(payloads[i]), entries[i].version, fourccs[i]) for i in range(NUM_LUMPS)]
+    header = Header(bsp.header.ident, bsp.version, lumps, bsp.map_revision, bsp.header.lump_order)
+    pieces[0] = header.to_bytes()
+    return WritePlan(header, pieces, bsp._buffer)

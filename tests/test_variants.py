@@ -1,0 +1,165 @@
+"""Variants: table-driven detection, choosing one by name, registering codecs and variants."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pytest
+
+import sourcebsp
+from sourcebsp import BspFile, LumpId
+from sourcebsp import variants as variants_module
+from sourcebsp.codecs.base import LumpContext
+from sourcebsp.header import HEADER_SIZE, Header, LumpEntry
+from sourcebsp.variants import VARIANTS, DetectRule, detect_variant, variant_names
+
+from .conftest import CORPUS
+
+CORPUS_README = CORPUS / "README.md"
+
+
+@pytest.fixture
+def registry() -> Iterator[None]:
+    """Put the registry back as it was after a test that registers things."""
+    saved_variants = dict(variants_module._variants)
+    saved_rules = list(variants_module._user_rules)
+    yield
+    variants_module._variants.clear()
+    variants_module._variants.update(saved_variants)
+    variants_module._user_rules[:] = saved_rules
+
+
+# Which variant each (version, byte order, lump_t order) gets: from the engine branches' facts.
+EXPECTED = [
+    (17, "<", "std", "vampire"),
+    (18, "<", "std", "source2004"),
+    (19, "<", "std", "source2004"),
+    (20, "<", "std", "orange_box"),
+    (20, ">", "std", "orange_box_x360"),
+    (21, "<", "std", "csgo"),
+    (21, "<", "l4d2", "left4dead2"),
+    (21, ">", "std", "console_v21"),
+    (22, "<", "std", "v22_v24"),
+    (24, "<", "std", "v22_v24"),
+    (25, "<", "std", "strata"),
+    (42, "<", "std", "v42"),
+]
+
+
+@pytest.mark.parametrize(("version", "endian", "order", "name"), EXPECTED)
+def test_detection_table(version: int, endian: str, order: str, name: str) -> None:
+    header = Header(ident=b"VBSP" if endian == "<" else b"PSBV", version=version, lump_order=order)  # type: ignore[arg-type]
+    assert detect_variant(header).name == name
+
+
+@pytest.mark.parametrize("version", [16, 26, 27, 29, 41, 43])
+def test_versions_without_a_rule_are_not_guessed(version: int) -> None:
+    with pytest.raises(sourcebsp.UnsupportedError, match=f"BSP version {version}"):
+        detect_variant(Header(version=version))
+    data = bytearray(BspFile().to_bytes())
+    data[4:8] = version.to_bytes(4, "little")
+    with pytest.raises(sourcebsp.UnsupportedError, match=f"BSP version {version}"):
+        BspFile.from_bytes(data)
+
+
+def test_corpus_maps_get_the_variant_of_their_header(map_path: Path) -> None:
+    """The corpus README's ident/version/lump_t columns, read independently, pick the variant."""
+    row = next(line for line in CORPUS_README.read_text().splitlines() if f"`{map_path.name}`" in line)
+    cells = [c.strip() for c in row.split("|")]
+    ident, version, endian = re.match(r"(\w+) (\d+) (LE|BE)", cells[3]).groups()  # type: ignore[union-attr]
+    expected = next(e[3] for e in EXPECTED if e[0] == int(version) and e[1] == ("<" if endian == "LE" else ">")
+                    and e[2] in (cells[4], "std") and (e[2] == cells[4] or int(version) != 21 or endian == "BE"))
+    with sourcebsp.open(map_path) as bsp:
+        assert bsp.variant.name == expected
+
+
+def test_open_with_a_named_variant(corpus_file) -> None:
+    path = corpus_file("csgo_2000.bsp")
+    with sourcebsp.open(path) as bsp:
+        assert bsp.variant.name == "csgo"
+        assert len(bsp.get_lump(LumpId.PROPCOLLISION)) > 0
+    with sourcebsp.open(path, variant="left4dead2") as bsp:
+        assert bsp.variant is VARIANTS["left4dead2"]
+        # Left 4 Dead 2 uses slots 22-25 for other records than CS:GO.
+        with pytest.raises(sourcebsp.LumpSizeError, match="PROPCOLLISION"):
+            bsp.get_lump(LumpId.PROPCOLLISION)
+    with pytest.raises(ValueError, match="unknown variant 'nope'.*orange_box"):
+        sourcebsp.open(path, variant="nope")
+
+
+def test_a_named_variant_reads_a_version_no_rule_knows(corpus_file) -> None:
+    data = bytearray(corpus_file("tf2_mp_lobby.bsp").read_bytes())
+    data[4:8] = (27).to_bytes(4, "little")
+    with pytest.raises(sourcebsp.UnsupportedError):
+        BspFile.from_bytes(data)
+    bsp = BspFile.from_bytes(data, variant="orange_box")
+    assert bsp.version == 27 and len(bsp.planes) > 0
+    assert bsp.to_bytes() == bytes(data)
+
+
+def test_variant_names_are_the_registry_keys() -> None:
+    assert variant_names() == list(VARIANTS)
+    assert "orange_box" in variant_names() and "strata" in variant_names()
+
+
+def test_registering_a_variant_adds_a_detection_rule(registry: None) -> None:
+    mine = VARIANTS["orange_box"].renamed("contagion_like", "A game on BSP 27")
+    sourcebsp.register_variant(mine, versions=[27])
+    assert detect_variant(Header(version=27)) is mine
+    assert detect_variant(Header(version=20)).name == "orange_box"  # built-ins still apply
+    assert 27 in variants_module.supported_versions()
+    assert variants_module.detection_rules()[0] == DetectRule("contagion_like", frozenset({27}))
+    bsp = BspFile(Header(version=27))
+    assert bsp.variant is mine
+
+
+class _Doubled:
+    """A codec from outside the package: the lump's bytes, twice (to tell it apart)."""
+
+    mutable = False
+
+    def decode(self, data: memoryview, ctx: LumpContext) -> bytes:
+        return bytes(data) * 2
+
+    def encode(self, value: Any, ctx: LumpContext) -> bytes:
+        return bytes(value[: len(value) // 2])
+
+    def count(self, value: Any) -> int:
+        return len(value) // 2
+
+
+def test_registering_a_codec_replaces_variants_without_changing_them(registry: None) -> None:
+    before = VARIANTS["orange_box"]
+    sourcebsp.register_codec(LumpId.PHYSLEVEL, None, _Doubled(), variants=["orange_box"])
+    after = VARIANTS["orange_box"]
+    assert after is not before and before.codec(LumpId.PHYSLEVEL, 0) is None  # the old value is intact
+    assert isinstance(after.codec(LumpId.PHYSLEVEL, 5), _Doubled)
+    assert VARIANTS["csgo"].codec(LumpId.PHYSLEVEL, 0) is None
+    lumps = [LumpEntry()] * 64
+    lumps[LumpId.PHYSLEVEL] = LumpEntry(HEADER_SIZE, 4, 0, 0)
+    bsp = BspFile.from_bytes(Header(lumps=lumps).to_bytes() + b"abcd")
+    assert bsp.physlevel == b"abcdabcd"
+    assert bsp.to_bytes()[HEADER_SIZE:] == b"abcd"
+
+
+def test_registering_a_dtype_codec_for_all_variants(registry: None) -> None:
+    record = np.dtype([("a", "<i4"), ("b", "<f4")])
+    sourcebsp.register_codec(LumpId.DISP_MULTIBLEND, 0, record)
+    assert all(v.codec(LumpId.DISP_MULTIBLEND, 0) is not None for v in VARIANTS.values())
+    big = VARIANTS["orange_box_x360"].codec(LumpId.DISP_MULTIBLEND, 0)
+    assert big is not None and big.dtype["a"].byteorder == ">"  # type: ignore[attr-defined]
+
+
+def test_registry_is_not_changed_by_importing() -> None:
+    """Only the hooks change the registry: a fresh interpreter sees the built-in table."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    script = ("import sourcebsp.variants as v, sourcebsp.cli, sourcebsp.converters;"
+              "print(len(v._user_rules), sorted(v.VARIANTS) == sorted(x.name for x in v._BUILTIN))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(root / "src"), "PATH": ""}).stdout
+    assert out.split() == ["0", "True"]
