@@ -46,7 +46,7 @@ from ..lump_ids import LumpId
 
 __all__ = [
     "ON_EPSILON", "NORMAL_EPSILON", "DIST_EPSILON", "SNAP_EPSILON", "BIG",
-    "CONTENTS", "BrushSide", "Brush", "BrushSet", "build_brushes", "clip_brushes",
+    "BrushSide", "Brush", "BrushSet", "build_brushes", "clip_brushes",
     "model_brushes", "brush_models_of",
 ]
 
@@ -57,18 +57,6 @@ SNAP_EPSILON = 0.005
 #: Half-size of the starting square on each plane: beyond any map coordinate
 #: (MAX_COORD_INTEGER is 16384; a few branches allow 32768).
 BIG = float(1 << 17)
-
-#: bspflags.h CONTENTS_* bits (Source SDK 2013 names).
-CONTENTS = {
-    "SOLID": 0x1, "WINDOW": 0x2, "AUX": 0x4, "GRATE": 0x8, "SLIME": 0x10, "WATER": 0x20,
-    "BLOCKLOS": 0x40, "OPAQUE": 0x80, "TESTFOGVOLUME": 0x100, "UNUSED": 0x200,
-    "BLOCKLIGHT": 0x400, "TEAM1": 0x800, "TEAM2": 0x1000, "IGNORE_NODRAW_OPAQUE": 0x2000,
-    "MOVEABLE": 0x4000, "AREAPORTAL": 0x8000, "PLAYERCLIP": 0x10000, "MONSTERCLIP": 0x20000,
-    "CURRENT_0": 0x40000, "CURRENT_90": 0x80000, "CURRENT_180": 0x100000, "CURRENT_270": 0x200000,
-    "CURRENT_UP": 0x400000, "CURRENT_DOWN": 0x800000, "ORIGIN": 0x1000000, "MONSTER": 0x2000000,
-    "DEBRIS": 0x4000000, "DETAIL": 0x8000000, "TRANSLUCENT": 0x10000000, "LADDER": 0x20000000,
-    "HITBOX": 0x40000000,
-}
 
 
 # ---- lumps ------------------------------------------------------------------------
