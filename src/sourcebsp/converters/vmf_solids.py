@@ -149,7 +149,7 @@ def side_table(bsp: Any, brushes: BrushSet, frames: BrushFrames, names: list[str
     dist = brushes.dist + np.einsum("ij,ij->i", normal, origin)
     points = plane_points(vertices, brushes.poly_offsets, normal, dist)
     contents = brushes.contents[side_brush] if n_sides else np.zeros(0, np.int64)
-    materials, restored = side_materials(brushes.texinfo, contents, bsp, names)
+    materials, restored = side_materials(brushes.texinfo, contents, bsp, names, side_brush)
     axes = texture_axes(brushes.texinfo, normal, origin, bsp, rotation)
     return SideTable(points, vertices, normal, materials, axes, int(restored.sum()),
                      int(axes["restored_axes"].sum()))

@@ -18,6 +18,12 @@ Such sides get the tool texture that their brush contents and surface flags
 call for (bspflags.h ``CONTENTS_*`` / ``SURF_*``), by :func:`tool_category`,
 with each game's name for it (:data:`TOOL_TEXTURES`); a name that is
 already of the right family is kept (``tools/toolsclip_metal`` stays).
+A named side keeps its name when its brush has a drawn side (the nodraw
+edges of glass and grate brushes are ``toolsnodraw``, not
+``toolsblockbullets`` or ``toolsinvisible``) and when the name is a tool
+material of a family this module does not know (Vampire's
+``tools/tools_shadow``); an areaportal brush's sides are always
+``tools/toolsareaportal``.
 
 Texture axes (``texinfo_t.textureVecsTexelsPerWorldUnits``): a row
 ``(sx, sy, sz, shift)`` gives ``scale = 1 / |s|`` and ``axis = s * scale``.
@@ -155,11 +161,31 @@ def material_names(bsp: Any) -> list[str]:
     return [clean_material_name(name) for name in texture_names(bsp)]
 
 
+def _side_material(name: str, flags: int, contents: int, drawn_brush: bool, game: str) -> tuple[str, bool]:
+    """``(material, inferred)`` of one side: its own name, or the tool texture its contents call for."""
+    portal = bool(contents & Contents.AREAPORTAL)
+    if name and not portal:
+        if not flags & Surf.NODRAW:
+            return name, False
+        # The nodraw sides of a drawn brush (glass and grate edges) are plain nodraw, as named; a
+        # tool material this module does not know (Vampire's tools/tools_shadow) is the game's own.
+        if drawn_brush or (_family(name) is None and name.casefold().startswith("tools/")):
+            return name, False
+    category = tool_category(contents, flags, game)
+    if category is None and not name:
+        category = "nodraw"
+    if category is None or (name and _family(name) == category):
+        return name, False
+    return tool_name(category, game), True
+
+
 def side_materials(texinfo_index: np.ndarray, contents: np.ndarray, bsp: Any,
-                   names: list[str] | None = None) -> tuple[list[str], np.ndarray]:
+                   names: list[str] | None = None, side_brush: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
     """The material of each side and whether it was restored from contents and flags.
 
-    ``texinfo_index`` and ``contents`` (of the side's brush) are per side.
+    ``texinfo_index`` and ``contents`` (of the side's brush) are per side;
+    ``side_brush`` (the brush of each side, grouped) tells the nodraw sides
+    of a drawn brush (kept as named) from those of a tool brush.
     """
     game = game_of(bsp)
     names = material_names(bsp) if names is None else names
@@ -174,20 +200,20 @@ def side_materials(texinfo_index: np.ndarray, contents: np.ndarray, bsp: Any,
         texdata[ok] = texinfo["texdata"][ti[ok]]
     out: list[str] = []
     restored = np.zeros(len(ti), bool)
-    cache: dict[tuple[int, int, int], tuple[str, bool]] = {}
-    for i, (td, fl, co) in enumerate(zip(texdata.tolist(), flags.tolist(), np.asarray(contents).tolist())):
-        key = (td, fl, co)
+    drawn = np.zeros(len(ti), bool)  # the side's brush has a side that is drawn
+    if side_brush is not None and len(ti):
+        sb = np.asarray(side_brush, np.int64)
+        per_brush = np.zeros(int(sb.max()) + 1, bool)
+        np.logical_or.at(per_brush, sb, (flags & int(Surf.NODRAW | Surf.SKY | Surf.SKY2D | Surf.HINT
+                                                     | Surf.SKIP | Surf.TRIGGER)) == 0)
+        drawn = per_brush[sb]
+    cache: dict[tuple[int, int, int, bool], tuple[str, bool]] = {}
+    for i, (td, fl, co, dr) in enumerate(zip(texdata.tolist(), flags.tolist(), np.asarray(contents).tolist(),
+                                             drawn.tolist())):
+        key = (td, fl, co, dr)
         hit = cache.get(key)
         if hit is None:
-            name = names[td] if 0 <= td < len(names) else ""
-            if not name or fl & Surf.NODRAW:
-                category = tool_category(co, fl, game)
-                if category is None and not name:
-                    category = "nodraw"
-                if category is not None and (not name or _family(name) != category):
-                    hit = (tool_name(category, game), True)
-            if hit is None:
-                hit = (name, False)
+            hit = _side_material(names[td] if 0 <= td < len(names) else "", fl, co, dr, game)
             cache[key] = hit
         out.append(hit[0])
         restored[i] = hit[1]
