@@ -12,6 +12,7 @@ found by their set of planes.
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -228,3 +229,46 @@ def test_bsp_brushes_are_found_by_their_planes(map_path):
     ladders = [b for b in owner_class if contents[b] & LADDER]
     assert not {"world", "func_detail"} & {owner_class[b] for b in ladders}
     assert len(ladders) == sum(1 for b in range(len(sets)) if contents[b] & LADDER)
+
+
+def test_the_vmf_is_ready_to_compile(map_path):
+    from sourcebsp.converters.vmf import build_vmf, check_vmf
+
+    with sourcebsp.open(map_path) as bsp:
+        vmf, _ = build_vmf(bsp)
+    assert check_vmf(vmf) == []
+
+
+_PATCHED_FOR = re.compile(r"^maps/[^/]+/(.+)_(-?\d+)_(-?\d+)_(-?\d+)$", re.IGNORECASE)
+
+
+def test_cubemap_sides_are_the_sides_patched_for_them(map_path):
+    """Each side an env_cubemap lists has a material vbsp patched for that cubemap's origin."""
+    vmf = _parsed(map_path)
+    with sourcebsp.open(map_path) as bsp:
+        if not bsp.entry(LumpId.TEXDATA).filelen:
+            return
+        table, data = bsp.texdata_string_table, bsp.texdata_string_data
+        raw = [data.at(int(table[i])) for i in bsp.texdata["name_string_table_id"]]
+    patched: dict[tuple[int, int, int], set[str]] = {}
+    for name in raw:
+        while (stripped := re.sub(r"(_depth_-?\d+|_wvt_patch)$", "", name, flags=re.I)) != name:
+            name = stripped
+        found = _PATCHED_FOR.match(name)
+        if found:
+            base = found.group(1).lower()
+            while (inner := re.match(r"^maps/[^/]+/(.+)$", base)) is not None:
+                base = inner.group(1)
+            patched.setdefault(tuple(int(found.group(k)) for k in (2, 3, 4)), set()).add(base)
+    sides = {s.id: s for solid in list(vmf.brushes) + [x for e in vmf.entities for x in e.solids] for s in solid.sides}
+    listed, patched_cubemaps = 0, 0
+    for ent in vmf.entities:
+        if ent["classname"] != "env_cubemap":
+            continue
+        origin = tuple(int(float(v)) for v in ent["origin"].split())
+        patched_cubemaps += origin in patched
+        for sid in (int(v) for v in ent["sides"].split()):
+            assert sides[sid].mat.lower() in patched.get(origin, set()), (origin, sid, sides[sid].mat)
+            listed += 1
+    # Where vbsp patched materials for the map's cubemaps, their sides come back.
+    assert listed >= (1 if patched_cubemaps else 0)

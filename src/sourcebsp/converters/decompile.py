@@ -32,6 +32,7 @@ left behind).  Where each part of the VMF comes from:
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -40,7 +41,7 @@ import numpy as np
 from ..flags import Contents
 from ..lump_ids import LumpId
 from ..model.brushes import BrushSet, brush_models_of, build_brushes
-from ..model.geometry import angles_matrix
+from ..model.geometry import angles_matrix, texture_names
 from .vmf_entities import COMPILER_KEYS, cubemap_pairs, overlay_pairs, split_keys, static_prop_pairs
 from .vmf_geometry import prism_planes
 from .vmf_solids import (
@@ -82,6 +83,8 @@ class DecompileOptions:
     detail_as_world: bool = False  # CONTENTS_DETAIL brushes stay in the world, not func_detail
     rotation_fix: bool = True  # turn rotated brush entities' solids, drop their angles
     ladders: bool = True  # CONTENTS_LADDER world brushes -> func_ladder
+    visgroups: bool = True  # Hammer visgroups for what was rebuilt
+    cameras: bool = True  # a Hammer camera at each player start
 
 
 @dataclass
@@ -111,6 +114,15 @@ class DecompileStats:
     entity_rotation: list[tuple[str, str, str]] = field(default_factory=list)
     #: What could not be rebuilt, and why.
     not_rebuilt: list[str] = field(default_factory=list)
+    perpendicular_axes_fixed: int = 0  # sides whose texture axes were perpendicular to them
+    sides_off_plane: int = 0  # BSP sides whose plane points are more than 1e-3 units off the BSP plane
+    max_off_plane: float = 0.0
+    bsp_brushes: int = 0  # rows of the BRUSHES lump
+    cubemap_sides: int = 0  # sides named by env_cubemap "sides", from the materials vbsp patched
+    cameras: int = 0
+    visgroups: int = 0
+    problems: list[Any] | None = None  # compile-readiness problems (vmf_checks.Problem), None: not checked
+    entity_classes: dict[str, int] = field(default_factory=dict)  # entities written, by class
 
     @property
     def solids(self) -> int:
@@ -332,14 +344,120 @@ def _props(bsp: Any) -> list[VmfEntity]:
     return out
 
 
-def _overlays(bsp: Any, match: FaceMatch, side_ids: np.ndarray, disp_side_id: dict[int, int],
-              names: list[str]) -> list[VmfEntity]:
+def _overlays(bsp: Any, face_ids: np.ndarray, names: list[str]) -> list[VmfEntity]:
+    return [VmfEntity(0, pairs, color="80 150 225") for pairs in overlay_pairs(bsp, face_ids, names)]
+
+
+_PATCH_SUFFIX = re.compile(r"(_depth_-?\d+|_wvt_patch)$", re.IGNORECASE)
+_CUBEMAP_SUFFIX = re.compile(r"^maps/.+_(-?\d+)_(-?\d+)_(-?\d+)$", re.IGNORECASE)
+
+
+def _face_side_ids(match: FaceMatch, side_ids: np.ndarray, disp_side_id: dict[int, int]) -> np.ndarray:
+    """The VMF side id each face was cut from (-1: none)."""
     ids = np.full(len(match.faces), -1, np.int64)
     mapped = match.side >= 0
     ids[mapped] = side_ids[match.side[mapped]]
     for face, sid in disp_side_id.items():
         ids[face] = sid
-    return [VmfEntity(0, pairs, color="80 150 225") for pairs in overlay_pairs(bsp, ids, names)]
+    return ids
+
+
+def cubemap_sides(bsp: Any, faces: np.ndarray, face_ids: np.ndarray) -> dict[int, list[int]]:
+    """The side ids of each cubemap (CUBEMAPS row): sides with faces whose material vbsp patched for it.
+
+    vbsp names a material copy fixed up for the sample at ``(x, y, z)``
+    ``maps/<map>/<material>_x_y_z`` (then maybe ``_depth_<n>`` or ``_wvt_patch``).
+    """
+    cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
+    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    if cubemaps is None or texinfo is None or not len(faces):
+        return {}
+    by_origin: dict[tuple[int, int, int], int] = {}
+    for i, origin in enumerate(np.asarray(cubemaps["origin"]).astype(np.int64).tolist()):
+        by_origin.setdefault(tuple(origin), i)  # type: ignore[arg-type]
+    owner_of_texdata: dict[int, int] = {}
+    for td, raw in enumerate(texture_names(bsp)):
+        name = raw
+        while (stripped := _PATCH_SUFFIX.sub("", name)) != name:
+            name = stripped
+        found = _CUBEMAP_SUFFIX.match(name)
+        if found is not None:
+            key = (int(found.group(1)), int(found.group(2)), int(found.group(3)))
+            if key in by_origin:
+                owner_of_texdata[td] = by_origin[key]
+    if not owner_of_texdata:
+        return {}
+    ti = faces["texinfo"].astype(np.int64)
+    ok = (ti >= 0) & (ti < len(texinfo)) & (face_ids > 0)
+    texdata = np.full(len(faces), -1, np.int64)
+    texdata[ok] = texinfo["texdata"][ti[ok]]
+    out: dict[int, list[int]] = {}
+    for td, sid in zip(texdata[ok].tolist(), face_ids[ok].tolist()):
+        cube = owner_of_texdata.get(td)
+        if cube is not None:
+            out.setdefault(cube, [])
+            if sid not in out[cube]:
+                out[cube].append(sid)
+    return out
+
+
+#: Classes where a player starts: a Hammer camera is put at each.
+PLAYER_STARTS = frozenset({
+    "info_player_start", "info_player_terrorist", "info_player_counterterrorist", "info_player_teamspawn",
+    "info_player_deathmatch", "info_player_combine", "info_player_rebel", "info_survivor_position",
+})
+_EYE_HEIGHT = 64.0
+_MAX_CAMERAS = 16
+
+
+def player_cameras(entities: list[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(position, look)`` of a camera at eye height over each player start, looking along its angles."""
+    out = []
+    for e in entities:
+        if (e.classname or "").casefold() not in PLAYER_STARTS:
+            continue
+        origin = _vector(e.get("origin"))
+        if origin is None:
+            continue
+        angles = _vector(e.get("angles"))
+        forward = angles_matrix(angles if angles is not None else np.zeros(3))[:, 0]
+        position = origin + [0.0, 0.0, _EYE_HEIGHT]
+        out.append((position, position + 256.0 * forward))
+        if len(out) == _MAX_CAMERAS:
+            break
+    return out
+
+
+#: Hammer visgroups for what the decompiler rebuilt: (name, color).
+VISGROUPS = {"detail": ("Detail", "0 192 255"), "areaportals": ("Areaportals", "255 0 255"),
+             "ladders": ("Ladders", "255 160 0"), "displacements": ("Displacements", "0 255 0"),
+             "reconstructed": ("Reconstructed", "255 255 0")}
+
+
+def _visgroups(vmf: VmfMap, made: list[VmfSolid]) -> None:
+    """Put the rebuilt parts of ``vmf`` in the :data:`VISGROUPS` (only those with members are written)."""
+    ids: dict[str, int] = {}
+
+    def group(key: str) -> int:
+        if key not in ids:
+            ids[key] = len(ids) + 1
+            vmf.visgroups.append((ids[key], *VISGROUPS[key]))
+        return ids[key]
+
+    by_class = {"func_detail": "detail", "func_areaportal": "areaportals", "func_ladder": "ladders"}
+    for entity in vmf.entities:
+        key = by_class.get(entity.classname.casefold())
+        if key is not None:
+            entity.visgroups.append(group(key))
+        if entity.classname.casefold() == "func_occluder":
+            for solid in entity.solids:
+                solid.visgroups.append(group("reconstructed"))
+    made_ids = {id(s) for s in made}
+    for solid in vmf.iter_solids():
+        if any(side.disp is not None for side in solid.sides):
+            solid.visgroups.append(group("displacements"))
+        if id(solid) in made_ids:
+            solid.visgroups.append(group("reconstructed"))
 
 
 def _number(vmf: VmfMap) -> int:
@@ -365,6 +483,10 @@ def _number(vmf: VmfMap) -> int:
 
 
 def _count(vmf: VmfMap, stats: DecompileStats) -> None:
+    classes: dict[str, int] = {}
+    for e in vmf.entities:
+        classes[e.classname] = classes.get(e.classname, 0) + 1
+    stats.entity_classes = dict(sorted(classes.items()))
     stats.world_solids = len(vmf.world.solids)
     stats.detail_solids = sum(len(e.solids) for e in vmf.entities if e.classname == "func_detail")
     stats.entity_solids = sum(len(e.solids) for e in vmf.entities if e.classname != "func_detail")
@@ -399,6 +521,10 @@ def build_vmf(bsp: Any, options: DecompileOptions | None = None,
     table: SideTable = side_table(bsp, brushes, frames, names)
     stats.restored_tool_textures = table.restored_tool_textures
     stats.default_axes = table.default_axes
+    stats.perpendicular_axes_fixed = table.perpendicular_axes
+    stats.sides_off_plane = int((table.off_plane > 1e-3).sum())
+    stats.max_off_plane = float(table.off_plane.max(initial=0.0))
+    stats.bsp_brushes = len(brushes)
     side_ids, smoothing, stats.restored_side_ids, taken = restore_side_ids(table, match, len(brushes.side_index))
     counter = IdCounter(taken, (max(taken) + 1) if taken else 1)
     solids, stats.skipped_brushes = brush_solids(brushes, table, side_ids, smoothing, counter)
@@ -417,16 +543,26 @@ def build_vmf(bsp: Any, options: DecompileOptions | None = None,
         props = _props(bsp)
         stats.static_props = sum(1 for e in props if e.classname == "prop_static")
         vmf.entities += props
+    face_ids = _face_side_ids(match, side_ids, disps.side_id)
     if options.cubemaps:
-        cubemaps = [VmfEntity(0, pairs) for pairs in cubemap_pairs(bsp)]
+        sides_of = cubemap_sides(bsp, match.faces, face_ids)
+        cubemaps = [VmfEntity(0, [(k, " ".join(map(str, sides_of.get(i, []))) if k == "sides" else v)
+                                  for k, v in pairs]) for i, pairs in enumerate(cubemap_pairs(bsp))]
         stats.cubemaps = len(cubemaps)
+        stats.cubemap_sides = sum(len(v) for v in sides_of.values())
         vmf.entities += cubemaps
     report("props")
     if options.overlays:
-        overlays = _overlays(bsp, match, side_ids, disps.side_id, names)
+        overlays = _overlays(bsp, face_ids, names)
         stats.overlays = len(overlays)
         vmf.entities += overlays
     report("overlays")
+    if options.cameras:
+        vmf.cameras = player_cameras(entities)
+        stats.cameras = len(vmf.cameras)
+    if options.visgroups:
+        _visgroups(vmf, disps.solids)
+        stats.visgroups = len(vmf.visgroups)
     stats.sides = _number(vmf)
     _count(vmf, stats)
     return vmf, stats

@@ -133,6 +133,8 @@ class SideTable:
     axes: dict[str, np.ndarray]
     restored_tool_textures: int
     default_axes: int
+    perpendicular_axes: int  # sides whose texinfo axes were perpendicular to them (given default axes)
+    off_plane: np.ndarray  # (S,) farthest plane point from the side's BSP plane
 
 
 def side_table(bsp: Any, brushes: BrushSet, frames: BrushFrames, names: list[str]) -> SideTable:
@@ -151,8 +153,10 @@ def side_table(bsp: Any, brushes: BrushSet, frames: BrushFrames, names: list[str
     contents = brushes.contents[side_brush] if n_sides else np.zeros(0, np.int64)
     materials, restored = side_materials(brushes.texinfo, contents, bsp, names, side_brush)
     axes = texture_axes(brushes.texinfo, normal, origin, bsp, rotation)
+    off_plane = np.abs(np.einsum("spj,sj->sp", points, normal) - dist[:, None]).max(axis=1) if n_sides \
+        else np.zeros(0)
     return SideTable(points, vertices, normal, materials, axes, int(restored.sum()),
-                     int(axes["restored_axes"].sum()))
+                     int(axes["restored_axes"].sum()), int(axes["perpendicular"].sum()), off_plane)
 
 
 def restore_side_ids(table: SideTable, match: FaceMatch, n_sides: int) -> tuple[np.ndarray, np.ndarray, int, set[int]]:

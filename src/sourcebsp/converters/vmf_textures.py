@@ -282,7 +282,8 @@ def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.nda
     s = vecs[:, :, :3]
     length = np.linalg.norm(s, axis=2)
     axes = s / np.where(length > 1e-9, length, 1.0)[:, :, None]
-    good = ok & np.all(length > 1e-6, axis=1) & ~perpendicular_axes(axes[:, 0], axes[:, 1], normals)
+    perpendicular = perpendicular_axes(axes[:, 0], axes[:, 1], normals)
+    good = ok & np.all(length > 1e-6, axis=1) & ~perpendicular
     shift = vecs[:, :, 3].copy()
     if origins is not None:
         shift -= np.einsum("nkj,nj->nk", s, np.asarray(origins, np.float64))
@@ -301,4 +302,5 @@ def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.nda
         "vscale": scale[:, 1],
         "lightmapscale": lightmap,
         "restored_axes": ~good,
+        "perpendicular": ok & np.all(length > 1e-6, axis=1) & perpendicular,
     }
