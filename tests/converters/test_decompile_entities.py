@@ -92,3 +92,22 @@ def test_rotation_rules():
     assert rotation_rule("func_brush", None) == "none"
     assert rotation_rule("func_brush", np.array([0, 90, 0.0]), rotation_fix=False) == "kept"
     assert not MOVEDIR_CLASSES & ANGLES_ZEROED_CLASSES
+
+
+def test_areaportals_without_data_get_no_made_up_geometry(corpus_file):
+    """With the AREAPORTALS lump emptied, areaportal brushes stay what they are and nothing is invented."""
+    import sourcebsp
+    from sourcebsp.lump_ids import LumpId
+
+    with sourcebsp.open(corpus_file("valvebsp_testmap.bsp")) as bsp:
+        portals = bsp.areaportals
+        brushes = int(np.count_nonzero(bsp.brushes["contents"] & 0x8000))  # CONTENTS_AREAPORTAL
+        bsp.set_lump(LumpId.AREAPORTALS, portals[:0])
+        vmf, stats = build_vmf(bsp)
+    ents = [e for e in vmf.entities if e.classname == "func_areaportal"]
+    solids = [s for e in ents for s in e.solids]
+    assert len(solids) == brushes
+    assert {side.material.lower() for s in solids for side in s.sides} == {"tools/toolsareaportal"}
+    # The lump's func_areaportal entities cannot be told which brush is theirs: reported, left without solids.
+    lump_portals = [e for e in ents if e.get("portalnumber") is None and not e.solids]
+    assert len(stats.not_rebuilt) == len(lump_portals) > 0
