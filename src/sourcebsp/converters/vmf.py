@@ -9,27 +9,43 @@ What comes back (details in the modules named):
   from their texinfo and tool textures restored from brush contents and
   surface flags (:mod:`~sourcebsp.model.brushes`,
   :mod:`~sourcebsp.converters.vmf_textures`, :mod:`~sourcebsp.converters.decompile`);
-* ``func_areaportal`` brushes (from ``CONTENTS_AREAPORTAL`` and the
+  every side's plane points lie on its BSP plane (within 1e-4 units) and
+  span the side; texture axes whose projection is perpendicular to the side
+  are replaced by Hammer's default axes;
+* rotated brush entities turned into place, their ``angles`` dropped, except
+  the classes whose ``angles`` is a direction or is zeroed by the game
+  (:data:`~sourcebsp.converters.decompile.MOVEDIR_CLASSES`,
+  :data:`~sourcebsp.converters.decompile.ANGLES_ZEROED_CLASSES`);
+* ``func_ladder`` (from ``CONTENTS_LADDER`` world brushes),
+  ``func_areaportal`` brushes (from ``CONTENTS_AREAPORTAL`` and the
   AREAPORTALS lump) and ``func_occluder`` brushes (from the OCCLUSION lump);
   water brushes come back as world brushes with their contents' materials;
 * every entity of the entity lump with its keys and outputs, static props
-  as ``prop_static``, cubemap samples as ``env_cubemap``, overlays as
-  ``info_overlay`` (:mod:`~sourcebsp.converters.vmf_entities`);
+  as ``prop_static``, cubemap samples as ``env_cubemap`` with the sides
+  whose materials vbsp patched for them, overlays as ``info_overlay``
+  (:mod:`~sourcebsp.converters.vmf_entities`);
 * displacements as ``dispinfo`` blocks (:mod:`~sourcebsp.converters.vmf_disp`);
-* Hammer's side ids from the FACEIDS lump, entity ids from ``hammerid``.
+* Hammer's side ids from the FACEIDS lump, entity ids from ``hammerid``;
+* visgroups for what was rebuilt (Detail, Areaportals, Ladders,
+  Displacements, Reconstructed) and a camera at each player start.
+
+:func:`decompile_report` gives a fidelity report; ``check=True`` runs the
+compile-readiness rules (:mod:`~sourcebsp.converters.vmf_checks`).
 
 What cannot come back, because the compiler does not keep it: brushes made
 only of hint and skip sides (vbsp keeps no brush for them), the brushes of
 displacements (a brush is made for each displacement instead),
-``func_instance`` (collapsed into its contents), ``func_viscluster``,
-visgroups, groups and hidden objects, cameras, ``info_overlay`` angles, the
-``sides`` of ``env_cubemap``, displacement sculpting data beyond the final
-vertex offsets (``offsets``, ``elevation``, forced triangle tags), texture
-``rotation`` (folded into the axes), and the grouping of detail brushes into
-separate ``func_detail`` entities (all of them go into one).  The texture
-axes of sides without faces are whatever texinfo vbsp left them (it drops
-the texinfos no face uses and points such sides at another one), so only
-sides that have faces keep their own alignment.
+``func_instance`` (collapsed into its contents), ``func_viscluster``, the
+map's own visgroups, groups, hidden objects and cameras, ``info_overlay``
+angles, displacement sculpting data beyond the final vertex offsets
+(``offsets``, ``elevation``, forced triangle tags), texture ``rotation``
+(folded into the axes), the grouping of detail brushes into separate
+``func_detail`` entities (all of them go into one), and which
+``func_areaportal`` owns which brush when the AREAPORTALS lump is empty
+(reported, no geometry is made up).  The texture axes of sides without
+faces are whatever texinfo vbsp left them (it drops the texinfos no face
+uses and points such sides at another one), so only sides that have faces
+keep their own alignment.
 
 Not converted yet: water overlays (``info_overlay_transition``, the
 WATEROVERLAYS lump; no corpus map has one).  Vampire: Bloodlines outputs

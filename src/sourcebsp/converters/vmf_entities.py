@@ -12,8 +12,8 @@
   (gamebspfile.h ``STATIC_PROP_*`` flags turned back into their keys).  A
   prop lit from a lighting origin gets an ``info_lighting`` entity there.
 * Cubemap samples become ``env_cubemap`` (``cubemapsize`` is stored as is;
-  ``sides`` is left empty: vbsp fixes every cubemap material to the nearest
-  sample, which an empty list does again).
+  :mod:`~sourcebsp.converters.decompile` fills ``sides`` with the sides whose
+  materials vbsp patched for the sample).
 * Overlays become ``info_overlay``: ``vecUVPoints[0..2].z`` hold BasisU,
   ``vecUVPoints[3].z`` is 1 when BasisV is flipped, ``BasisV = cross(normal,
   BasisU)`` (negated when flipped); fade distances come from OVERLAY_FADES
@@ -22,8 +22,8 @@
 
 What the compiler removes for good and cannot be restored: ``func_instance``
 (collapsed into its contents), ``func_viscluster``, hidden visgroups,
-``env_cubemap`` ``sides`` lists, ``info_overlay`` angles, prop_static keys
-vbsp ignores, and the editor-only blocks (visgroups, groups, cameras).
+``info_overlay`` angles, prop_static keys vbsp ignores, and the map's own
+editor-only blocks (visgroups, groups, cameras).
 """
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def static_prop_pairs(bsp: Any) -> list[tuple[list[tuple[str, str]], tuple[float
     ``lighting_origin`` is where an ``info_lighting`` must go (None when the
     prop has none).
     """
-    if not bsp.entry(LumpId.GAME_LUMP).filelen:
+    if bsp.find_lump(LumpId.GAME_LUMP) is None:
         return []
     props = bsp.static_props
     if props is None or not len(props):

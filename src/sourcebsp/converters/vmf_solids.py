@@ -116,7 +116,7 @@ def match_faces(bsp: Any, brushes: BrushSet, owner: np.ndarray) -> FaceMatch:
         side[faces["dispinfo"] != -1] = -1
     whole = faces_within(points, offsets, side, brushes)
     faceids = bsp.find_lump(LumpId.FACEIDS)
-    uses_ldr = bsp.entry(LumpId.FACES).filelen > 0
+    uses_ldr = bsp.find_lump(LumpId.FACES) is not None  # FACEIDS follow the LDR faces
     ids = (np.asarray(faceids).astype(np.int64)
            if faceids is not None and len(faceids) == len(faces) and uses_ldr else None)
     return FaceMatch(faces, points, offsets, side, whole, ids)

@@ -60,10 +60,6 @@ BIG = float(1 << 17)
 
 
 # ---- lumps ------------------------------------------------------------------------
-def _lump(bsp: Any, lump: LumpId) -> Any:
-    return bsp.require_lump(lump, "build brushes")
-
-
 def _check(index: np.ndarray, size: int, what: str, bsp: Any, lump: LumpId) -> None:
     if len(index) and (int(index.min()) < 0 or int(index.max()) >= size):
         bad = int(index.max()) if int(index.max()) >= size else int(index.min())
@@ -404,9 +400,9 @@ def build_brushes(bsp: Any, indices: np.ndarray | None = None) -> BrushSet:
     from ``dbrushside_t``.  Raises :class:`~sourcebsp.errors.BspFormatError`
     when a brush refers to a side or plane that does not exist.
     """
-    brushes = _lump(bsp, LumpId.BRUSHES)
-    sides = _lump(bsp, LumpId.BRUSHSIDES)
-    planes = _lump(bsp, LumpId.PLANES)
+    brushes = bsp.require_lump(LumpId.BRUSHES, "build brushes")
+    sides = bsp.require_lump(LumpId.BRUSHSIDES, "build brushes")
+    planes = bsp.require_lump(LumpId.PLANES, "build brushes")
     if brushes is None or not len(brushes):
         empty = np.zeros(0, np.int64)
         return BrushSet(empty, np.zeros(1, np.int64), empty, empty, np.zeros((0, 3)), np.zeros(0),
@@ -457,7 +453,7 @@ def model_brushes(bsp: Any) -> list[np.ndarray]:
     model whose range of brush indices encloses them (vbsp writes each
     entity's brushes together), else to the world.
     """
-    models = _lump(bsp, LumpId.MODELS)
+    models = bsp.require_lump(LumpId.MODELS, "build brushes")
     if models is None or not len(models):
         return []
     owner = brush_models_of(bsp)
@@ -466,11 +462,11 @@ def model_brushes(bsp: Any) -> list[np.ndarray]:
 
 def brush_models_of(bsp: Any) -> np.ndarray:
     """The model that owns each brush (see :func:`model_brushes`), ``(B,)``."""
-    models = _lump(bsp, LumpId.MODELS)
-    brushes = _lump(bsp, LumpId.BRUSHES)
-    nodes = _lump(bsp, LumpId.NODES)
-    leafs = _lump(bsp, LumpId.LEAFS)
-    leafbrushes = _lump(bsp, LumpId.LEAFBRUSHES)
+    models = bsp.require_lump(LumpId.MODELS, "build brushes")
+    brushes = bsp.require_lump(LumpId.BRUSHES, "build brushes")
+    nodes = bsp.require_lump(LumpId.NODES, "build brushes")
+    leafs = bsp.require_lump(LumpId.LEAFS, "build brushes")
+    leafbrushes = bsp.require_lump(LumpId.LEAFBRUSHES, "build brushes")
     n_brushes = 0 if brushes is None else len(brushes)
     owner = np.zeros(n_brushes, np.int64)
     if models is None or not len(models) or not n_brushes or leafs is None or leafbrushes is None:
