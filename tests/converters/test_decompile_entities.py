@@ -111,3 +111,26 @@ def test_areaportals_without_data_get_no_made_up_geometry(corpus_file):
     # The lump's func_areaportal entities cannot be told which brush is theirs: reported, left without solids.
     lump_portals = [e for e in ents if e.get("portalnumber") is None and not e.solids]
     assert len(stats.not_rebuilt) == len(lump_portals) > 0
+
+
+def test_format_sets_the_output_separator(corpus_file):
+    """--format old writes outputs with commas (Hammer 4.x), new with ESC; the fields stay the same."""
+    from sourcebsp.codecs.entities import Output
+    from sourcebsp.converters.vmf import decompile_text
+
+    for name in ("l4d2_map_cannals_escape01.bsp", "css_de_rats.bsp"):
+        path = corpus_file(name)
+        texts = {fmt: decompile_text(path, io_format=fmt)[0] for fmt in ("map", "old", "new")}
+        from srctools.keyvalues import Keyvalues
+
+        def connections(text):
+            return [(kv.real_name, kv.value) for block in Keyvalues.parse(text).find_all("entity")
+                    for sub in block.find_all("connections") for kv in sub]
+
+        stored, old, new = (connections(texts[f]) for f in ("map", "old", "new"))
+        assert stored and len(stored) == len(old) == len(new)
+        for (k, v), (_, o), (_, n) in zip(stored, old, new):
+            fields = Output.parse(k, v)
+            assert "\x1b" not in o or any("," in f for f in v.split(fields.separator))
+            assert n.split("\x1b") == v.split(fields.separator)
+            assert Output.parse(k, o).target == Output.parse(k, n).target == fields.target

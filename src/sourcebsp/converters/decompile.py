@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..codecs.entities import Output
 from ..flags import Contents
 from ..lump_ids import LumpId
 from ..model.brushes import BrushSet, brush_models_of, build_brushes
@@ -52,7 +53,7 @@ from .vmf_textures import default_axes, game_of, material_names, tool_name
 from .vmf_writer import VmfEntity, VmfMap, VmfSolid, format_numbers
 
 __all__ = ["DecompileOptions", "DecompileStats", "DECOMPILE_STEPS", "OCCLUDER_DEPTH", "MOVEDIR_CLASSES",
-           "ANGLES_ZEROED_CLASSES", "build_vmf", "rotation_rule"]
+           "ANGLES_ZEROED_CLASSES", "build_vmf", "rotation_rule", "output_text"]
 
 DECOMPILE_STEPS = ("brushes", "faces", "displacements", "entities", "props", "overlays", "write")
 OCCLUDER_DEPTH = 1.0
@@ -85,6 +86,7 @@ class DecompileOptions:
     ladders: bool = True  # CONTENTS_LADDER world brushes -> func_ladder
     visgroups: bool = True  # Hammer visgroups for what was rebuilt
     cameras: bool = True  # a Hammer camera at each player start
+    io_format: str = "map"  # outputs' separator: "map" (as stored), "old" (commas, Hammer 4.x), "new" (ESC)
 
 
 @dataclass
@@ -262,21 +264,47 @@ def occluder_specs(bsp: Any, occlusion: Any, index: int, game: str) -> list[Plan
 
 
 # ---- entities ---------------------------------------------------------------------------------
-def _world_entity(worldspawn: Any) -> tuple[VmfEntity, int]:
+_ESC = "\x1b"
+
+
+def output_text(key: str, value: str, io_format: str) -> str:
+    """An output's value with the separator of ``io_format``.
+
+    Hammer 4.x (``"old"``) separates the five fields with commas, later
+    Hammers (``"new"``) with ESC (0x1B); ``"map"`` keeps what the map has.
+    A field holding a comma keeps ESC.
+    """
+    parsed = Output.parse(key, value)
+    if io_format == "map" or parsed is None:
+        return value
+    fields = value.split(parsed.separator)
+    if io_format == "old" and any("," in f for f in fields):
+        return value
+    return ("," if io_format == "old" else _ESC).join(fields)
+
+
+def _outputs(outputs: list[tuple[str, str]], io_format: str) -> list[tuple[str, str]]:
+    return [(k, output_text(k, v, io_format)) for k, v in outputs]
+
+
+def _world_entity(worldspawn: Any, io_format: str = "map") -> tuple[VmfEntity, int]:
     pairs: list[tuple[str, str]] = [("classname", "worldspawn")]
     outputs: list[tuple[str, str]] = []
     mapversion = 1
     if worldspawn is not None:
         keys, outputs = split_keys(worldspawn.items(), drop=("classname",))
+        outputs = _outputs(outputs, io_format)
         pairs += keys
         mapversion = _int(worldspawn.get("mapversion")) or 1
     return VmfEntity(1, pairs, outputs), mapversion
 
 
 def _lump_entity(entity: Any, index: int, groups: _BrushGroups, placements: dict[int, _Placement],
-                 occluder_solids: Callable[[int], list[VmfSolid]], stats: DecompileStats) -> VmfEntity:
+                 occluder_solids: Callable[[int], list[VmfSolid]], stats: DecompileStats,
+                 io_format: str = "map") -> VmfEntity:
     """One entity of the entity lump, with the solids that belong to it."""
     keys, outputs = split_keys(entity.items(), drop=("classname",))
+    outputs = _outputs(outputs, io_format)
     m = entity.model_index
     solids: list[VmfSolid] = []
     placement = placements.get(m) if m is not None else None
@@ -302,10 +330,11 @@ def _lump_entity(entity: Any, index: int, groups: _BrushGroups, placements: dict
 
 
 def _entities(bsp: Any, entities: list[Any], groups: _BrushGroups, placements: dict[int, _Placement],
-              extra_world: list[VmfSolid], game: str, counter: IdCounter, stats: DecompileStats) -> VmfMap:
+              extra_world: list[VmfSolid], game: str, counter: IdCounter, stats: DecompileStats,
+              io_format: str = "map") -> VmfMap:
     """The world and every entity of the lump, then the brush entities the decompiler rebuilt."""
     worldspawn = next((e for e in entities if (e.classname or "").casefold() == "worldspawn"), None)
-    world, mapversion = _world_entity(worldspawn)
+    world, mapversion = _world_entity(worldspawn, io_format)
     world.solids = groups.world + extra_world
     vmf = VmfMap(world, mapversion=mapversion)
     occlusion = bsp.find_lump(LumpId.OCCLUSION)
@@ -319,7 +348,7 @@ def _entities(bsp: Any, entities: list[Any], groups: _BrushGroups, placements: d
 
     for index, entity in enumerate(entities):
         if entity is not worldspawn:
-            vmf.entities.append(_lump_entity(entity, index, groups, placements, occluder_solids, stats))
+            vmf.entities.append(_lump_entity(entity, index, groups, placements, occluder_solids, stats, io_format))
     portal_keys = [("StartOpen", "1"), ("PortalVersion", "1")]
     for solid_list in list(groups.areaportal.values()) + [[s] for s in groups.loose_portals]:
         vmf.entities.append(VmfEntity(0, [("classname", "func_areaportal")] + portal_keys, [], solid_list))
@@ -498,6 +527,8 @@ def build_vmf(bsp: Any, options: DecompileOptions | None = None,
               progress: Callable[[str], None] | None = None) -> tuple[VmfMap, DecompileStats]:
     """The VMF document of ``bsp`` and the statistics of the decompile."""
     options = options or DecompileOptions()
+    if options.io_format not in ("map", "old", "new"):
+        raise ValueError(f"io_format must be 'map', 'old' or 'new', not {options.io_format!r}")
     stats = DecompileStats()
 
     def report(step: str) -> None:
@@ -535,7 +566,7 @@ def build_vmf(bsp: Any, options: DecompileOptions | None = None,
 
     ap_rows = [b for b in solids if owner[b] == 0 and brushes.contents[b] & Contents.AREAPORTAL]
     groups = _group_brushes(solids, brushes, owner, placements, areaportal_keys(bsp, brushes, ap_rows), options)
-    vmf = _entities(bsp, entities, groups, placements, disps.solids, game, counter, stats)
+    vmf = _entities(bsp, entities, groups, placements, disps.solids, game, counter, stats, options.io_format)
     stats.point_entities = sum(1 for e in vmf.entities if not e.solids)
     report("entities")
 

@@ -70,7 +70,7 @@ __all__ = ["decompile", "decompile_text", "decompile_report", "build_vmf", "chec
 
 def decompile_text(bsp_or_path: Any, *, props: bool = True, overlays: bool = True, cubemaps: bool = True,
                    detail_as_world: bool = False, rotation_fix: bool = True, ladders: bool = True,
-                   visgroups: bool = True, cameras: bool = True, check: bool = False,
+                   visgroups: bool = True, cameras: bool = True, io_format: str = "map", check: bool = False,
                    progress: Callable[[str], None] | None = None) -> tuple[str, DecompileStats]:
     """The VMF text of a map (a :class:`~sourcebsp.BspFile` or a path) and the decompile's statistics.
 
@@ -79,7 +79,8 @@ def decompile_text(bsp_or_path: Any, *, props: bool = True, overlays: bool = Tru
     ``stats.problems`` lists what it breaks.
     """
     options = DecompileOptions(props=props, overlays=overlays, cubemaps=cubemaps, detail_as_world=detail_as_world,
-                               rotation_fix=rotation_fix, ladders=ladders, visgroups=visgroups, cameras=cameras)
+                               rotation_fix=rotation_fix, ladders=ladders, visgroups=visgroups, cameras=cameras,
+                               io_format=io_format)
     with opened(bsp_or_path) as bsp:
         vmf, stats = build_vmf(bsp, options, progress)
     if check:
@@ -90,7 +91,7 @@ def decompile_text(bsp_or_path: Any, *, props: bool = True, overlays: bool = Tru
 
 def decompile(bsp_or_path: Any, path: str | Path, *, props: bool = True, overlays: bool = True,
               cubemaps: bool = True, detail_as_world: bool = False, rotation_fix: bool = True, ladders: bool = True,
-              visgroups: bool = True, cameras: bool = True, check: bool = False,
+              visgroups: bool = True, cameras: bool = True, io_format: str = "map", check: bool = False,
               progress: Callable[[str], None] | None = None) -> DecompileStats:
     """Decompile a map into the VMF file ``path`` (written atomically).
 
@@ -110,6 +111,9 @@ def decompile(bsp_or_path: Any, path: str | Path, *, props: bool = True, overlay
         Rebuild ``func_ladder`` entities from ``CONTENTS_LADDER`` world brushes.
     visgroups, cameras : bool
         Group what was rebuilt in Hammer visgroups; put a camera at each player start.
+    io_format : {"map", "old", "new"}
+        The separator of outputs in ``connections``: as the map has them,
+        commas (Hammer 4.x) or ESC (later Hammers).
     check : bool
         Check the document for compile-readiness (``stats.problems``).
     progress : callable, optional
@@ -117,7 +121,8 @@ def decompile(bsp_or_path: Any, path: str | Path, *, props: bool = True, overlay
     """
     text, stats = decompile_text(bsp_or_path, props=props, overlays=overlays, cubemaps=cubemaps,
                                  detail_as_world=detail_as_world, rotation_fix=rotation_fix, ladders=ladders,
-                                 visgroups=visgroups, cameras=cameras, check=check, progress=progress)
+                                 visgroups=visgroups, cameras=cameras, io_format=io_format, check=check,
+                                 progress=progress)
     atomic_write(Path(path), text.encode("utf-8", "surrogateescape"))
     report(progress, "write")
     return stats
