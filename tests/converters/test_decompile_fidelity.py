@@ -151,7 +151,9 @@ def _traced(path: Path):
         if cls in MADE or any(s.disp_power for s in solid.sides):
             continue
         local, normals, dists = _model_planes(solid, origin, rotation)
-        corners = polygons(normals, dists)
+        # Corners within 1e-4 of a written plane count as its own: a looser tolerance would take
+        # in the neighbours of near-coplanar sides (37-sided cylinders) and measure them instead.
+        corners = polygons(normals, dists, 1e-4)
         found: list[int] = []
         options: list[frozenset[int]] = []
         point_err, corner_err = 0.0, 0.0
