@@ -75,3 +75,25 @@ def test_a_sliver_gets_points_from_its_plane():
     assert np.allclose(pts[:, 2], 5)
     n = np.cross(pts[2] - pts[0], pts[1] - pts[0])
     assert n[2] > 0 and np.linalg.norm(n) >= 64 * 64 * 0.99
+
+
+def test_a_floor_of_many_coplanar_world_brushes_costs_linear_pairs():
+    """1600 coplanar 32-unit floor tiles in one model: each face meets only the sides near it."""
+    n = 40
+    xy = np.stack(np.meshgrid(np.arange(n), np.arange(n), indexing="ij"), axis=-1).reshape(-1, 2) * 32.0
+    mins = np.c_[xy, np.zeros(len(xy))]
+    maxs = np.c_[xy + 32.0, np.zeros(len(xy))]
+    plane = np.zeros(len(xy), np.int64)  # all on plane 0 (z = 0)
+    centroid = (mins + maxs) / 2
+    pairs = candidate_pairs(plane, plane, face_point=centroid, side_box=(mins, maxs))
+    # A face's cell is reached by at most (256 / 32 + 2) ** 2 tiles (those touching its border
+    # included); without cells it would meet all 1600.
+    assert len(pairs[0]) <= 100 * len(xy)
+    assert len(candidate_pairs(plane, plane)[0]) == len(xy) ** 2
+    # No face loses the side it lies on.
+    found = set(zip(pairs[0].tolist(), pairs[1].tolist()))
+    assert all((i, i) in found for i in range(len(xy)))
+    # A side wider than MAX_SIDE_CELLS cells still meets every face of its plane.
+    big_min, big_max = np.array([[-4096.0, -4096.0, 0.0]]), np.array([[4096.0, 4096.0, 0.0]])
+    wide = candidate_pairs(plane, np.zeros(1, np.int64), face_point=centroid, side_box=(big_min, big_max))
+    assert len(wide[0]) == len(xy)

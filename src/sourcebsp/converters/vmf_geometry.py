@@ -5,7 +5,8 @@
   spanning the side (three of its corners projected onto the plane, kept in
   polygon (clockwise) order; made from the plane for slivers), rounded to
   whole numbers only where that keeps every corner on the plane.
-* :func:`face_sides` maps faces to the brush sides they were cut from: a
+* :func:`face_sides` maps faces to the brush sides they were cut from (candidates
+  by :func:`candidate_pairs`: same model, same plane, nearby grid cell): a
   face lies on its side's plane (``dface_t.planenum`` is the side's plane,
   or its opposite for faces seen from inside water), inside the side's
   polygon (the face's centroid within 0.1 units of it: a face is a convex
@@ -121,34 +122,79 @@ def _points_from_plane(normal: np.ndarray, dist: np.ndarray, pts: np.ndarray, va
     return np.stack([centre, centre + size * u, centre + size * w], axis=1)
 
 
+#: Edge of the grid cells that keep a face from meeting the far-away sides of its plane.
+CELL_SIZE = 256.0
+#: A side covering more cells than this is a candidate for every face of its plane.
+MAX_SIDE_CELLS = 64
+_CELL_BITS = 11  # cell coordinates within +-1024 cells (+-262144 units)
+
+
+def _cell_code(cells: np.ndarray) -> np.ndarray:
+    """One non-negative integer per 3D cell coordinate (0 is kept for "every cell")."""
+    c = np.clip(cells.astype(np.int64) + (1 << (_CELL_BITS - 1)), 0, (1 << _CELL_BITS) - 1)
+    return ((c[:, 0] << (2 * _CELL_BITS)) | (c[:, 1] << _CELL_BITS) | c[:, 2]) + 1
+
+
 def candidate_pairs(face_plane: np.ndarray, side_plane: np.ndarray, face_model: np.ndarray | None = None,
-                    side_model: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    side_model: np.ndarray | None = None, face_point: np.ndarray | None = None,
+                    side_box: tuple[np.ndarray, np.ndarray] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (face, side, flipped) with the face on the side's plane (or its twin) in the same model.
 
     Faces and sides are grouped by (model, plane): a brush entity's faces are
     only paired with its own model's sides.  Without that, hundreds of
     brush entities built around their origins (coplanar in model space)
     pair every face with every side, a cost quadratic in their number.
+    With ``face_point`` (a point of each face, its centroid) and ``side_box``
+    (``(mins, maxs)`` of each side), a face also meets only the sides whose
+    box reaches its :data:`CELL_SIZE` grid cell (or that span more than
+    :data:`MAX_SIDE_CELLS` cells), so a floor of many coplanar world brushes
+    stays linear too.
     """
     face_plane = np.asarray(face_plane, np.int64)
     side_plane = np.asarray(side_plane, np.int64)
+    n_sides = len(side_plane)
     fm = np.zeros(len(face_plane), np.int64) if face_model is None else np.asarray(face_model, np.int64)
-    sm = np.zeros(len(side_plane), np.int64) if side_model is None else np.asarray(side_model, np.int64)
+    sm = np.zeros(n_sides, np.int64) if side_model is None else np.asarray(side_model, np.int64)
     span = int(max(face_plane.max(initial=0), side_plane.max(initial=0))) + 2
-    side_key = sm * span + side_plane
+    groups, side_group = np.unique(sm * span + side_plane, return_inverse=True)
+    side_group = side_group.reshape(-1).astype(np.int64)
+    side_rows = np.arange(n_sides)
+    side_cell = np.zeros(n_sides, np.int64)
+    if face_point is not None and side_box is not None and n_sides:
+        lo = np.floor((side_box[0] - CONTAIN_EPSILON) / CELL_SIZE).astype(np.int64)
+        hi = np.floor((side_box[1] + CONTAIN_EPSILON) / CELL_SIZE).astype(np.int64)
+        extent = hi - lo + 1
+        count = extent.prod(axis=1)
+        small = count <= MAX_SIDE_CELLS
+        reps = np.where(small, count, 1)
+        side_rows = np.repeat(side_rows, reps)
+        k = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
+        e = extent[side_rows]
+        cells = lo[side_rows] + np.stack([k // (e[:, 1] * e[:, 2]), (k // e[:, 2]) % e[:, 1], k % e[:, 2]], axis=1)
+        side_cell = np.where(small[side_rows], _cell_code(cells), 0)
+        side_group = side_group[side_rows]
+    side_key = side_group * (1 << (3 * _CELL_BITS + 1)) + side_cell
     order = np.argsort(side_key, kind="stable")
     sorted_keys = side_key[order]
+    face_cells = [np.zeros(len(face_plane), np.int64)]
+    if face_point is not None and side_box is not None:
+        face_cells = [_cell_code(np.floor(np.asarray(face_point) / CELL_SIZE)), face_cells[0]]
     pairs_face, pairs_side, pairs_flip = [], [], []
     for flip in (0, 1):
-        key = np.where(fm >= 0, fm * span + (face_plane ^ flip), -1)
-        lo = np.searchsorted(sorted_keys, key, "left")
-        hi = np.searchsorted(sorted_keys, key, "right")
-        num = np.where(key >= 0, hi - lo, 0)
-        f = np.repeat(np.arange(len(face_plane)), num)
-        pos = np.repeat(lo - np.cumsum(num) + num, num) + np.arange(int(num.sum()))
-        pairs_face.append(f)
-        pairs_side.append(order[pos])
-        pairs_flip.append(np.full(len(f), flip))
+        wanted = np.where(fm >= 0, fm * span + (face_plane ^ flip), -1)
+        at = np.clip(np.searchsorted(groups, wanted), 0, max(len(groups) - 1, 0))
+        known = (wanted >= 0) & (len(groups) > 0) & (groups[at] == wanted) if len(groups) else wanted < -1
+        for cell in face_cells:
+            key = np.where(known, at * (1 << (3 * _CELL_BITS + 1)) + cell, -1)
+            lo_at = np.searchsorted(sorted_keys, key, "left")
+            hi_at = np.searchsorted(sorted_keys, key, "right")
+            num = np.where(known, hi_at - lo_at, 0)
+            f = np.repeat(np.arange(len(face_plane)), num)
+            pos = np.repeat(lo_at - np.cumsum(num) + num, num) + np.arange(int(num.sum()))
+            pairs_face.append(f)
+            pairs_side.append(side_rows[order[pos]])
+            pairs_flip.append(np.full(len(f), flip))
     return np.concatenate(pairs_face), np.concatenate(pairs_side), np.concatenate(pairs_flip)
 
 
@@ -177,9 +223,9 @@ def face_sides(faces: np.ndarray, face_points: np.ndarray, face_offsets: np.ndar
     sm = np.zeros(n_sides, np.int64) if side_model is None else np.asarray(side_model, np.int64).copy()
     if side_ok is not None:
         sm[~np.asarray(side_ok, bool)] = -2  # never equal to a face's model
-    pf, ps, flipped = candidate_pairs(faces["planenum"], brushes.planenum, fm, sm)
-    # Cheap rejection first: the centroid must lie in the side's bounding box.
     lo_box, hi_box = _side_boxes(brushes)
+    pf, ps, flipped = candidate_pairs(faces["planenum"], brushes.planenum, fm, sm, centroid, (lo_box, hi_box))
+    # Cheap rejection first: the centroid must lie in the side's bounding box.
     c = centroid[pf]
     near = np.all((c >= lo_box[ps] - CONTAIN_EPSILON) & (c <= hi_box[ps] + CONTAIN_EPSILON), axis=1)
     pf, ps, flipped = pf[near], ps[near], flipped[near]
