@@ -97,3 +97,14 @@ def test_a_floor_of_many_coplanar_world_brushes_costs_linear_pairs():
     big_min, big_max = np.array([[-4096.0, -4096.0, 0.0]]), np.array([[4096.0, 4096.0, 0.0]])
     wide = candidate_pairs(plane, np.zeros(1, np.int64), face_point=centroid, side_box=(big_min, big_max))
     assert len(wide[0]) == len(xy)
+
+
+def test_candidate_pairs_survive_nan_and_huge_boxes():
+    plane = np.zeros(3, np.int64)
+    mins = np.array([[np.nan, 0, 0], [-1e30, -1e30, 0], [0, 0, 0]])
+    maxs = np.array([[np.nan, 1, 0], [1e30, 1e30, 0], [16, 16, 0]])
+    points = np.array([[8.0, 8.0, 0.0], [np.inf, 0.0, 0.0], [1e300, 1e300, 0.0]])
+    faces, sides, _ = candidate_pairs(plane, plane, face_point=points, side_box=(mins, maxs))
+    pairs = set(zip(faces.tolist(), sides.tolist()))
+    # The NaN and the huge side meet every face; the 16-unit side the face in its cell.
+    assert {(f, s) for f in range(3) for s in (0, 1)} <= pairs and (0, 2) in pairs

@@ -162,11 +162,15 @@ def candidate_pairs(face_plane: np.ndarray, side_plane: np.ndarray, face_model: 
     side_rows = np.arange(n_sides)
     side_cell = np.zeros(n_sides, np.int64)
     if face_point is not None and side_box is not None and n_sides:
-        lo = np.floor((side_box[0] - CONTAIN_EPSILON) / CELL_SIZE).astype(np.int64)
-        hi = np.floor((side_box[1] + CONTAIN_EPSILON) / CELL_SIZE).astype(np.int64)
-        extent = hi - lo + 1
+        # Boxes of a malformed map may be NaN or huge: such sides go in the "every cell" bucket.
+        finite = np.all(np.isfinite(side_box[0]) & np.isfinite(side_box[1]), axis=1)
+        lo_f = np.where(finite[:, None], np.floor((side_box[0] - CONTAIN_EPSILON) / CELL_SIZE), 0.0)
+        hi_f = np.where(finite[:, None], np.floor((side_box[1] + CONTAIN_EPSILON) / CELL_SIZE), 0.0)
+        small = finite & np.all(hi_f - lo_f < MAX_SIDE_CELLS, axis=1) & np.all(hi_f >= lo_f, axis=1)
+        lo = np.where(small[:, None], lo_f, 0.0).astype(np.int64)
+        extent = np.where(small[:, None], hi_f - lo_f + 1, 1.0).astype(np.int64)
         count = extent.prod(axis=1)
-        small = count <= MAX_SIDE_CELLS
+        small &= count <= MAX_SIDE_CELLS
         reps = np.where(small, count, 1)
         side_rows = np.repeat(side_rows, reps)
         k = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
@@ -179,7 +183,9 @@ def candidate_pairs(face_plane: np.ndarray, side_plane: np.ndarray, face_model: 
     sorted_keys = side_key[order]
     face_cells = [np.zeros(len(face_plane), np.int64)]
     if face_point is not None and side_box is not None:
-        face_cells = [_cell_code(np.floor(np.asarray(face_point) / CELL_SIZE)), face_cells[0]]
+        point = np.asarray(face_point, np.float64)
+        cell = np.floor(np.where(np.isfinite(point), point, 0.0) / CELL_SIZE)
+        face_cells = [_cell_code(np.clip(cell, -(1 << _CELL_BITS), 1 << _CELL_BITS)), face_cells[0]]
     pairs_face, pairs_side, pairs_flip = [], [], []
     for flip in (0, 1):
         wanted = np.where(fm >= 0, fm * span + (face_plane ^ flip), -1)
