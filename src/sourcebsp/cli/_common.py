@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import re
 import sys
@@ -141,6 +142,8 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
     Piped output never wraps or folds a value, so ``| grep`` and ``| cut -f1`` see whole records.
     """
     if not is_terminal():
+        # The title is a summary, not a record: stderr keeps it in sight and out of the pipe.
+        print(title, file=sys.stderr)
         print("\t".join(columns))
         for row in rows:
             print("\t".join(_cell(v) for v in row))
@@ -224,3 +227,21 @@ def map_first(argv: Sequence[str] | None, actions: Sequence[str]) -> list[str]:
     if len(args) >= 2 and args[0] in actions and args[1] not in actions and not Path(args[0]).exists():
         args[0], args[1] = args[1], args[0]
     return args
+
+
+def expand_maps(names: Sequence[str]) -> tuple[list[Path], bool]:
+    """The maps named (folders' ``*.bsp`` and glob patterns expanded, each once) and whether
+    this is a batch (several names, a folder or a pattern) rather than one map."""
+    found: list[Path] = []
+    batch = len(names) > 1
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            found += sorted(p for p in path.iterdir() if p.suffix.lower() == ".bsp" and p.is_file())
+            batch = True
+        elif glob.has_magic(name):
+            found += sorted(Path(p) for p in glob.glob(name) if Path(p).is_file())
+            batch = True
+        else:
+            found.append(path)
+    return list(dict.fromkeys(found)), batch

@@ -8,7 +8,6 @@ bar and a summary.
 from __future__ import annotations
 
 import argparse
-import glob
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -63,23 +62,6 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _expand(names: Sequence[str]) -> tuple[list[Path], bool]:
-    """The maps named (folders and glob patterns expanded) and whether this is a batch."""
-    found: list[Path] = []
-    batch = len(names) > 1
-    for name in names:
-        path = Path(name)
-        if path.is_dir():
-            found += sorted(p for p in path.iterdir() if p.suffix.lower() == ".bsp" and p.is_file())
-            batch = True
-        elif glob.has_magic(name):
-            found += sorted(Path(p) for p in glob.glob(name) if Path(p).is_file())
-            batch = True
-        else:
-            found.append(path)
-    return found, batch
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
@@ -95,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body() -> int:
         from ..converters import render as rd
 
-        maps, batch = _expand(args.maps)
+        maps, batch = _common.expand_maps(args.maps)
         if not maps:
             print(f"sourcebsp: error: no .bsp files in {' '.join(args.maps)}", file=sys.stderr)
             return 1

@@ -26,6 +26,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from ..errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
+from ..flags import STATIC_PROP_USE_LIGHTING_ORIGIN
 from .base import COLOR_RGB_EXP32, Endian, LumpContext, vec3
 
 __all__ = [
@@ -47,7 +48,6 @@ __all__ = [
 ]
 
 STATIC_PROP_NAME_LENGTH = 128  # STATIC_PROP_NAME_LENGTH, also DETAIL_NAME_LENGTH
-STATIC_PROP_USE_LIGHTING_ORIGIN = 0x2  # STATIC_PROP_USE_LIGHTING_ORIGIN (info_lighting given)
 NAME = np.dtype(f"S{STATIC_PROP_NAME_LENGTH}")  # char m_Name[128], NUL-padded
 
 # ---- StaticPropLump_t, one dtype per layout ---------------------------------------

@@ -1,51 +1,79 @@
 """Build the VMF document of a compiled map (see :mod:`sourcebsp.converters.vmf`).
 
-Where each part of the VMF comes from:
+:func:`build_vmf` runs the stages in order; each is a function of what it
+is given and returns what it made (no stage reads a value another stage
+left behind).  Where each part of the VMF comes from:
 
 * world brushes: the brushes of model 0 (:func:`~sourcebsp.model.brushes.brush_models_of`);
   those with ``CONTENTS_DETAIL`` go into one ``func_detail`` (or stay in
-  the world with ``detail_as_world``); those with ``CONTENTS_AREAPORTAL``
-  go to the ``func_areaportal`` whose ``portalnumber`` is the key of the
-  AREAPORTALS entry lying on one of their sides;
-* brush entities: an entity with ``"model" "*N"`` gets model N's brushes.
-  vbsp moved them by the entity's ``origin`` (it subtracts the origin from
-  every plane and texture shift) and never rotates them, so they are moved
-  back by the origin only; the ``angles`` key is kept, so a recompile gives
-  the same model, turned the same way in the game;
+  the world with ``detail_as_world``); those with ``CONTENTS_LADDER`` into
+  one ``func_ladder`` each (vbsp merges ``func_ladder`` into the world);
+  those with ``CONTENTS_AREAPORTAL`` to the ``func_areaportal`` whose
+  ``portalnumber`` is the key of the AREAPORTALS entry lying on one of
+  their sides;
+* brush entities: an entity with ``"model" "*N"`` gets model N's brushes,
+  which vbsp stored around the entity's ``origin`` without turning them.
+  The game turns the model by ``angles``, so with ``rotation_fix`` the
+  solids are turned by ``angles`` and moved to the origin, and ``angles``
+  is dropped (Hammer then shows what the game shows).  Two kinds of class
+  are left as stored, ``angles`` kept (:func:`rotation_rule`):
+  :data:`MOVEDIR_CLASSES`, whose ``angles`` is a direction of movement,
+  and :data:`ANGLES_ZEROED_CLASSES`, whose spawn code zeroes ``angles``
+  (SDK 2013 ``SetLocalAngles( vec3_angle )``), so the game shows them
+  unturned;
 * ``func_occluder``: each polygon of its occluder (OCCLUSION lump) becomes a
   brush, the polygon extruded :data:`OCCLUDER_DEPTH` units behind it, its
   front ``tools/toolsoccluder`` and its other sides nodraw;
 * displacements: see :mod:`sourcebsp.converters.vmf_disp`;
 * side ids: where the map has a FACEIDS lump (the Hammer side id of each
-  face), a side takes the id most of its faces carry (faces are matched to
-  sides by :func:`~sourcebsp.converters.vmf_geometry.face_sides`); the
-  other sides get new ids above every restored one.  Entity ids come from
-  ``hammerid``; solids get new ids.
+  face), a side takes the id most of its faces carry; the other sides get
+  new ids above every restored one.  Entity ids come from ``hammerid``;
+  solids get new ids.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
-from ..codecs.base import RawLump
+from ..codecs.entities import Output
+from ..flags import Contents
 from ..lump_ids import LumpId
-from ..model.brushes import CONTENTS, BrushSet, brush_models_of, build_brushes, clip_brushes
-from ..model.geometry import face_table
-from .vmf_disp import CORNER_EPSILON, DISP_BRUSH_DEPTH, DispFace, disp_block, displacement_faces
-from .vmf_entities import (
-    COMPILER_KEYS, cubemap_pairs, overlay_pairs, split_keys, static_prop_pairs,
+from ..model.brushes import BrushSet, brush_models_of, build_brushes
+from ..model.geometry import angles_matrix, texture_names
+from .vmf_entities import COMPILER_KEYS, cubemap_pairs, overlay_pairs, split_keys, static_prop_pairs
+from .vmf_geometry import prism_planes
+from .vmf_solids import (
+    FaceMatch, IdCounter, PlaneSpec, SideTable, attach_displacements, brush_frames, brush_solids, made_solids,
+    match_faces, restore_side_ids, side_table,
 )
-from .vmf_geometry import face_corner_points, face_sides, faces_within, plane_points, prism_planes
-from .vmf_textures import default_axes, material_names, side_materials, texture_axes, tool_name, game_of
-from .vmf_writer import VmfEntity, VmfMap, VmfSide, VmfSolid, format_numbers
+from .vmf_textures import default_axes, game_of, material_names, tool_name
+from .vmf_writer import VmfEntity, VmfMap, VmfSolid, format_numbers
 
-__all__ = ["DecompileOptions", "DecompileStats", "DECOMPILE_STEPS", "OCCLUDER_DEPTH", "build_vmf"]
+__all__ = ["DecompileOptions", "DecompileStats", "DECOMPILE_STEPS", "OCCLUDER_DEPTH", "MOVEDIR_CLASSES",
+           "ANGLES_ZEROED_CLASSES", "build_vmf", "rotation_rule", "output_text"]
 
 DECOMPILE_STEPS = ("brushes", "faces", "displacements", "entities", "props", "overlays", "write")
 OCCLUDER_DEPTH = 1.0
 _ENTITY_SOLID_COLOR = "220 30 220"
+
+#: Classes whose ``angles`` the game reads as a direction of movement: the
+#: ``SetMovedir`` callers of the Source SDK before 2013 (SDK 2013 reads
+#: ``movedir`` / ``pushdir`` keys instead, but maps built for the older code
+#: keep ``angles``), and ``env_embers`` (its particles fly along ``angles``).
+MOVEDIR_CLASSES = frozenset({
+    "func_door", "func_water", "func_button", "func_movelinear", "momentary_door", "func_water_analog",
+    "func_conveyor", "trigger_push", "env_embers",
+})
+#: Classes whose spawn code zeroes ``angles`` (Source SDK 2013: bmodels.cpp
+#: ``CFuncWall``, ``CFuncVehicleClip``, ``CFuncIllusionary``; func_break.cpp
+#: ``CBreakable``; trains.cpp ``CFuncPlat::Setup``): the game shows them unturned.
+ANGLES_ZEROED_CLASSES = frozenset({
+    "func_wall", "func_wall_toggle", "func_vehicleclip", "func_illusionary", "func_breakable", "func_plat",
+    "func_platrot",
+})
 
 
 @dataclass(frozen=True)
@@ -54,6 +82,11 @@ class DecompileOptions:
     overlays: bool = True  # overlays -> info_overlay
     cubemaps: bool = True  # cubemap samples -> env_cubemap
     detail_as_world: bool = False  # CONTENTS_DETAIL brushes stay in the world, not func_detail
+    rotation_fix: bool = True  # turn rotated brush entities' solids, drop their angles
+    ladders: bool = True  # CONTENTS_LADDER world brushes -> func_ladder
+    visgroups: bool = True  # Hammer visgroups for what was rebuilt
+    cameras: bool = True  # a Hammer camera at each player start
+    io_format: str = "map"  # outputs' separator: "map" (as stored), "old" (commas, Hammer 4.x), "new" (ESC)
 
 
 @dataclass
@@ -73,36 +106,29 @@ class DecompileStats:
     cubemaps: int = 0
     occluder_solids: int = 0
     areaportal_solids: int = 0
+    ladders: int = 0
     skipped_brushes: list[int] = field(default_factory=list)  # BRUSHES rows not closed and convex
     restored_side_ids: int = 0
     restored_tool_textures: int = 0
     default_axes: int = 0
+    #: Brush entities with ``angles``: (classname, targetname or model, rule) where rule is
+    #: "rotated", "movedir" or "angles-zeroed" (see :func:`rotation_rule`), or "kept" without rotation_fix.
+    entity_rotation: list[tuple[str, str, str]] = field(default_factory=list)
+    #: What could not be rebuilt, and why.
+    not_rebuilt: list[str] = field(default_factory=list)
+    perpendicular_axes_fixed: int = 0  # sides whose texture axes were perpendicular to them
+    sides_off_plane: int = 0  # BSP sides whose plane points are more than 1e-3 units off the BSP plane
+    max_off_plane: float = 0.0
+    bsp_brushes: int = 0  # rows of the BRUSHES lump
+    cubemap_sides: int = 0  # sides named by env_cubemap "sides", from the materials vbsp patched
+    cameras: int = 0
+    visgroups: int = 0
+    problems: list[Any] | None = None  # compile-readiness problems (vmf_checks.Problem), None: not checked
+    entity_classes: dict[str, int] = field(default_factory=dict)  # entities written, by class
 
     @property
     def solids(self) -> int:
         return self.world_solids + self.detail_solids + self.entity_solids
-
-
-class _Ids:
-    """A counter that skips ids already taken."""
-
-    def __init__(self, taken: set[int], start: int = 1) -> None:
-        self.taken = set(taken)
-        self.next = start
-
-    def take(self) -> int:
-        while self.next in self.taken:
-            self.next += 1
-        self.taken.add(self.next)
-        self.next += 1
-        return self.next - 1
-
-
-def _lump(bsp: Any, lump: LumpId) -> Any:
-    if not bsp.entry(lump).filelen and not bsp.is_loaded(lump):
-        return None
-    value = bsp.get_lump(lump)
-    return None if isinstance(value, RawLump) else value
 
 
 def _vector(text: str | None) -> np.ndarray | None:
@@ -110,7 +136,7 @@ def _vector(text: str | None) -> np.ndarray | None:
         values = [float(p) for p in (text or "").split()]
     except ValueError:
         return None
-    return np.array(values) if len(values) == 3 else None
+    return np.array(values) if len(values) == 3 and np.all(np.isfinite(values)) else None
 
 
 def _int(text: str | None) -> int | None:
@@ -120,423 +146,457 @@ def _int(text: str | None) -> int | None:
         return None
 
 
+# ---- brush entities and their rotation ------------------------------------------------------
+def rotation_rule(classname: str, angles: np.ndarray | None, rotation_fix: bool = True) -> str:
+    """How a brush entity's solids are placed: ``"none"`` (no turn), ``"rotated"``, ``"movedir"``,
+    ``"angles-zeroed"`` or ``"kept"`` (turned in the game, but ``rotation_fix`` is off)."""
+    if angles is None or not np.any(np.abs(np.mod(angles + 180.0, 360.0) - 180.0) > 1e-6):
+        return "none"
+    folded = classname.casefold()
+    if folded in MOVEDIR_CLASSES:
+        return "movedir"
+    if folded in ANGLES_ZEROED_CLASSES:
+        return "angles-zeroed"
+    return "rotated" if rotation_fix else "kept"
+
+
+@dataclass(frozen=True)
+class _Placement:
+    entity: int  # index into the entity list
+    origin: np.ndarray
+    rotation: np.ndarray
+    rule: str
+
+
+def model_placements(entities: list[Any], rotation_fix: bool) -> dict[int, _Placement]:
+    """The first entity of each brush model (``"model" "*N"``, N > 0) and how its solids are placed."""
+    out: dict[int, _Placement] = {}
+    for i, e in enumerate(entities):
+        m = e.model_index
+        if m is None or m <= 0 or m in out:
+            continue
+        origin = _vector(e.get("origin"))
+        angles = _vector(e.get("angles"))
+        rule = rotation_rule(e.classname or "", angles, rotation_fix)
+        rotation = angles_matrix(angles) if rule == "rotated" and angles is not None else np.eye(3)
+        out[m] = _Placement(i, origin if origin is not None else np.zeros(3), rotation, rule)
+    return out
+
+
+# ---- sorting brushes into entities ----------------------------------------------------------
 @dataclass
-class _SideTable:
-    """Everything needed to write each side row of a BrushSet, world space."""
-
-    points: np.ndarray  # (3 per side, 3) plane points
-    vertices: np.ndarray  # world-space polygon corners (flat)
-    materials: list[str]
-    axes: dict[str, np.ndarray]
-    ids: np.ndarray  # VMF side id, 0 until given
-    smoothing: np.ndarray
+class _BrushGroups:
+    world: list[VmfSolid] = field(default_factory=list)
+    detail: list[VmfSolid] = field(default_factory=list)
+    ladders: list[VmfSolid] = field(default_factory=list)
+    areaportal: dict[int, list[VmfSolid]] = field(default_factory=dict)  # portal key -> solids
+    loose_portals: list[VmfSolid] = field(default_factory=list)
+    model: dict[int, list[VmfSolid]] = field(default_factory=dict)
 
 
-class _Builder:
-    def __init__(self, bsp: Any, options: DecompileOptions, progress: Callable[[str], None] | None) -> None:
-        self.bsp = bsp
-        self.options = options
-        self.progress = progress
-        self.stats = DecompileStats()
-        self.names = material_names(bsp)
-        self.game = game_of(bsp)
-        entities = _lump(bsp, LumpId.ENTITIES)
-        self.entities = list(entities) if entities is not None else []
-        self.side_ids = _Ids(set())
-
-    def report(self, step: str) -> None:
-        if self.progress is not None:
-            self.progress(step)
-
-    # ---- brushes ----------------------------------------------------------------------
-    def build(self) -> VmfMap:
-        bsp = self.bsp
-        self.brushes = build_brushes(bsp)
-        self.owner = brush_models_of(bsp)
-        self.model_entity: dict[int, int] = {}
-        for i, e in enumerate(self.entities):
-            m = e.model_index
-            if m is not None and m > 0 and m not in self.model_entity:
-                self.model_entity[m] = i
-        origin_of_model = {m: (_vector(self.entities[i].get("origin")) if _vector(self.entities[i].get("origin"))
-                               is not None else np.zeros(3)) for m, i in self.model_entity.items()}
-        n_brushes = len(self.brushes)
-        self.brush_origin = np.zeros((n_brushes, 3))
-        for b in np.flatnonzero(self.owner > 0).tolist():
-            self.brush_origin[b] = origin_of_model.get(int(self.owner[b]), np.zeros(3))
-        self.report("brushes")
-        self._faces()
-        self.report("faces")
-        self.table = self._side_table(self.brushes, self.brush_origin)
-        self._assign_side_ids()
-        solids = self._solids()
-        self._displacements(solids)
-        self.report("displacements")
-        vmf = self._entities(solids)
-        self.report("entities")
-        if self.options.props:
-            self._props(vmf)
-        if self.options.cubemaps:
-            self._cubemaps(vmf)
-        self.report("props")
-        if self.options.overlays:
-            self._overlays(vmf)
-        self.report("overlays")
-        self._number(vmf)
-        return vmf
-
-    def _faces(self) -> None:
-        bsp = self.bsp
-        self.faces = face_table(bsp)
-        if len(self.faces) and _lump(bsp, LumpId.VERTEXES) is not None:
-            self.face_points, self.face_offsets = face_corner_points(bsp, self.faces)
+def _group_brushes(solids: dict[int, VmfSolid], brushes: BrushSet, owner: np.ndarray,
+                   placements: dict[int, _Placement], portal_of: dict[int, int],
+                   options: DecompileOptions) -> _BrushGroups:
+    groups = _BrushGroups()
+    for b, solid in solids.items():
+        m = int(owner[b])
+        contents = int(brushes.contents[b])
+        if m > 0 and m in placements:
+            groups.model.setdefault(m, []).append(solid)
+        elif contents & Contents.AREAPORTAL and m == 0:
+            key = portal_of.get(b)
+            (groups.areaportal.setdefault(key, []) if key is not None else groups.loose_portals).append(solid)
+        elif contents & Contents.LADDER and m == 0 and options.ladders:
+            groups.ladders.append(solid)
+        elif contents & Contents.DETAIL and not options.detail_as_world:
+            groups.detail.append(solid)
         else:
-            self.face_points, self.face_offsets = np.zeros((0, 3)), np.zeros(len(self.faces) + 1, np.int64)
-        face_side = face_sides(self.faces, self.face_points, self.face_offsets, self.brushes)
-        if len(self.faces):
-            face_side[self.faces["dispinfo"] != -1] = -1
-        self.face_side = face_side
-        self.face_whole = faces_within(self.face_points, self.face_offsets, face_side, self.brushes)
-        faceids = _lump(bsp, LumpId.FACEIDS)
-        uses_ldr = bsp.entry(LumpId.FACES).filelen > 0
-        self.faceids = (np.asarray(faceids).astype(np.int64)
-                        if faceids is not None and len(faceids) == len(self.faces) and uses_ldr else None)
+            groups.world.append(solid)
+    return groups
 
-    def _side_table(self, brushes: BrushSet, brush_origin: np.ndarray) -> _SideTable:
-        side_brush = brushes.side_brush
-        side_origin = brush_origin[side_brush] if len(side_brush) else np.zeros((0, 3))
-        point_origin = np.repeat(side_origin, brushes.side_counts, axis=0)
-        vertices = brushes.points + point_origin
-        dist = brushes.dist + np.einsum("ij,ij->i", brushes.normal, side_origin)
-        points = plane_points(vertices, brushes.poly_offsets, brushes.normal, dist)
-        contents = brushes.contents[side_brush] if len(side_brush) else np.zeros(0, np.int64)
-        materials, restored = side_materials(brushes.texinfo, contents, self.bsp, self.names)
-        axes = texture_axes(brushes.texinfo, brushes.normal, side_origin, self.bsp)
-        self.stats.restored_tool_textures += int(restored.sum())
-        self.stats.default_axes += int(axes["restored_axes"].sum())
-        smoothing = np.zeros(len(side_brush), np.int64)
-        return _SideTable(points, vertices, materials, axes, np.zeros(len(side_brush), np.int64), smoothing)
 
-    def _assign_side_ids(self) -> None:
-        """Hammer side ids from FACEIDS: each side takes the most common id of the faces wholly on it."""
-        table, fs = self.table, self.face_side
-        mapped = np.flatnonzero(fs >= 0)
-        if len(mapped) and len(self.faces):
-            np.bitwise_or.at(table.smoothing, fs[mapped], self.faces["smoothing_groups"][mapped].astype(np.int64)
-                             if "smoothing_groups" in (self.faces.dtype.names or ()) else 0)
-        # A face merged across coplanar sides carries one of their ids: it does not vote.
-        mapped = np.flatnonzero((fs >= 0) & self.face_whole)
-        taken: set[int] = set()
-        if self.faceids is not None and len(mapped):
-            pairs = np.stack([fs[mapped], self.faceids[mapped]], axis=1)
-            uniq, votes = np.unique(pairs, axis=0, return_counts=True)
-            # Strongest claims first: one id per side, one side per id.
-            for k in np.lexsort((uniq[:, 0], -votes)).tolist():
-                side, fid = int(uniq[k, 0]), int(uniq[k, 1])
-                if fid <= 0 or table.ids[side] or fid in taken:
-                    continue
-                table.ids[side] = fid
-                taken.add(fid)
-            self.stats.restored_side_ids = len(taken)
-        if self.faceids is not None:
-            taken |= {int(v) for v in self.faceids[self.faces["dispinfo"] != -1].tolist() if v > 0}
-        self.side_ids = _Ids(taken, (max(taken) + 1) if taken else 1)
-
-    def _vmf_sides(self, table: _SideTable, rows: range, brushes: BrushSet) -> list[VmfSide]:
-        out = []
-        ax = table.axes
-        for s in rows:
-            sid = int(table.ids[s]) or self.side_ids.take()
-            table.ids[s] = sid
-            out.append(VmfSide(
-                id=sid, points=table.points[s], material=table.materials[s],
-                uaxis=ax["uaxis"][s], uscale=float(ax["uscale"][s]),
-                vaxis=ax["vaxis"][s], vscale=float(ax["vscale"][s]),
-                lightmapscale=int(ax["lightmapscale"][s]), smoothing_groups=int(table.smoothing[s]),
-                vertices=table.vertices[brushes.poly_offsets[s] : brushes.poly_offsets[s + 1]],
-                brushside=int(brushes.side_index[s]),
-            ))
+def areaportal_keys(bsp: Any, brushes: BrushSet, rows: list[int]) -> dict[int, int]:
+    """Portal key (``portalnumber``) of each areaportal brush, by the AREAPORTALS entry on one of its sides."""
+    portals = bsp.find_lump(LumpId.AREAPORTALS)
+    verts = bsp.find_lump(LumpId.CLIPPORTALVERTS)
+    out: dict[int, int] = {}
+    if portals is None or verts is None or not rows:
         return out
-
-    def _solids(self) -> dict[int, VmfSolid]:
-        """One solid per closed, convex brush, keyed by BRUSHES row."""
-        out: dict[int, VmfSolid] = {}
-        for b in range(len(self.brushes)):
-            if not self.brushes.closed[b]:
-                self.stats.skipped_brushes.append(b)
+    mins, maxs = brushes.bounds()
+    pts = verts["point"].astype(np.float64)
+    for p in portals:
+        first, num = int(p["first_clip_portal_vert"]), int(p["num_clip_portal_verts"])
+        if num < 3 or first < 0 or first + num > len(pts) or int(p["portal_key"]) <= 0:
+            continue
+        centre = pts[first : first + num].mean(axis=0)
+        pn = int(p["planenum"])
+        for b in rows:
+            if b in out:
                 continue
-            sides = self._vmf_sides(self.table, self.brushes.sides_of(b), self.brushes)
-            out[b] = VmfSolid(0, sides, b)
-        return out
+            planes = brushes.planenum[brushes.sides_of(b)]
+            inside = np.all(centre >= mins[b] - 0.5) and np.all(centre <= maxs[b] + 0.5)
+            if inside and (np.any(planes == pn) or np.any(planes == (pn ^ 1))):
+                out[b] = int(p["portal_key"])
+    return out
 
-    def _made_solids(self, specs: list[tuple[np.ndarray, np.ndarray, list[str], list[int]]]
-                     ) -> list[tuple[VmfSolid, np.ndarray] | None]:
-        """New solids from planes, all clipped at once.
 
-        Each spec is ``(normals, dists, materials, texinfos)``; a side with
-        texinfo -1 gets Hammer's default axes.  Gives ``(solid, kept plane
-        rows)`` per spec, or None when the planes do not close a solid.
-        """
-        if not specs:
+def occluder_specs(bsp: Any, occlusion: Any, index: int, game: str) -> list[PlaneSpec]:
+    """The planes of a brush for each polygon of occluder ``index``."""
+    vertexes = bsp.vertexes["point"].astype(np.float64)
+    planes = bsp.planes
+    specs: list[PlaneSpec] = []
+    occluder_mat = tool_name("occluder", game)
+    nodraw = tool_name("nodraw", game)
+    for poly in range(*occlusion.poly_range(index).indices(len(occlusion.polys))):
+        idx = np.asarray(occlusion.vertex_indices[occlusion.vertex_range(poly)], np.int64)
+        pn = int(occlusion.polys["planenum"][poly])
+        if len(idx) < 3 or idx.min() < 0 or idx.max() >= len(vertexes) or not 0 <= pn < len(planes):
+            continue
+        polygon = vertexes[idx]
+        normal = planes["normal"][pn].astype(np.float64)
+        # Clockwise seen from the front: Newell's normal points away from the viewer.
+        newell = np.cross(polygon, np.roll(polygon, -1, axis=0)).sum(axis=0)
+        if newell @ normal > 0:
+            polygon = polygon[::-1]
+        normals, dists = prism_planes(polygon, normal, OCCLUDER_DEPTH)
+        specs.append((normals, dists, [occluder_mat] + [nodraw] * (len(normals) - 1), [-1] * len(normals)))
+    return specs
+
+
+# ---- entities ---------------------------------------------------------------------------------
+_ESC = "\x1b"
+
+
+def output_text(key: str, value: str, io_format: str) -> str:
+    """An output's value with the separator of ``io_format``.
+
+    Hammer 4.x (``"old"``) separates the five fields with commas, later
+    Hammers (``"new"``) with ESC (0x1B); ``"map"`` keeps what the map has.
+    A field holding a comma keeps ESC.
+    """
+    parsed = Output.parse(key, value)
+    if io_format == "map" or parsed is None:
+        return value
+    fields = value.split(parsed.separator)
+    if io_format == "old" and any("," in f for f in fields):
+        return value
+    return ("," if io_format == "old" else _ESC).join(fields)
+
+
+def _outputs(outputs: list[tuple[str, str]], io_format: str) -> list[tuple[str, str]]:
+    return [(k, output_text(k, v, io_format)) for k, v in outputs]
+
+
+def _world_entity(worldspawn: Any, io_format: str = "map") -> tuple[VmfEntity, int]:
+    pairs: list[tuple[str, str]] = [("classname", "worldspawn")]
+    outputs: list[tuple[str, str]] = []
+    mapversion = 1
+    if worldspawn is not None:
+        keys, outputs = split_keys(worldspawn.items(), drop=("classname",))
+        outputs = _outputs(outputs, io_format)
+        pairs += keys
+        mapversion = _int(worldspawn.get("mapversion")) or 1
+    return VmfEntity(1, pairs, outputs), mapversion
+
+
+def _lump_entity(entity: Any, index: int, groups: _BrushGroups, placements: dict[int, _Placement],
+                 occluder_solids: Callable[[int], list[VmfSolid]], stats: DecompileStats,
+                 io_format: str = "map") -> VmfEntity:
+    """One entity of the entity lump, with the solids that belong to it."""
+    keys, outputs = split_keys(entity.items(), drop=("classname",))
+    outputs = _outputs(outputs, io_format)
+    m = entity.model_index
+    solids: list[VmfSolid] = []
+    placement = placements.get(m) if m is not None else None
+    if placement is not None and placement.entity == index:
+        solids = groups.model.get(m, [])
+        if placement.rule != "none":
+            label = entity.get("targetname") or entity.get("model") or ""
+            stats.entity_rotation.append((entity.classname or "", label, placement.rule))
+        if placement.rule == "rotated":
+            keys = [(k, v) for k, v in keys if k.casefold() != "angles"]
+    portal = _int(entity.get("portalnumber"))
+    if portal is not None and portal in groups.areaportal:
+        solids = solids + groups.areaportal.pop(portal)
+    elif (entity.classname or "").casefold() == "func_areaportal" and not solids:
+        stats.not_rebuilt.append(f"func_areaportal {portal}: no areaportal brush in the map for its portal")
+    occluder = _int(entity.get("occludernumber"))
+    if occluder is not None:
+        solids = solids + occluder_solids(occluder)
+    if solids or m is not None:
+        keys = [(k, v) for k, v in keys if k.casefold() != "model" or not (v == "" or v.startswith("*"))]
+    hid = _int(entity.get("hammerid"))
+    return VmfEntity(hid if hid and hid > 1 else 0, [("classname", entity.classname or "")] + keys, outputs, solids)
+
+
+def _entities(bsp: Any, entities: list[Any], groups: _BrushGroups, placements: dict[int, _Placement],
+              extra_world: list[VmfSolid], game: str, counter: IdCounter, stats: DecompileStats,
+              io_format: str = "map") -> VmfMap:
+    """The world and every entity of the lump, then the brush entities the decompiler rebuilt."""
+    worldspawn = next((e for e in entities if (e.classname or "").casefold() == "worldspawn"), None)
+    world, mapversion = _world_entity(worldspawn, io_format)
+    world.solids = groups.world + extra_world
+    vmf = VmfMap(world, mapversion=mapversion)
+    occlusion = bsp.find_lump(LumpId.OCCLUSION)
+
+    def occluder_solids(index: int) -> list[VmfSolid]:
+        if occlusion is None or not 0 <= index < len(occlusion):
             return []
-        normals = np.concatenate([s[0] for s in specs])
-        dists = np.concatenate([s[1] for s in specs])
-        owner = np.repeat(np.arange(len(specs)), [len(s[0]) for s in specs])
-        texinfos = np.concatenate([np.asarray(s[3], np.int64) for s in specs])
-        materials = [m for s in specs for m in s[2]]
-        keep, offsets, points = clip_brushes(normals, dists, owner, len(specs))
-        rows = np.flatnonzero(keep)
-        pts3 = plane_points(points, offsets, normals[rows], dists[rows])
-        axes = texture_axes(texinfos[rows], normals[rows], None, self.bsp)
-        first = np.r_[0, np.cumsum([len(s[0]) for s in specs])]
-        out: list[tuple[VmfSolid, np.ndarray] | None] = []
-        for b in range(len(specs)):
-            mine = np.flatnonzero(owner[rows] == b)
-            if len(mine) < 4:
-                out.append(None)
-                continue
-            sides = []
-            for k in mine.tolist():
-                r = int(rows[k])
-                sides.append(VmfSide(
-                    id=self.side_ids.take(), points=pts3[k], material=materials[r],
-                    uaxis=axes["uaxis"][k], uscale=float(axes["uscale"][k]),
-                    vaxis=axes["vaxis"][k], vscale=float(axes["vscale"][k]),
-                    lightmapscale=int(axes["lightmapscale"][k]),
-                    vertices=points[offsets[k] : offsets[k + 1]],
-                ))
-            out.append((VmfSolid(0, sides), rows[mine] - first[b]))
-        return out
+        made = [m[0] for m in made_solids(occluder_specs(bsp, occlusion, index, game), bsp, counter) if m]
+        stats.occluder_solids += len(made)
+        return made
 
-    # ---- displacements ------------------------------------------------------------------
-    def _displacements(self, solids: dict[int, VmfSolid]) -> None:
-        disps = displacement_faces(self.bsp, self.faces, self.face_points, self.face_offsets)
-        self.disp_solids: list[VmfSolid] = []
-        self.disp_side_id: dict[int, int] = {}  # FACES row -> VMF side id
-        if not disps:
-            return
-        by_plane: dict[int, list[tuple[int, VmfSide]]] = {}
-        for b, solid in solids.items():
-            if self.owner[b] != 0:
-                continue
-            for row, side in zip(self.brushes.sides_of(b), solid.sides):
-                if side.vertices is not None and len(side.vertices) == 4:
-                    by_plane.setdefault(int(self.brushes.planenum[row]), []).append((b, side))
-        restored = {int(v) for v in self.table.ids.tolist() if v}
-        nodraw = tool_name("nodraw", self.game)
-        matched: list[VmfSide | None] = [self._matching_side(disp, by_plane.get(disp.planenum, []))
-                                         for disp in disps]
-        need = [i for i, side in enumerate(matched) if side is None]
-        made = self._made_solids([self._disp_prism(disps[i], nodraw) for i in need])
-        for i, result in zip(need, made):
-            if result is not None and result[1][0] == 0:
-                self.disp_solids.append(result[0])
-                matched[i] = result[0].sides[0]
-                self.stats.displacement_brushes_made += 1
-        for disp, target in zip(disps, matched):
-            if target is None:
-                continue
-            target.disp = disp_block(self.bsp, disp, disp.normal)
-            if self.faceids is not None and self.faceids[disp.face] > 0:
-                wanted = int(self.faceids[disp.face])
-                if target.id != wanted and wanted not in restored:
-                    target.id = wanted
-                    restored.add(wanted)
-            self.disp_side_id[disp.face] = target.id
-            self.stats.displacements += 1
-
-    @staticmethod
-    def _matching_side(disp: DispFace, candidates: list[tuple[int, VmfSide]]) -> VmfSide | None:
-        for _, side in candidates:
-            if side.disp is not None or side.vertices is None:
-                continue
-            d = np.linalg.norm(side.vertices[:, None, :] - disp.corners[None, :, :], axis=2)
-            if d.min(axis=0).max() <= CORNER_EPSILON and d.min(axis=1).max() <= CORNER_EPSILON:
-                return side
-        return None
-
-    def _disp_prism(self, disp: DispFace, nodraw: str) -> tuple[np.ndarray, np.ndarray, list[str], list[int]]:
-        """The planes of a brush for a displacement: its face, extruded behind it."""
-        normals, dists = prism_planes(disp.corners, disp.normal, DISP_BRUSH_DEPTH)
-        front_material = side_materials(np.array([disp.texinfo]), np.array([CONTENTS["SOLID"]]), self.bsp,
-                                        self.names)[0][0]
-        return (normals, dists, [front_material] + [nodraw] * (len(normals) - 1),
-                [disp.texinfo] + [-1] * (len(normals) - 1))
-
-    # ---- entities -----------------------------------------------------------------------
-    def _entities(self, solids: dict[int, VmfSolid]) -> VmfMap:
-        bsp = self.bsp
-        world_pairs: list[tuple[str, str]] = [("classname", "worldspawn")]
-        worldspawn = next((e for e in self.entities if (e.classname or "").casefold() == "worldspawn"), None)
-        mapversion = 1
-        world_outputs: list[tuple[str, str]] = []
-        if worldspawn is not None:
-            keys, world_outputs = split_keys(worldspawn.items(), drop=("classname",))
-            world_pairs += keys
-            mapversion = _int(worldspawn.get("mapversion")) or 1
-        world = VmfEntity(1, world_pairs, world_outputs)
-        vmf = VmfMap(world, mapversion=mapversion)
-        detail: list[VmfSolid] = []
-        areaportal: dict[int, list[VmfSolid]] = {}
-        loose_portals: list[VmfSolid] = []
-        model_solids: dict[int, list[VmfSolid]] = {}
-        portal_of = self._areaportal_keys([b for b in solids if self.owner[b] == 0
-                                           and self.brushes.contents[b] & CONTENTS["AREAPORTAL"]])
-        for b, solid in solids.items():
-            m = int(self.owner[b])
-            contents = int(self.brushes.contents[b])
-            if m > 0 and m in self.model_entity:
-                model_solids.setdefault(m, []).append(solid)
-                self.stats.entity_solids += 1
-            elif contents & CONTENTS["AREAPORTAL"] and m == 0:
-                key = portal_of.get(b)
-                (areaportal.setdefault(key, []) if key is not None else loose_portals).append(solid)
-                self.stats.areaportal_solids += 1
-                self.stats.entity_solids += 1
-            elif contents & CONTENTS["DETAIL"] and not self.options.detail_as_world:
-                detail.append(solid)
-                self.stats.detail_solids += 1
-            else:
-                world.solids.append(solid)
-                self.stats.world_solids += 1
-        world.solids += self.disp_solids
-        self.stats.world_solids += len(self.disp_solids)
-        occlusion = _lump(bsp, LumpId.OCCLUSION)
-        for index, entity in enumerate(self.entities):
-            if entity is worldspawn:
-                continue
-            keys, outputs = split_keys(entity.items(), drop=("classname",))
-            m = entity.model_index
-            solids_here: list[VmfSolid] = []
-            if m is not None and self.model_entity.get(m) == index:
-                solids_here = model_solids.get(m, [])
-            portal = _int(entity.get("portalnumber"))
-            if portal is not None and portal in areaportal:
-                solids_here = solids_here + areaportal.pop(portal)
-            occluder = _int(entity.get("occludernumber"))
-            if occluder is not None and occlusion is not None and 0 <= occluder < len(occlusion):
-                solids_here = solids_here + self._occluder_solids(occlusion, occluder)
-            if solids_here or m is not None:
-                keys = [(k, v) for k, v in keys if k.casefold() != "model" or not (v == "" or v.startswith("*"))]
-            hid = _int(entity.get("hammerid"))
-            ent = VmfEntity(hid if hid and hid > 1 else 0, [("classname", entity.classname or "")] + keys,
-                            outputs, solids_here)
-            if solids_here:
-                self.stats.brush_entities += 1
-            else:
-                self.stats.point_entities += 1
-            vmf.entities.append(ent)
-        for solid_list in list(areaportal.values()) + [[s] for s in loose_portals]:
-            vmf.entities.append(VmfEntity(0, [("classname", "func_areaportal"), ("StartOpen", "1"),
-                                              ("PortalVersion", "1")], [], solid_list))
-            self.stats.brush_entities += 1
-        if detail:
-            vmf.entities.append(VmfEntity(0, [("classname", "func_detail")], [], detail))
-            self.stats.brush_entities += 1
-        return vmf
-
-    def _areaportal_keys(self, brushes: list[int]) -> dict[int, int]:
-        """Portal key (``portalnumber``) of each areaportal brush, by the AREAPORTALS entry on one of its sides."""
-        portals = _lump(self.bsp, LumpId.AREAPORTALS)
-        verts = _lump(self.bsp, LumpId.CLIPPORTALVERTS)
-        out: dict[int, int] = {}
-        if portals is None or verts is None or not brushes:
-            return out
-        mins, maxs = self.brushes.bounds()
-        pts = verts["point"].astype(np.float64)
-        for p in portals:
-            first, num = int(p["first_clip_portal_vert"]), int(p["num_clip_portal_verts"])
-            if num < 3 or first + num > len(pts) or int(p["portal_key"]) <= 0:
-                continue
-            centre = pts[first : first + num].mean(axis=0)
-            pn = int(p["planenum"])
-            for b in brushes:
-                if b in out:
-                    continue
-                planes = self.brushes.planenum[self.brushes.sides_of(b)]
-                inside = np.all(centre >= mins[b] - 0.5) and np.all(centre <= maxs[b] + 0.5)
-                if inside and (np.any(planes == pn) or np.any(planes == (pn ^ 1))):
-                    out[b] = int(p["portal_key"])
-        return out
-
-    def _occluder_solids(self, occlusion: Any, index: int) -> list[VmfSolid]:
-        vertexes = self.bsp.vertexes["point"].astype(np.float64)
-        planes = self.bsp.planes
-        out: list[VmfSolid] = []
-        specs: list[tuple[np.ndarray, np.ndarray, list[str], list[int]]] = []
-        occluder_mat = tool_name("occluder", self.game)
-        nodraw = tool_name("nodraw", self.game)
-        for poly in range(*occlusion.poly_range(index).indices(len(occlusion.polys))):
-            idx = np.asarray(occlusion.vertex_indices[occlusion.vertex_range(poly)], np.int64)
-            if len(idx) < 3 or idx.min() < 0 or idx.max() >= len(vertexes):
-                continue
-            polygon = vertexes[idx]
-            pn = int(occlusion.polys["planenum"][poly])
-            normal = planes["normal"][pn].astype(np.float64)
-            # Clockwise seen from the front: Newell's normal points away from the viewer.
-            newell = np.cross(polygon, np.roll(polygon, -1, axis=0)).sum(axis=0)
-            if newell @ normal > 0:
-                polygon = polygon[::-1]
-            normals, dists = prism_planes(polygon, normal, OCCLUDER_DEPTH)
-            specs.append((normals, dists, [occluder_mat] + [nodraw] * (len(normals) - 1), [-1] * len(normals)))
-        for made in self._made_solids(specs):
-            if made is not None:
-                out.append(made[0])
-                self.stats.occluder_solids += 1
-                self.stats.entity_solids += 1
-        return out
-
-    def _props(self, vmf: VmfMap) -> None:
-        for pairs, lighting in static_prop_pairs(self.bsp):
-            if lighting is not None:
-                name = f"sourcebsp_lighting_{self.stats.static_props}"
-                vmf.entities.append(VmfEntity(0, [("classname", "info_lighting"), ("targetname", name),
-                                                  ("origin", format_numbers(lighting))]))
-                pairs = pairs[:-1] + [("lightingorigin", name), pairs[-1]]
-            vmf.entities.append(VmfEntity(0, pairs, color="255 255 0"))
-            self.stats.static_props += 1
-
-    def _cubemaps(self, vmf: VmfMap) -> None:
-        for pairs in cubemap_pairs(self.bsp):
-            vmf.entities.append(VmfEntity(0, pairs))
-            self.stats.cubemaps += 1
-
-    def _overlays(self, vmf: VmfMap) -> None:
-        ids = np.full(len(self.faces), -1, np.int64)
-        mapped = self.face_side >= 0
-        ids[mapped] = self.table.ids[self.face_side[mapped]]
-        for face, sid in self.disp_side_id.items():
-            ids[face] = sid
-        for pairs in overlay_pairs(self.bsp, ids, self.names):
-            vmf.entities.append(VmfEntity(0, pairs, color="80 150 225"))
-            self.stats.overlays += 1
-
-    # ---- ids ------------------------------------------------------------------------
-    def _number(self, vmf: VmfMap) -> None:
-        seen: set[int] = {1}
-        for entity in vmf.entities:
-            if entity.id and entity.id not in seen:
-                seen.add(entity.id)
-            else:
-                entity.id = 0
-        ids = _Ids(seen, max(seen) + 1)
-        for entity in vmf.entities:
-            if not entity.id:
-                entity.id = ids.take()
-        for solid in vmf.iter_solids():
-            solid.id = ids.take()
-            self.stats.sides += len(solid.sides)
-        for entity in vmf.entities:
-            if entity.solids:
-                entity.color = _ENTITY_SOLID_COLOR
+    for index, entity in enumerate(entities):
+        if entity is not worldspawn:
+            vmf.entities.append(_lump_entity(entity, index, groups, placements, occluder_solids, stats, io_format))
+    portal_keys = [("StartOpen", "1"), ("PortalVersion", "1")]
+    for solid_list in list(groups.areaportal.values()) + [[s] for s in groups.loose_portals]:
+        vmf.entities.append(VmfEntity(0, [("classname", "func_areaportal")] + portal_keys, [], solid_list))
+    for solid in groups.ladders:
+        vmf.entities.append(VmfEntity(0, [("classname", "func_ladder")], [], [solid]))
+    if groups.detail:
+        vmf.entities.append(VmfEntity(0, [("classname", "func_detail")], [], groups.detail))
+    stats.ladders = len(groups.ladders)
+    stats.areaportal_solids = sum(len(v) for v in groups.areaportal.values()) + len(groups.loose_portals)
+    return vmf
 
 
+def _props(bsp: Any) -> list[VmfEntity]:
+    out = []
+    for number, (pairs, lighting) in enumerate(static_prop_pairs(bsp)):
+        if lighting is not None:
+            name = f"sourcebsp_lighting_{number}"
+            out.append(VmfEntity(0, [("classname", "info_lighting"), ("targetname", name),
+                                     ("origin", format_numbers(lighting))]))
+            pairs = pairs[:-1] + [("lightingorigin", name), pairs[-1]]
+        out.append(VmfEntity(0, pairs, color="255 255 0"))
+    return out
+
+
+def _overlays(bsp: Any, face_ids: np.ndarray, names: list[str]) -> list[VmfEntity]:
+    return [VmfEntity(0, pairs, color="80 150 225") for pairs in overlay_pairs(bsp, face_ids, names)]
+
+
+_PATCH_SUFFIX = re.compile(r"(_depth_-?\d+|_wvt_patch)$", re.IGNORECASE)
+_CUBEMAP_SUFFIX = re.compile(r"^maps/.+_(-?\d+)_(-?\d+)_(-?\d+)$", re.IGNORECASE)
+
+
+def _face_side_ids(match: FaceMatch, side_ids: np.ndarray, disp_side_id: dict[int, int]) -> np.ndarray:
+    """The VMF side id each face was cut from (-1: none)."""
+    ids = np.full(len(match.faces), -1, np.int64)
+    mapped = match.side >= 0
+    ids[mapped] = side_ids[match.side[mapped]]
+    for face, sid in disp_side_id.items():
+        ids[face] = sid
+    return ids
+
+
+def cubemap_sides(bsp: Any, faces: np.ndarray, face_ids: np.ndarray) -> dict[int, list[int]]:
+    """The side ids of each cubemap (CUBEMAPS row): sides with faces whose material vbsp patched for it.
+
+    vbsp names a material copy fixed up for the sample at ``(x, y, z)``
+    ``maps/<map>/<material>_x_y_z`` (then maybe ``_depth_<n>`` or ``_wvt_patch``).
+    """
+    cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
+    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    if cubemaps is None or texinfo is None or not len(faces):
+        return {}
+    by_origin: dict[tuple[int, int, int], int] = {}
+    for i, origin in enumerate(np.asarray(cubemaps["origin"]).astype(np.int64).tolist()):
+        by_origin.setdefault(tuple(origin), i)  # type: ignore[arg-type]
+    owner_of_texdata: dict[int, int] = {}
+    for td, raw in enumerate(texture_names(bsp)):
+        name = raw
+        while (stripped := _PATCH_SUFFIX.sub("", name)) != name:
+            name = stripped
+        found = _CUBEMAP_SUFFIX.match(name)
+        if found is not None:
+            key = (int(found.group(1)), int(found.group(2)), int(found.group(3)))
+            if key in by_origin:
+                owner_of_texdata[td] = by_origin[key]
+    if not owner_of_texdata:
+        return {}
+    ti = faces["texinfo"].astype(np.int64)
+    ok = (ti >= 0) & (ti < len(texinfo)) & (face_ids > 0)
+    texdata = np.full(len(faces), -1, np.int64)
+    texdata[ok] = texinfo["texdata"][ti[ok]]
+    out: dict[int, list[int]] = {}
+    for td, sid in zip(texdata[ok].tolist(), face_ids[ok].tolist()):
+        cube = owner_of_texdata.get(td)
+        if cube is not None:
+            out.setdefault(cube, [])
+            if sid not in out[cube]:
+                out[cube].append(sid)
+    return out
+
+
+#: Classes where a player starts: a Hammer camera is put at each.
+PLAYER_STARTS = frozenset({
+    "info_player_start", "info_player_terrorist", "info_player_counterterrorist", "info_player_teamspawn",
+    "info_player_deathmatch", "info_player_combine", "info_player_rebel", "info_survivor_position",
+})
+_EYE_HEIGHT = 64.0
+_MAX_CAMERAS = 16
+
+
+def player_cameras(entities: list[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(position, look)`` of a camera at eye height over each player start, looking along its angles."""
+    out = []
+    for e in entities:
+        if (e.classname or "").casefold() not in PLAYER_STARTS:
+            continue
+        origin = _vector(e.get("origin"))
+        if origin is None:
+            continue
+        angles = _vector(e.get("angles"))
+        forward = angles_matrix(angles if angles is not None else np.zeros(3))[:, 0]
+        position = origin + [0.0, 0.0, _EYE_HEIGHT]
+        out.append((position, position + 256.0 * forward))
+        if len(out) == _MAX_CAMERAS:
+            break
+    return out
+
+
+#: Hammer visgroups for what the decompiler rebuilt: (name, color).
+VISGROUPS = {"detail": ("Detail", "0 192 255"), "areaportals": ("Areaportals", "255 0 255"),
+             "ladders": ("Ladders", "255 160 0"), "displacements": ("Displacements", "0 255 0"),
+             "reconstructed": ("Reconstructed", "255 255 0")}
+
+
+def _visgroups(vmf: VmfMap, made: list[VmfSolid]) -> None:
+    """Put the rebuilt parts of ``vmf`` in the :data:`VISGROUPS` (only those with members are written)."""
+    ids: dict[str, int] = {}
+
+    def group(key: str) -> int:
+        if key not in ids:
+            ids[key] = len(ids) + 1
+            vmf.visgroups.append((ids[key], *VISGROUPS[key]))
+        return ids[key]
+
+    by_class = {"func_detail": "detail", "func_areaportal": "areaportals", "func_ladder": "ladders"}
+    for entity in vmf.entities:
+        key = by_class.get(entity.classname.casefold())
+        if key is not None:
+            entity.visgroups.append(group(key))
+        if entity.classname.casefold() == "func_occluder":
+            for solid in entity.solids:
+                solid.visgroups.append(group("reconstructed"))
+    made_ids = {id(s) for s in made}
+    for solid in vmf.iter_solids():
+        if any(side.disp is not None for side in solid.sides):
+            solid.visgroups.append(group("displacements"))
+        if id(solid) in made_ids:
+            solid.visgroups.append(group("reconstructed"))
+
+
+def _number(vmf: VmfMap) -> int:
+    """Give entities their ``hammerid`` (when unique) or new ids, and solids new ids; returns the side count."""
+    seen: set[int] = {1}
+    for entity in vmf.entities:
+        if entity.id and entity.id not in seen:
+            seen.add(entity.id)
+        else:
+            entity.id = 0
+    ids = IdCounter(seen, max(seen) + 1)
+    for entity in vmf.entities:
+        if not entity.id:
+            entity.id = ids.take()
+    sides = 0
+    for solid in vmf.iter_solids():
+        solid.id = ids.take()
+        sides += len(solid.sides)
+    for entity in vmf.entities:
+        if entity.solids:
+            entity.color = _ENTITY_SOLID_COLOR
+    return sides
+
+
+def _count(vmf: VmfMap, stats: DecompileStats) -> None:
+    classes: dict[str, int] = {}
+    for e in vmf.entities:
+        classes[e.classname] = classes.get(e.classname, 0) + 1
+    stats.entity_classes = dict(sorted(classes.items()))
+    stats.world_solids = len(vmf.world.solids)
+    stats.detail_solids = sum(len(e.solids) for e in vmf.entities if e.classname == "func_detail")
+    stats.entity_solids = sum(len(e.solids) for e in vmf.entities if e.classname != "func_detail")
+    stats.brush_entities = sum(1 for e in vmf.entities if e.solids)
+
+
+# ---- the whole map ------------------------------------------------------------------------------
 def build_vmf(bsp: Any, options: DecompileOptions | None = None,
               progress: Callable[[str], None] | None = None) -> tuple[VmfMap, DecompileStats]:
     """The VMF document of ``bsp`` and the statistics of the decompile."""
-    builder = _Builder(bsp, options or DecompileOptions(), progress)
-    vmf = builder.build()
-    return vmf, builder.stats
+    options = options or DecompileOptions()
+    if options.io_format not in ("map", "old", "new"):
+        raise ValueError(f"io_format must be 'map', 'old' or 'new', not {options.io_format!r}")
+    stats = DecompileStats()
+
+    def report(step: str) -> None:
+        if progress is not None:
+            progress(step)
+
+    names = material_names(bsp)
+    game = game_of(bsp)
+    lump = bsp.find_lump(LumpId.ENTITIES)
+    entities = list(lump) if lump is not None else []
+
+    brushes = build_brushes(bsp)
+    owner = brush_models_of(bsp)
+    placements = model_placements(entities, options.rotation_fix)
+    frames = brush_frames(owner, {m: (p.origin, p.rotation) for m, p in placements.items()})
+    report("brushes")
+
+    match = match_faces(bsp, brushes, owner)
+    report("faces")
+
+    table: SideTable = side_table(bsp, brushes, frames, names)
+    stats.restored_tool_textures = table.restored_tool_textures
+    stats.default_axes = table.default_axes
+    stats.perpendicular_axes_fixed = table.perpendicular_axes
+    stats.sides_off_plane = int((table.off_plane > 1e-3).sum())
+    stats.max_off_plane = float(table.off_plane.max(initial=0.0))
+    stats.bsp_brushes = len(brushes)
+    side_ids, smoothing, stats.restored_side_ids, taken = restore_side_ids(table, match, len(brushes.side_index))
+    counter = IdCounter(taken, (max(taken) + 1) if taken else 1)
+    solids, stats.skipped_brushes = brush_solids(brushes, table, side_ids, smoothing, counter)
+    disps = attach_displacements(bsp, brushes, owner, solids, match, {int(v) for v in side_ids.tolist() if v},
+                                 names, game, counter)
+    stats.displacements, stats.displacement_brushes_made = disps.attached, disps.brushes_made
+    report("displacements")
+
+    ap_rows = [b for b in solids if owner[b] == 0 and brushes.contents[b] & Contents.AREAPORTAL]
+    groups = _group_brushes(solids, brushes, owner, placements, areaportal_keys(bsp, brushes, ap_rows), options)
+    vmf = _entities(bsp, entities, groups, placements, disps.solids, game, counter, stats, options.io_format)
+    stats.point_entities = sum(1 for e in vmf.entities if not e.solids)
+    report("entities")
+
+    if options.props:
+        props = _props(bsp)
+        stats.static_props = sum(1 for e in props if e.classname == "prop_static")
+        vmf.entities += props
+    face_ids = _face_side_ids(match, side_ids, disps.side_id)
+    if options.cubemaps:
+        sides_of = cubemap_sides(bsp, match.faces, face_ids)
+        cubemaps = [VmfEntity(0, [(k, " ".join(map(str, sides_of.get(i, []))) if k == "sides" else v)
+                                  for k, v in pairs]) for i, pairs in enumerate(cubemap_pairs(bsp))]
+        stats.cubemaps = len(cubemaps)
+        stats.cubemap_sides = sum(len(v) for v in sides_of.values())
+        vmf.entities += cubemaps
+    report("props")
+    if options.overlays:
+        overlays = _overlays(bsp, face_ids, names)
+        stats.overlays = len(overlays)
+        vmf.entities += overlays
+    report("overlays")
+    if options.cameras:
+        vmf.cameras = player_cameras(entities)
+        stats.cameras = len(vmf.cameras)
+    if options.visgroups:
+        _visgroups(vmf, disps.solids)
+        stats.visgroups = len(vmf.visgroups)
+    stats.sides = _number(vmf)
+    _count(vmf, stats)
+    return vmf, stats
 
 
 # Re-exported for callers that want Hammer's default axes.

@@ -12,8 +12,8 @@
   (gamebspfile.h ``STATIC_PROP_*`` flags turned back into their keys).  A
   prop lit from a lighting origin gets an ``info_lighting`` entity there.
 * Cubemap samples become ``env_cubemap`` (``cubemapsize`` is stored as is;
-  ``sides`` is left empty: vbsp fixes every cubemap material to the nearest
-  sample, which an empty list does again).
+  :mod:`~sourcebsp.converters.decompile` fills ``sides`` with the sides whose
+  materials vbsp patched for the sample).
 * Overlays become ``info_overlay``: ``vecUVPoints[0..2].z`` hold BasisU,
   ``vecUVPoints[3].z`` is 1 when BasisV is flipped, ``BasisV = cross(normal,
   BasisU)`` (negated when flipped); fade distances come from OVERLAY_FADES
@@ -22,8 +22,8 @@
 
 What the compiler removes for good and cannot be restored: ``func_instance``
 (collapsed into its contents), ``func_viscluster``, hidden visgroups,
-``env_cubemap`` ``sides`` lists, ``info_overlay`` angles, prop_static keys
-vbsp ignores, and the editor-only blocks (visgroups, groups, cameras).
+``info_overlay`` angles, prop_static keys vbsp ignores, and the map's own
+editor-only blocks (visgroups, groups, cameras).
 """
 from __future__ import annotations
 
@@ -31,9 +31,9 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..codecs.base import RawLump
 from ..codecs.entities import Output
 from ..codecs.overlays import split_render_order
+from ..flags import StaticPropFlags
 from ..lump_ids import LumpId
 from .vmf_writer import format_number, format_numbers
 
@@ -47,24 +47,14 @@ COMPILER_KEYS = frozenset({"hammerid", "portalnumber", "occludernumber", "world_
 
 #: gamebspfile.h STATIC_PROP_* flag bits set from Hammer keys (Source 2013 and older).
 STATIC_PROP_FLAG_KEYS = (
-    (0x8, "ignorenormals"),  # STATIC_PROP_IGNORE_NORMALS
-    (0x10, "disableshadows"),  # STATIC_PROP_NO_SHADOW
-    (0x40, "disablevertexlighting"),  # STATIC_PROP_NO_PER_VERTEX_LIGHTING
-    (0x80, "disableselfshadowing"),  # STATIC_PROP_NO_SELF_SHADOWING
+    (StaticPropFlags.IGNORE_NORMALS, "ignorenormals"),
+    (StaticPropFlags.NO_SHADOW, "disableshadows"),
+    (StaticPropFlags.NO_PER_VERTEX_LIGHTING, "disablevertexlighting"),
+    (StaticPropFlags.NO_SELF_SHADOWING, "disableselfshadowing"),
 )
-_SCREEN_SPACE_FADE = 0x20  # STATIC_PROP_SCREEN_SPACE_FADE (CS:GO: STATIC_PROP_MARKED_FOR_FAST_REFLECTION)
-_NO_PER_TEXEL_LIGHTING = 0x100  # STATIC_PROP_NO_PER_TEXEL_LIGHTING (TF2 lightmapped props)
-_USE_LIGHTING_ORIGIN = 0x2  # STATIC_PROP_USE_LIGHTING_ORIGIN
 _DEFAULT_LIGHTMAP_RESOLUTION = 32  # the FGD default of lightmapresolutionx / y
 # m_FlagsEx (CS:GO branch)
 _FLAGS_EX_KEYS = ((0x1, "disableshadowdepth"), (0x2, "disableflashlight"), (0x4, "enablelightbounce"))
-
-
-def _lump(bsp: Any, lump: LumpId) -> Any:
-    if not bsp.entry(lump).filelen and not bsp.is_loaded(lump):
-        return None
-    value = bsp.get_lump(lump)
-    return None if isinstance(value, RawLump) else value
 
 
 def split_keys(pairs: Iterable[tuple[str, str]], *, drop: Iterable[str] = ()) -> tuple[list[tuple[str, str]],
@@ -104,7 +94,7 @@ def static_prop_pairs(bsp: Any) -> list[tuple[list[tuple[str, str]], tuple[float
     ``lighting_origin`` is where an ``info_lighting`` must go (None when the
     prop has none).
     """
-    if not bsp.entry(LumpId.GAME_LUMP).filelen:
+    if bsp.find_lump(LumpId.GAME_LUMP) is None:
         return []
     props = bsp.static_props
     if props is None or not len(props):
@@ -127,17 +117,17 @@ def static_prop_pairs(bsp: Any) -> list[tuple[list[tuple[str, str]], tuple[float
         for bit, key in STATIC_PROP_FLAG_KEYS:
             pairs.append((key, "1" if flags & bit else "0"))
         if csgo:
-            pairs.append(("drawinfastreflection", "1" if flags & _SCREEN_SPACE_FADE else "0"))
-            for bit, key in _FLAGS_EX_KEYS:
-                pairs.append((key, "1" if int(r["flags_ex"]) & bit else "0"))
+            pairs.append(("drawinfastreflection", "1" if flags & StaticPropFlags.SCREEN_SPACE_FADE else "0"))
+            for ex_bit, key in _FLAGS_EX_KEYS:
+                pairs.append((key, "1" if int(r["flags_ex"]) & ex_bit else "0"))
         else:
-            pairs.append(("screenspacefade", "1" if flags & _SCREEN_SPACE_FADE else "0"))
+            pairs.append(("screenspacefade", "1" if flags & StaticPropFlags.SCREEN_SPACE_FADE else "0"))
         if "lightmap_resolution_x" in fields:
             # vbsp stores no resolution for a prop without lightmaps: Hammer's default (32) then.
             res_x, res_y = int(r["lightmap_resolution_x"]), int(r["lightmap_resolution_y"])
-            if flags & _NO_PER_TEXEL_LIGHTING and not res_x and not res_y:
+            if flags & StaticPropFlags.NO_PER_TEXEL_LIGHTING and not res_x and not res_y:
                 res_x = res_y = _DEFAULT_LIGHTMAP_RESOLUTION
-            pairs += [("generatelightmaps", "0" if flags & _NO_PER_TEXEL_LIGHTING else "1"),
+            pairs += [("generatelightmaps", "0" if flags & StaticPropFlags.NO_PER_TEXEL_LIGHTING else "1"),
                       ("lightmapresolutionx", str(res_x)), ("lightmapresolutiony", str(res_y))]
         if "min_dx_level" in fields:
             pairs += [("maxdxlevel", str(int(r["max_dx_level"]))), ("mindxlevel", str(int(r["min_dx_level"])))]
@@ -158,7 +148,7 @@ def static_prop_pairs(bsp: Any) -> list[tuple[list[tuple[str, str]], tuple[float
                 pairs.append(("targetname", name))
         pairs.append(("origin", _vec(r["origin"])))
         lighting = None
-        if flags & _USE_LIGHTING_ORIGIN:
+        if flags & StaticPropFlags.USE_LIGHTING_ORIGIN:
             lo = np.asarray(r["lighting_origin"], np.float64)
             if np.all(np.isfinite(lo)):
                 lighting = (float(lo[0]), float(lo[1]), float(lo[2]))
@@ -168,7 +158,7 @@ def static_prop_pairs(bsp: Any) -> list[tuple[list[tuple[str, str]], tuple[float
 
 # ---- cubemaps ---------------------------------------------------------------------
 def cubemap_pairs(bsp: Any) -> list[list[tuple[str, str]]]:
-    cubemaps = _lump(bsp, LumpId.CUBEMAPS)
+    cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
     if cubemaps is None:
         return []
     return [
@@ -181,11 +171,11 @@ def cubemap_pairs(bsp: Any) -> list[list[tuple[str, str]]]:
 # ---- overlays ---------------------------------------------------------------------
 def overlay_pairs(bsp: Any, face_side_ids: np.ndarray, materials: list[str]) -> list[list[tuple[str, str]]]:
     """``info_overlay`` keys of every overlay; ``face_side_ids`` gives a VMF side id per face (-1: none)."""
-    overlays = _lump(bsp, LumpId.OVERLAYS)
+    overlays = bsp.find_lump(LumpId.OVERLAYS)
     if overlays is None or not len(overlays):
         return []
-    texinfo = _lump(bsp, LumpId.TEXINFO)
-    fades = _lump(bsp, LumpId.OVERLAY_FADES)
+    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    fades = bsp.find_lump(LumpId.OVERLAY_FADES)
     count, order = split_render_order(overlays)
     out = []
     for i, o in enumerate(overlays):

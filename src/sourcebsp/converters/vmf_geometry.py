@@ -1,12 +1,12 @@
 """Geometry shared by the VMF decompiler: plane points, faces to brush sides, prisms.
 
-* :func:`plane_points` picks, for each side polygon, the three corners
-  Hammer's ``"plane"`` key is written from: the first corner, the corner
-  farthest from it, and the corner that makes the largest triangle with
-  those two, kept in polygon (clockwise) order.  When the three points do
-  not give back the side's plane within 1e-6 (normal) and 0.01 units
-  (distance), as on a sliver, three points are made from the plane itself.
-* :func:`face_sides` maps faces to the brush sides they were cut from: a
+* :func:`plane_points` picks, for each side polygon, the three points
+  Hammer's ``"plane"`` key is written from, on the BSP plane itself and
+  spanning the side (three of its corners projected onto the plane, kept in
+  polygon (clockwise) order; made from the plane for slivers), rounded to
+  whole numbers only where that keeps every corner on the plane.
+* :func:`face_sides` maps faces to the brush sides they were cut from (candidates
+  by :func:`candidate_pairs`: same model, same plane, nearby grid cell): a
   face lies on its side's plane (``dface_t.planenum`` is the side's plane,
   or its opposite for faces seen from inside water), inside the side's
   polygon (the face's centroid within 0.1 units of it: a face is a convex
@@ -26,7 +26,7 @@ import numpy as np
 
 from ..model.brushes import BrushSet
 
-__all__ = ["plane_points", "face_sides", "faces_within", "prism_planes", "CONTAIN_EPSILON"]
+__all__ = ["plane_points", "candidate_pairs", "face_sides", "faces_within", "prism_planes", "CONTAIN_EPSILON", "SNAP_ON_PLANE"]
 
 CONTAIN_EPSILON = 0.1
 
@@ -42,13 +42,30 @@ def _padded(points: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, dist: np.ndarray) -> np.ndarray:
-    """Three points per polygon for a VMF ``"plane"`` key, ``(N, 3, 3)``, clockwise from outside."""
+    """Three points per polygon for a VMF ``"plane"`` key, ``(N, 3, 3)``, clockwise from outside.
+
+    The points lie on the plane ``(normal, dist)`` itself, not merely near
+    it: the polygon's corners (snapped to the grid by the clipper, so a few
+    thousandths off an oblique plane) are first projected onto the plane.
+    Of those, the first corner, the corner farthest from it and the corner
+    making the largest triangle with both span the side.  Each point is then
+    rounded to whole numbers where the rounded point is still within
+    :data:`SNAP_ON_PLANE` of the plane, and the rounding is kept only for
+    sides whose three points then still give the plane back at every corner
+    (within :data:`SNAP_ON_PLANE`).  Sides too thin to span a stable
+    triangle get three points made from the plane around their centre.
+    """
     normal = np.asarray(normal, np.float64).reshape(-1, 3)
     dist = np.asarray(dist, np.float64).reshape(-1)
     n = len(normal)
     if not n:
         return np.zeros((0, 3, 3))
+    length = np.linalg.norm(normal, axis=1)
+    unit = normal / np.where(length > 0, length, 1.0)[:, None]
+    dist = dist / np.where(length > 0, length, 1.0)
     pts, valid = _padded(points, offsets)
+    # Onto the plane: the clipper snapped corners to the grid.
+    pts = pts - unit[:, None, :] * (np.einsum("nkj,nj->nk", pts, unit) - dist[:, None])[:, :, None]
     rows = np.arange(n)
     p0 = pts[:, 0]
     far = np.where(valid, np.linalg.norm(pts - p0[:, None], axis=2), -1.0)
@@ -60,19 +77,38 @@ def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, di
     lo, hi = np.minimum(i1, i2), np.maximum(i1, i2)
     out = np.stack([p0, pts[rows, lo], pts[rows, hi]], axis=1)
     got = np.cross(out[:, 2] - out[:, 0], out[:, 1] - out[:, 0])
-    length = np.linalg.norm(got, axis=1)
-    got_n = got / np.where(length > 0, length, 1.0)[:, None]
-    bad = (lo == hi) | (length <= 0) | (np.einsum("nk,nk->n", got_n, normal) < 1 - 1e-6)
-    bad |= np.abs(np.einsum("nk,nk->n", normal, out[:, 0]) - dist) > 0.01
-    bad |= np.abs(np.einsum("nk,nk->n", normal, out[:, 1]) - dist) > 0.01
-    bad |= np.abs(np.einsum("nk,nk->n", normal, out[:, 2]) - dist) > 0.01
+    twice_area = np.linalg.norm(got, axis=1)
+    span = far.max(axis=1)
+    # A stable triangle: not a sliver (height at least 1 unit, or a tenth of its base) and facing out.
+    bad = (lo == hi) | (twice_area <= np.maximum(np.minimum(span, 10.0), 1e-9))
+    bad |= np.einsum("nk,nk->n", got, unit) <= 0
     if bad.any():
-        out[bad] = _points_from_plane(normal[bad], dist[bad], pts[bad], valid[bad])
-    return out
+        out[bad] = _points_from_plane(unit[bad], dist[bad], pts[bad], valid[bad])
+    return _snapped_points(out, unit, dist, pts, valid)
+
+
+#: How far from its plane a plane point, or a corner of the side, may be after rounding.
+SNAP_ON_PLANE = 1e-4
+
+
+def _snapped_points(out: np.ndarray, unit: np.ndarray, dist: np.ndarray, pts: np.ndarray,
+                    valid: np.ndarray) -> np.ndarray:
+    """``out`` with each side's points rounded to whole numbers where that keeps the side's plane."""
+    rounded = np.round(out)
+    near = np.abs(np.einsum("npj,nj->np", rounded, unit) - dist[:, None]) <= SNAP_ON_PLANE
+    trial = np.where(near[:, :, None], rounded, out)
+    normal = np.cross(trial[:, 2] - trial[:, 0], trial[:, 1] - trial[:, 0])
+    length = np.linalg.norm(normal, axis=1)
+    normal /= np.where(length > 0, length, 1.0)[:, None]
+    d = np.einsum("nj,nj->n", normal, trial[:, 0])
+    off = np.abs(np.einsum("nkj,nj->nk", pts, normal) - d[:, None])
+    worst = np.where(valid, off, 0.0).max(axis=1)
+    keep = (length > 0) & (worst <= SNAP_ON_PLANE) & (np.einsum("nj,nj->n", normal, unit) > 0)
+    return np.where(keep[:, None, None], trial, out) + 0.0  # no -0.0
 
 
 def _points_from_plane(normal: np.ndarray, dist: np.ndarray, pts: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Three points of each plane, 64 units apart, around the polygon's centre."""
+    """Three points of each plane around the polygon's centre, at least 64 units apart."""
     count = np.maximum(valid.sum(axis=1), 1)
     centre = np.where(valid[:, :, None], pts, 0.0).sum(axis=1) / count[:, None]
     centre -= normal * (np.einsum("nk,nk->n", normal, centre) - dist)[:, None]
@@ -81,16 +117,102 @@ def _points_from_plane(normal: np.ndarray, dist: np.ndarray, pts: np.ndarray, va
     u = np.cross(normal, axis)
     u /= np.linalg.norm(u, axis=1, keepdims=True)
     w = np.cross(u, normal)  # (p0 + w - p0) x (p0 + u - p0) = w x u = normal
-    return np.stack([centre, centre + 64.0 * u, centre + 64.0 * w], axis=1)
+    radius = np.where(valid, np.linalg.norm(pts - centre[:, None], axis=2), 0.0).max(axis=1)
+    size = np.maximum(radius, 64.0)[:, None]
+    return np.stack([centre, centre + size * u, centre + size * w], axis=1)
+
+
+#: Edge of the grid cells that keep a face from meeting the far-away sides of its plane.
+CELL_SIZE = 256.0
+#: A side covering more cells than this is a candidate for every face of its plane.
+MAX_SIDE_CELLS = 64
+_CELL_BITS = 11  # cell coordinates within +-1024 cells (+-262144 units)
+
+
+def _cell_code(cells: np.ndarray) -> np.ndarray:
+    """One non-negative integer per 3D cell coordinate (0 is kept for "every cell")."""
+    c = np.clip(cells.astype(np.int64) + (1 << (_CELL_BITS - 1)), 0, (1 << _CELL_BITS) - 1)
+    return ((c[:, 0] << (2 * _CELL_BITS)) | (c[:, 1] << _CELL_BITS) | c[:, 2]) + 1
+
+
+def candidate_pairs(face_plane: np.ndarray, side_plane: np.ndarray, face_model: np.ndarray | None = None,
+                    side_model: np.ndarray | None = None, face_point: np.ndarray | None = None,
+                    side_box: tuple[np.ndarray, np.ndarray] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (face, side, flipped) with the face on the side's plane (or its twin) in the same model.
+
+    Faces and sides are grouped by (model, plane): a brush entity's faces are
+    only paired with its own model's sides.  Without that, hundreds of
+    brush entities built around their origins (coplanar in model space)
+    pair every face with every side, a cost quadratic in their number.
+    With ``face_point`` (a point of each face, its centroid) and ``side_box``
+    (``(mins, maxs)`` of each side), a face also meets only the sides whose
+    box reaches its :data:`CELL_SIZE` grid cell (or that span more than
+    :data:`MAX_SIDE_CELLS` cells), so a floor of many coplanar world brushes
+    stays linear too.
+    """
+    face_plane = np.asarray(face_plane, np.int64)
+    side_plane = np.asarray(side_plane, np.int64)
+    n_sides = len(side_plane)
+    fm = np.zeros(len(face_plane), np.int64) if face_model is None else np.asarray(face_model, np.int64)
+    sm = np.zeros(n_sides, np.int64) if side_model is None else np.asarray(side_model, np.int64)
+    span = int(max(face_plane.max(initial=0), side_plane.max(initial=0))) + 2
+    groups, side_group = np.unique(sm * span + side_plane, return_inverse=True)
+    side_group = side_group.reshape(-1).astype(np.int64)
+    side_rows = np.arange(n_sides)
+    side_cell = np.zeros(n_sides, np.int64)
+    if face_point is not None and side_box is not None and n_sides:
+        # Boxes of a malformed map may be NaN or huge: such sides go in the "every cell" bucket.
+        finite = np.all(np.isfinite(side_box[0]) & np.isfinite(side_box[1]), axis=1)
+        lo_f = np.where(finite[:, None], np.floor((side_box[0] - CONTAIN_EPSILON) / CELL_SIZE), 0.0)
+        hi_f = np.where(finite[:, None], np.floor((side_box[1] + CONTAIN_EPSILON) / CELL_SIZE), 0.0)
+        small = finite & np.all(hi_f - lo_f < MAX_SIDE_CELLS, axis=1) & np.all(hi_f >= lo_f, axis=1)
+        lo = np.where(small[:, None], lo_f, 0.0).astype(np.int64)
+        extent = np.where(small[:, None], hi_f - lo_f + 1, 1.0).astype(np.int64)
+        count = extent.prod(axis=1)
+        small &= count <= MAX_SIDE_CELLS
+        reps = np.where(small, count, 1)
+        side_rows = np.repeat(side_rows, reps)
+        k = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
+        e = extent[side_rows]
+        cells = lo[side_rows] + np.stack([k // (e[:, 1] * e[:, 2]), (k // e[:, 2]) % e[:, 1], k % e[:, 2]], axis=1)
+        side_cell = np.where(small[side_rows], _cell_code(cells), 0)
+        side_group = side_group[side_rows]
+    side_key = side_group * (1 << (3 * _CELL_BITS + 1)) + side_cell
+    order = np.argsort(side_key, kind="stable")
+    sorted_keys = side_key[order]
+    face_cells = [np.zeros(len(face_plane), np.int64)]
+    if face_point is not None and side_box is not None:
+        point = np.asarray(face_point, np.float64)
+        cell = np.floor(np.where(np.isfinite(point), point, 0.0) / CELL_SIZE)
+        face_cells = [_cell_code(np.clip(cell, -(1 << _CELL_BITS), 1 << _CELL_BITS)), face_cells[0]]
+    pairs_face, pairs_side, pairs_flip = [], [], []
+    for flip in (0, 1):
+        wanted = np.where(fm >= 0, fm * span + (face_plane ^ flip), -1)
+        at = np.clip(np.searchsorted(groups, wanted), 0, max(len(groups) - 1, 0))
+        known = (wanted >= 0) & (len(groups) > 0) & (groups[at] == wanted) if len(groups) else wanted < -1
+        for cell in face_cells:
+            key = np.where(known, at * (1 << (3 * _CELL_BITS + 1)) + cell, -1)
+            lo_at = np.searchsorted(sorted_keys, key, "left")
+            hi_at = np.searchsorted(sorted_keys, key, "right")
+            num = np.where(known, hi_at - lo_at, 0)
+            f = np.repeat(np.arange(len(face_plane)), num)
+            pos = np.repeat(lo_at - np.cumsum(num) + num, num) + np.arange(int(num.sum()))
+            pairs_face.append(f)
+            pairs_side.append(side_rows[order[pos]])
+            pairs_flip.append(np.full(len(f), flip))
+    return np.concatenate(pairs_face), np.concatenate(pairs_side), np.concatenate(pairs_flip)
 
 
 def face_sides(faces: np.ndarray, face_points: np.ndarray, face_offsets: np.ndarray,
-               brushes: BrushSet, side_ok: np.ndarray | None = None) -> np.ndarray:
+               brushes: BrushSet, side_ok: np.ndarray | None = None, *, face_model: np.ndarray | None = None,
+               side_model: np.ndarray | None = None) -> np.ndarray:
     """The brush side row (into ``brushes``' side arrays) each face was cut from, or -1.
 
     ``face_points`` / ``face_offsets``: the corners of every face (as from
     :func:`sourcebsp.model.geometry.face_polygons`).  ``side_ok`` (per side
-    row) limits the candidates.
+    row) limits the candidates; ``face_model`` / ``side_model`` (the model
+    of each face and side, -1: none) keep each face to its own model's sides.
     """
     n_faces = len(faces)
     out = np.full(n_faces, -1, np.int64)
@@ -98,32 +220,18 @@ def face_sides(faces: np.ndarray, face_points: np.ndarray, face_offsets: np.ndar
     if not n_faces or not n_sides:
         return out
     counts = np.diff(face_offsets)
-    has = counts >= 3
     owner = np.repeat(np.arange(n_faces), counts)
     centroid = np.zeros((n_faces, 3))
     np.add.at(centroid, owner, face_points)
     centroid /= np.maximum(counts, 1)[:, None]
-    allowed = np.ones(n_sides, bool) if side_ok is None else np.asarray(side_ok, bool)
-    side_rows = np.flatnonzero(allowed)
-    order = side_rows[np.argsort(brushes.planenum[side_rows], kind="stable")]
-    sorted_planes = brushes.planenum[order]
-    face_plane = faces["planenum"].astype(np.int64)
-    pairs_face, pairs_side, pairs_flip = [], [], []
-    for flip in (0, 1):
-        key = face_plane ^ flip
-        lo = np.searchsorted(sorted_planes, key, "left")
-        hi = np.searchsorted(sorted_planes, key, "right")
-        num = np.where(has, hi - lo, 0)
-        f = np.repeat(np.arange(n_faces), num)
-        pos = np.repeat(lo - np.cumsum(num) + num, num) + np.arange(int(num.sum()))
-        pairs_face.append(f)
-        pairs_side.append(order[pos])
-        pairs_flip.append(np.full(len(f), flip))
-    pf = np.concatenate(pairs_face)
-    ps = np.concatenate(pairs_side)
-    flipped = np.concatenate(pairs_flip)
-    # Cheap rejection first: the centroid must lie in the side's bounding box.
+    fm = np.zeros(n_faces, np.int64) if face_model is None else np.asarray(face_model, np.int64).copy()
+    fm[counts < 3] = -1
+    sm = np.zeros(n_sides, np.int64) if side_model is None else np.asarray(side_model, np.int64).copy()
+    if side_ok is not None:
+        sm[~np.asarray(side_ok, bool)] = -2  # never equal to a face's model
     lo_box, hi_box = _side_boxes(brushes)
+    pf, ps, flipped = candidate_pairs(faces["planenum"], brushes.planenum, fm, sm, centroid, (lo_box, hi_box))
+    # Cheap rejection first: the centroid must lie in the side's bounding box.
     c = centroid[pf]
     near = np.all((c >= lo_box[ps] - CONTAIN_EPSILON) & (c <= hi_box[ps] + CONTAIN_EPSILON), axis=1)
     pf, ps, flipped = pf[near], ps[near], flipped[near]

@@ -18,14 +18,21 @@ Such sides get the tool texture that their brush contents and surface flags
 call for (bspflags.h ``CONTENTS_*`` / ``SURF_*``), by :func:`tool_category`,
 with each game's name for it (:data:`TOOL_TEXTURES`); a name that is
 already of the right family is kept (``tools/toolsclip_metal`` stays).
+A named side keeps its name when its brush has a drawn side (the nodraw
+edges of glass and grate brushes are ``toolsnodraw``, not
+``toolsblockbullets`` or ``toolsinvisible``) and when the name is a tool
+material of a family this module does not know (Vampire's
+``tools/tools_shadow``); an areaportal brush's sides are always
+``tools/toolsareaportal``.
 
 Texture axes (``texinfo_t.textureVecsTexelsPerWorldUnits``): a row
 ``(sx, sy, sz, shift)`` gives ``scale = 1 / |s|`` and ``axis = s * scale``.
 A side of a brush entity whose origin vbsp subtracted has ``shift`` reduced
 by ``dot(s, origin)``, which is undone.  Texture vectors that cannot be an
-axis pair of the side (zero, or parallel to its normal, as on shared nodraw
-texinfos) are replaced by Hammer's default world-aligned axes with scale
-0.25.  ``lightmapscale`` is ``1 / |lightmapVecs[0].xyz|`` (16 when unset).
+axis pair of the side are replaced by Hammer's default world-aligned axes
+with scale 0.25: zero vectors, and pairs whose projection normal ``u x v``
+is perpendicular to the side (:func:`perpendicular_axes`; Hammer refuses
+those, and vbsp's shared texinfos of nodraw and sky sides often give them).  ``lightmapscale`` is ``1 / |lightmapVecs[0].xyz|`` (16 when unset).
 """
 from __future__ import annotations
 
@@ -35,22 +42,13 @@ from typing import Any
 import numpy as np
 
 from ..lump_ids import LumpId
-from ..model.brushes import CONTENTS
+from ..flags import Contents, Surf
 from ..model.geometry import texture_names
 
 __all__ = [
-    "SURF_SKY2D", "SURF_SKY", "SURF_TRIGGER", "SURF_NODRAW", "SURF_HINT", "SURF_SKIP",
     "TOOL_TEXTURES", "clean_material_name", "tool_category", "game_of", "material_names",
-    "side_materials", "texture_axes", "default_axes",
+    "side_materials", "texture_axes", "default_axes", "perpendicular_axes", "PERPENDICULAR_LIMIT",
 ]
-
-# bspflags.h SURF_*
-SURF_SKY2D = 0x2
-SURF_SKY = 0x4
-SURF_TRIGGER = 0x40
-SURF_NODRAW = 0x80
-SURF_HINT = 0x100
-SURF_SKIP = 0x200
 
 # CS:GO's bspflags.h reuses two current bits for its clip brushes.
 CSGO_GRENADECLIP = 0x80000
@@ -106,23 +104,23 @@ def game_of(bsp: Any) -> str:
 def tool_category(contents: int, flags: int, game: str = "default") -> str | None:
     """The tool texture category brush ``contents`` and side ``flags`` call for, or None."""
     c = int(contents) & 0xFFFFFFFF
-    if flags & SURF_HINT:
+    if flags & Surf.HINT:
         return "hint"
-    if flags & SURF_SKIP:
+    if flags & Surf.SKIP:
         return "skip"
-    if flags & SURF_SKY2D:
+    if flags & Surf.SKY2D:
         return "skybox2d"
-    if flags & SURF_SKY:
+    if flags & Surf.SKY:
         return "skybox"
-    if flags & SURF_TRIGGER:
+    if flags & Surf.TRIGGER:
         return "trigger"
-    if c & CONTENTS["AREAPORTAL"]:
+    if c & Contents.AREAPORTAL:
         return "areaportal"
-    if c & CONTENTS["ORIGIN"]:
+    if c & Contents.ORIGIN:
         return "origin"
-    if c & CONTENTS["LADDER"]:
-        return "climb" if game == "left4dead2" and c & CONTENTS["TEAM2"] else "ladder"
-    player, npc = c & CONTENTS["PLAYERCLIP"], c & CONTENTS["MONSTERCLIP"]
+    if c & Contents.LADDER:
+        return "climb" if game == "left4dead2" and c & Contents.TEAM2 else "ladder"
+    player, npc = c & Contents.PLAYERCLIP, c & Contents.MONSTERCLIP
     if player and npc:
         return "clip"
     if player:
@@ -133,15 +131,15 @@ def tool_category(contents: int, flags: int, game: str = "default") -> str | Non
         return "grenadeclip"
     if game == "csgo" and c & CSGO_DRONECLIP:
         return "droneclip"
-    if c & CONTENTS["BLOCKLOS"] and not c & CONTENTS["SOLID"]:
+    if c & Contents.BLOCKLOS and not c & Contents.SOLID:
         return "blocklos"
-    if c & CONTENTS["OPAQUE"] and not c & CONTENTS["SOLID"]:
+    if c & Contents.OPAQUE and not c & Contents.SOLID:
         return "blocklight"
-    if c & CONTENTS["WINDOW"]:
+    if c & Contents.WINDOW:
         return "blockbullets"
-    if c & CONTENTS["GRATE"]:
+    if c & Contents.GRATE:
         return "invisible"
-    if c & (CONTENTS["SOLID"] | CONTENTS["WATER"] | CONTENTS["SLIME"]):
+    if c & (Contents.SOLID | Contents.WATER | Contents.SLIME):
         return "nodraw"
     return None
 
@@ -158,24 +156,40 @@ def tool_name(category: str, game: str = "default") -> str:
     return TOOL_TEXTURES.get(game, {}).get(category) or TOOL_TEXTURES["default"].get(category, "tools/toolsnodraw")
 
 
-def _lump(bsp: Any, lump: LumpId) -> Any:
-    return bsp.find_lump(lump)
-
-
 def material_names(bsp: Any) -> list[str]:
     """The cleaned material name of every texdata entry (``""`` when missing)."""
     return [clean_material_name(name) for name in texture_names(bsp)]
 
 
+def _side_material(name: str, flags: int, contents: int, drawn_brush: bool, game: str) -> tuple[str, bool]:
+    """``(material, inferred)`` of one side: its own name, or the tool texture its contents call for."""
+    portal = bool(contents & Contents.AREAPORTAL)
+    if name and not portal:
+        if not flags & Surf.NODRAW:
+            return name, False
+        # The nodraw sides of a drawn brush (glass and grate edges) are plain nodraw, as named; a
+        # tool material this module does not know (Vampire's tools/tools_shadow) is the game's own.
+        if drawn_brush or (_family(name) is None and name.casefold().startswith("tools/")):
+            return name, False
+    category = tool_category(contents, flags, game)
+    if category is None and not name:
+        category = "nodraw"
+    if category is None or (name and _family(name) == category):
+        return name, False
+    return tool_name(category, game), True
+
+
 def side_materials(texinfo_index: np.ndarray, contents: np.ndarray, bsp: Any,
-                   names: list[str] | None = None) -> tuple[list[str], np.ndarray]:
+                   names: list[str] | None = None, side_brush: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
     """The material of each side and whether it was restored from contents and flags.
 
-    ``texinfo_index`` and ``contents`` (of the side's brush) are per side.
+    ``texinfo_index`` and ``contents`` (of the side's brush) are per side;
+    ``side_brush`` (the brush of each side, grouped) tells the nodraw sides
+    of a drawn brush (kept as named) from those of a tool brush.
     """
     game = game_of(bsp)
     names = material_names(bsp) if names is None else names
-    texinfo = _lump(bsp, LumpId.TEXINFO)
+    texinfo = bsp.find_lump(LumpId.TEXINFO)
     n_ti = 0 if texinfo is None else len(texinfo)
     ti = np.asarray(texinfo_index, np.int64)
     ok = (ti >= 0) & (ti < n_ti)
@@ -186,20 +200,20 @@ def side_materials(texinfo_index: np.ndarray, contents: np.ndarray, bsp: Any,
         texdata[ok] = texinfo["texdata"][ti[ok]]
     out: list[str] = []
     restored = np.zeros(len(ti), bool)
-    cache: dict[tuple[int, int, int], tuple[str, bool]] = {}
-    for i, (td, fl, co) in enumerate(zip(texdata.tolist(), flags.tolist(), np.asarray(contents).tolist())):
-        key = (td, fl, co)
+    drawn = np.zeros(len(ti), bool)  # the side's brush has a side that is drawn
+    if side_brush is not None and len(ti):
+        sb = np.asarray(side_brush, np.int64)
+        per_brush = np.zeros(int(sb.max()) + 1, bool)
+        np.logical_or.at(per_brush, sb, (flags & int(Surf.NODRAW | Surf.SKY | Surf.SKY2D | Surf.HINT
+                                                     | Surf.SKIP | Surf.TRIGGER)) == 0)
+        drawn = per_brush[sb]
+    cache: dict[tuple[int, int, int, bool], tuple[str, bool]] = {}
+    for i, (td, fl, co, dr) in enumerate(zip(texdata.tolist(), flags.tolist(), np.asarray(contents).tolist(),
+                                             drawn.tolist())):
+        key = (td, fl, co, dr)
         hit = cache.get(key)
         if hit is None:
-            name = names[td] if 0 <= td < len(names) else ""
-            if not name or fl & SURF_NODRAW:
-                category = tool_category(co, fl, game)
-                if category is None and not name:
-                    category = "nodraw"
-                if category is not None and (not name or _family(name) != category):
-                    hit = (tool_name(category, game), True)
-            if hit is None:
-                hit = (name, False)
+            hit = _side_material(names[td] if 0 <= td < len(names) else "", fl, co, dr, game)
             cache[key] = hit
         out.append(hit[0])
         restored[i] = hit[1]
@@ -224,14 +238,36 @@ def default_axes(normals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _BASE_AXES[best, 1], _BASE_AXES[best, 2]
 
 
+#: Smallest ``|cos|`` between a side's normal and its texture projection normal (``u x v``).
+#: Hammer rejects a side whose projection is perpendicular to it ("texture axis
+#: perpendicular to face", at 1e-4); the margin covers the six decimals written.
+PERPENDICULAR_LIMIT = 1e-3
+
+
+def perpendicular_axes(u: np.ndarray, v: np.ndarray, normals: np.ndarray,
+                       limit: float = PERPENDICULAR_LIMIT) -> np.ndarray:
+    """Bool per side: the projection normal ``u x v`` is (nearly) perpendicular to the side's normal.
+
+    Parallel or zero axes have no projection normal and count as perpendicular.
+    """
+    proj = np.cross(np.asarray(u, np.float64).reshape(-1, 3), np.asarray(v, np.float64).reshape(-1, 3))
+    length = np.linalg.norm(proj, axis=1)
+    normals = np.asarray(normals, np.float64).reshape(-1, 3)
+    nlen = np.linalg.norm(normals, axis=1)
+    cos = np.abs(np.einsum("nj,nj->n", proj, normals)) / np.where(length * nlen > 0, length * nlen, 1.0)
+    return (length <= 1e-9) | (cos < limit)
+
+
 def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.ndarray | None,
-                 bsp: Any) -> dict[str, np.ndarray]:
+                 bsp: Any, rotations: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """``uaxis``/``vaxis`` ``(N, 4)``, ``uscale``/``vscale`` ``(N,)`` and ``lightmapscale`` ``(N,)``.
 
-    ``origins`` ``(N, 3)`` is the origin vbsp subtracted from each side's
-    brush entity (zeros for the world), or None.
+    ``normals`` are the sides' world-space normals.  ``origins`` ``(N, 3)``
+    is the origin vbsp subtracted from each side's brush entity (zeros for
+    the world), or None; ``rotations`` ``(N, 3, 3)`` turns a brush entity's
+    model into the world (its texture vectors turn with it), or None.
     """
-    texinfo = _lump(bsp, LumpId.TEXINFO)
+    texinfo = bsp.find_lump(LumpId.TEXINFO)
     n = len(texinfo_index)
     normals = np.asarray(normals, np.float64).reshape(-1, 3)
     ti = np.asarray(texinfo_index, np.int64)
@@ -241,12 +277,13 @@ def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.nda
     if texinfo is not None and ok.any():
         vecs[ok] = texinfo["texture_vecs"][ti[ok]]
         lvecs[ok] = texinfo["lightmap_vecs"][ti[ok]]
+    if rotations is not None and n:
+        vecs[:, :, :3] = np.einsum("nij,nkj->nki", np.asarray(rotations, np.float64), vecs[:, :, :3])
     s = vecs[:, :, :3]
     length = np.linalg.norm(s, axis=2)
     axes = s / np.where(length > 1e-9, length, 1.0)[:, :, None]
-    along = np.abs(np.einsum("nkj,nj->nk", axes, normals))
-    crossed = np.linalg.norm(np.cross(axes[:, 0], axes[:, 1]), axis=1)
-    good = ok & np.all(length > 1e-6, axis=1) & np.all(along < 0.999, axis=1) & (crossed > 1e-3)
+    perpendicular = perpendicular_axes(axes[:, 0], axes[:, 1], normals)
+    good = ok & np.all(length > 1e-6, axis=1) & ~perpendicular
     shift = vecs[:, :, 3].copy()
     if origins is not None:
         shift -= np.einsum("nkj,nj->nk", s, np.asarray(origins, np.float64))
@@ -265,4 +302,5 @@ def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.nda
         "vscale": scale[:, 1],
         "lightmapscale": lightmap,
         "restored_axes": ~good,
+        "perpendicular": ok & np.all(length > 1e-6, axis=1) & perpendicular,
     }

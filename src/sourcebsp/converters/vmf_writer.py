@@ -103,6 +103,7 @@ class VmfSolid:
     id: int
     sides: list[VmfSide]
     brush: int = -1  # the BRUSHES row it came from (-1: made by the decompiler)
+    visgroups: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -112,6 +113,7 @@ class VmfEntity:
     connections: list[tuple[str, str]] = field(default_factory=list)
     solids: list[VmfSolid] = field(default_factory=list)
     color: str = "220 30 220"
+    visgroups: list[int] = field(default_factory=list)
 
     @property
     def classname(self) -> str:
@@ -137,6 +139,8 @@ class VmfMap:
     mapversion: int = 1
     editorversion: int = 400
     editorbuild: int = 8000
+    visgroups: list[tuple[int, str, str]] = field(default_factory=list)  # (visgroupid, name, color)
+    cameras: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)  # (position, look)
 
     def iter_solids(self) -> Iterator[VmfSolid]:
         yield from self.world.solids
@@ -151,7 +155,11 @@ class VmfMap:
         _entity_block(out, "world", self.world, "0 180 0", editor=False)
         for entity in self.entities:
             _entity_block(out, "entity", entity, "0 180 0", editor=True)
-        out += ["cameras\n{\n", '\t"activecamera" "-1"\n', "}\n"]
+        out += ["cameras\n{\n", f'\t"activecamera" "{0 if self.cameras else -1}"\n']
+        for position, look in self.cameras:
+            out += ["\tcamera\n\t{\n", f'\t\t"position" "[{format_numbers(position)}]"\n',
+                    f'\t\t"look" "[{format_numbers(look)}]"\n', "\t}\n"]
+        out += ["}\n"]
         out += ["cordon\n{\n", '\t"mins" "(-1024 -1024 -1024)"\n', '\t"maxs" "(1024 1024 1024)"\n',
                 '\t"active" "0"\n', "}\n"]
         return "".join(out)
@@ -160,7 +168,11 @@ class VmfMap:
         out += ["versioninfo\n{\n", f'\t"editorversion" "{self.editorversion}"\n',
                 f'\t"editorbuild" "{self.editorbuild}"\n', f'\t"mapversion" "{self.mapversion}"\n',
                 '\t"formatversion" "100"\n', '\t"prefab" "0"\n', "}\n"]
-        out += ["visgroups\n{\n}\n"]
+        out += ["visgroups\n{\n"]
+        for ident, name, color in self.visgroups:
+            out += ["\tvisgroup\n\t{\n", f"\t\t{_quote('name')} {_quote(name)}\n", f'\t\t"visgroupid" "{ident}"\n',
+                    f'\t\t"color" "{color}"\n', "\t}\n"]
+        out += ["}\n"]
         out += ["viewsettings\n{\n", '\t"bSnapToGrid" "1"\n', '\t"bShowGrid" "1"\n',
                 '\t"bShowLogicalGrid" "0"\n', '\t"nGridSpacing" "64"\n', '\t"bShow3DGrid" "0"\n', "}\n"]
 
@@ -169,10 +181,12 @@ def _kv(out: list[str], depth: int, key: str, value: str) -> None:
     out.append(f"{chr(9) * depth}{_quote(key)} {_quote(value)}\n")
 
 
-def _editor(out: list[str], depth: int, color: str) -> None:
+def _editor(out: list[str], depth: int, color: str, visgroups: Sequence[int] = ()) -> None:
     tabs = "\t" * depth
     out.append(f"{tabs}editor\n{tabs}{{\n")
     _kv(out, depth + 1, "color", color)
+    for ident in visgroups:
+        _kv(out, depth + 1, "visgroupid", str(ident))
     _kv(out, depth + 1, "visgroupshown", "1")
     _kv(out, depth + 1, "visgroupautoshown", "1")
     out.append(f"{tabs}}}\n")
@@ -191,7 +205,7 @@ def _entity_block(out: list[str], name: str, entity: VmfEntity, solid_color: str
     for solid in entity.solids:
         _solid_block(out, solid, solid_color)
     if editor:
-        _editor(out, 1, entity.color)
+        _editor(out, 1, entity.color, entity.visgroups)
     out.append("}\n")
 
 
@@ -200,7 +214,7 @@ def _solid_block(out: list[str], solid: VmfSolid, color: str) -> None:
     _kv(out, 2, "id", str(solid.id))
     for side in solid.sides:
         _side_block(out, side)
-    _editor(out, 2, color)
+    _editor(out, 2, color, solid.visgroups)
     out.append("\t}\n")
 
 

@@ -18,6 +18,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .._io import atomic_write
+from ..flags import CONTENTS_EMPTY, CONTENTS_SOLID, STATIC_PROP_NO_PER_TEXEL_LIGHTING, SURF_NODRAW, SURF_NOLIGHT
 from ..codecs.brushes import BRUSH, BRUSHSIDE
 from ..codecs.entities import Entities, Entity
 from ..codecs.gamelumps import GameLumps
@@ -50,13 +51,8 @@ from .helpers import (
 )
 
 # ---- constants of bspflags.h / bspfile.h used here ----------------------------------
-CONTENTS_EMPTY = 0
-CONTENTS_SOLID = 0x1
-SURF_NODRAW = 0x80
-SURF_NOLIGHT = 0x400
 PLANE_X, PLANE_Y, PLANE_Z = 0, 1, 2  # axial plane types; PLANE_ANYX.. (3..5) never occur here
 EMIT_POINT = 1  # emittype_t emit_point
-STATIC_PROP_NO_PER_TEXEL_LIGHTING = 0x100  # what SDK 2013 vbsp sets on a default prop_static
 SOLID_VPHYSICS = 6
 NODE_MARGIN = 8.0  # vbsp's node volumes reach this far past the model's brushes
 LUXELS_PER_UNIT = 1.0 / 16.0  # lightmap scale 16: one luxel every 16 units

@@ -46,7 +46,7 @@ from ..lump_ids import LumpId
 
 __all__ = [
     "ON_EPSILON", "NORMAL_EPSILON", "DIST_EPSILON", "SNAP_EPSILON", "BIG",
-    "CONTENTS", "BrushSide", "Brush", "BrushSet", "build_brushes", "clip_brushes",
+    "BrushSide", "Brush", "BrushSet", "build_brushes", "clip_brushes",
     "model_brushes", "brush_models_of",
 ]
 
@@ -58,24 +58,8 @@ SNAP_EPSILON = 0.005
 #: (MAX_COORD_INTEGER is 16384; a few branches allow 32768).
 BIG = float(1 << 17)
 
-#: bspflags.h CONTENTS_* bits (Source SDK 2013 names).
-CONTENTS = {
-    "SOLID": 0x1, "WINDOW": 0x2, "AUX": 0x4, "GRATE": 0x8, "SLIME": 0x10, "WATER": 0x20,
-    "BLOCKLOS": 0x40, "OPAQUE": 0x80, "TESTFOGVOLUME": 0x100, "UNUSED": 0x200,
-    "BLOCKLIGHT": 0x400, "TEAM1": 0x800, "TEAM2": 0x1000, "IGNORE_NODRAW_OPAQUE": 0x2000,
-    "MOVEABLE": 0x4000, "AREAPORTAL": 0x8000, "PLAYERCLIP": 0x10000, "MONSTERCLIP": 0x20000,
-    "CURRENT_0": 0x40000, "CURRENT_90": 0x80000, "CURRENT_180": 0x100000, "CURRENT_270": 0x200000,
-    "CURRENT_UP": 0x400000, "CURRENT_DOWN": 0x800000, "ORIGIN": 0x1000000, "MONSTER": 0x2000000,
-    "DEBRIS": 0x4000000, "DETAIL": 0x8000000, "TRANSLUCENT": 0x10000000, "LADDER": 0x20000000,
-    "HITBOX": 0x40000000,
-}
-
 
 # ---- lumps ------------------------------------------------------------------------
-def _lump(bsp: Any, lump: LumpId) -> Any:
-    return bsp.require_lump(lump, "build brushes")
-
-
 def _check(index: np.ndarray, size: int, what: str, bsp: Any, lump: LumpId) -> None:
     if len(index) and (int(index.min()) < 0 or int(index.max()) >= size):
         bad = int(index.max()) if int(index.max()) >= size else int(index.min())
@@ -416,9 +400,9 @@ def build_brushes(bsp: Any, indices: np.ndarray | None = None) -> BrushSet:
     from ``dbrushside_t``.  Raises :class:`~sourcebsp.errors.BspFormatError`
     when a brush refers to a side or plane that does not exist.
     """
-    brushes = _lump(bsp, LumpId.BRUSHES)
-    sides = _lump(bsp, LumpId.BRUSHSIDES)
-    planes = _lump(bsp, LumpId.PLANES)
+    brushes = bsp.require_lump(LumpId.BRUSHES, "build brushes")
+    sides = bsp.require_lump(LumpId.BRUSHSIDES, "build brushes")
+    planes = bsp.require_lump(LumpId.PLANES, "build brushes")
     if brushes is None or not len(brushes):
         empty = np.zeros(0, np.int64)
         return BrushSet(empty, np.zeros(1, np.int64), empty, empty, np.zeros((0, 3)), np.zeros(0),
@@ -469,7 +453,7 @@ def model_brushes(bsp: Any) -> list[np.ndarray]:
     model whose range of brush indices encloses them (vbsp writes each
     entity's brushes together), else to the world.
     """
-    models = _lump(bsp, LumpId.MODELS)
+    models = bsp.require_lump(LumpId.MODELS, "build brushes")
     if models is None or not len(models):
         return []
     owner = brush_models_of(bsp)
@@ -478,11 +462,11 @@ def model_brushes(bsp: Any) -> list[np.ndarray]:
 
 def brush_models_of(bsp: Any) -> np.ndarray:
     """The model that owns each brush (see :func:`model_brushes`), ``(B,)``."""
-    models = _lump(bsp, LumpId.MODELS)
-    brushes = _lump(bsp, LumpId.BRUSHES)
-    nodes = _lump(bsp, LumpId.NODES)
-    leafs = _lump(bsp, LumpId.LEAFS)
-    leafbrushes = _lump(bsp, LumpId.LEAFBRUSHES)
+    models = bsp.require_lump(LumpId.MODELS, "build brushes")
+    brushes = bsp.require_lump(LumpId.BRUSHES, "build brushes")
+    nodes = bsp.require_lump(LumpId.NODES, "build brushes")
+    leafs = bsp.require_lump(LumpId.LEAFS, "build brushes")
+    leafbrushes = bsp.require_lump(LumpId.LEAFBRUSHES, "build brushes")
     n_brushes = 0 if brushes is None else len(brushes)
     owner = np.zeros(n_brushes, np.int64)
     if models is None or not len(models) or not n_brushes or leafs is None or leafbrushes is None:

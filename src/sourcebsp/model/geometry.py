@@ -43,6 +43,10 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 
 from ..errors import BspFormatError
+from ..flags import (
+    SURF_BUMPLIGHT, SURF_HINT, SURF_LIGHT, SURF_NODRAW, SURF_NOLIGHT, SURF_NOPORTAL, SURF_SKIP, SURF_SKY,
+    SURF_SKY2D, SURF_TRANS, SURF_TRIGGER, SURF_WARP,
+)
 from ..lump_ids import LumpId
 
 __all__ = [
@@ -51,20 +55,6 @@ __all__ = [
     "HIDDEN_FLAGS", "BrushModel", "MapMesh", "angles_matrix", "brush_models", "build_mesh",
     "face_table", "face_polygons", "hidden_faces", "texture_names", "face_textures",
 ]
-
-# bspflags.h SURF_* (texinfo_t.flags)
-SURF_LIGHT = 0x0001  # value will hold the light strength
-SURF_SKY2D = 0x0002  # don't draw, indicates we should skybox
-SURF_SKY = 0x0004  # don't draw, but add to skybox
-SURF_WARP = 0x0008  # turbulent water warp
-SURF_TRANS = 0x0010
-SURF_NOPORTAL = 0x0020  # the surface can not have a portal placed on it
-SURF_TRIGGER = 0x0040  # xbox hack to work around elimination of trigger surfaces
-SURF_NODRAW = 0x0080  # don't bother referencing the texture
-SURF_HINT = 0x0100  # make a primary bsp splitter
-SURF_SKIP = 0x0200  # completely ignore, allowing non-closed brushes
-SURF_NOLIGHT = 0x0400  # don't calculate light
-SURF_BUMPLIGHT = 0x0800  # calculate three lightmaps for the surface for bumpmapping
 
 #: Faces with any of these texinfo flags are not drawn by the engine.
 HIDDEN_FLAGS = SURF_NODRAW | SURF_SKY | SURF_SKY2D | SURF_HINT | SURF_SKIP | SURF_TRIGGER
