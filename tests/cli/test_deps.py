@@ -49,3 +49,15 @@ def test_deps_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit) as exc:
         main(["deps", str(path), "--game", "a", "--gameinfo", "b"])
     assert exc.value.code == 2
+
+
+def test_runs_as_python_dash_m() -> None:
+    import os
+    import subprocess
+    import sys
+
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": src}
+    done = subprocess.run([sys.executable, "-m", "sourcebsp.cli", "deps", "--help"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "usage:" in done.stdout and "--game" in done.stdout
