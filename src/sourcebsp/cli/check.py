@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             report: dict[str, Any] = {"map": str(path), "findings": []}
             try:
                 with open_bsp(path) as bsp:
-                    report["findings"] = [f.to_json() for f in check_map(bsp, fs, rules=rules)]
+                    report["findings"] = [f.to_json() for f in check_map(bsp, fs, rules=rules, tags=args.tag)]
             except BspError as exc:
                 if len(maps) == 1:
                     raise

@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise BspError("pack needs a game (--game or --gameinfo) or --content folders to pack from")
         fs = mount_from(args)
         with open_bsp(args.map) as bsp:
-            graph = map_dependencies(bsp, fs)
+            graph = map_dependencies(bsp, fs, tags=args.tag)
             plan = plan_pack(graph, include_stock=args.include_stock)
             if not args.dry_run:
                 apply_pack(bsp, graph, plan, lzma=args.lzma)

@@ -5,7 +5,8 @@ overlay and water materials, the pakfile's patched cubemap materials among
 them), the static and detail prop models, the detail sprite material, the
 skybox's six faces (and their HDR variants when shipped), every entity key
 that names an asset (typed by srctools' FGD database, value patterns for the
-rest), and the files the engine loads by the map's name (navigation mesh,
+rest), what each entity's class loads without a key naming it (the database's
+``@resources``: referenced with key ``"@resources"``, optional), and the files the engine loads by the map's name (navigation mesh,
 ``maps/<map>.res``, soundscapes, particle manifest, level sounds, radar
 overview, ...).
 
@@ -39,7 +40,7 @@ from typing import Any, Callable, Iterable
 from ..errors import BspError
 from ..lump_ids import LumpId
 from ..model.geometry import texture_names
-from .entitydb import asset_kind
+from .entitydb import ClassResources, asset_kind
 from .gamefs import GameFS, Location, fold, parse_keyvalues
 from .materials import material_refs
 from .models import model_refs
@@ -135,10 +136,11 @@ class DependencyGraph:
 
 
 class _Walker:
-    def __init__(self, bsp: Any, fs: GameFS, map_name: str) -> None:
+    def __init__(self, bsp: Any, fs: GameFS, map_name: str, tags: Iterable[str] = ()) -> None:
         self.bsp = bsp
         self.fs = fs
         self.graph = DependencyGraph(map_name, fs, _compiled_names(fs.pakfile_names()))
+        self.class_resources = ClassResources(fs, map_name, tags)
         self.queue: deque[Dependency] = deque()
         self._soundscripts: dict[str, tuple[str, list[str]]] | None = None
         self._soundscapes: dict[str, tuple[str, list[str]]] | None = None
@@ -234,34 +236,53 @@ class _Walker:
         if classname == "worldspawn" and has_detail and "detailmaterial" not in entity:
             self.add("materials/detail/detailsprites.vmt", "material",
                      {"entity": index, "classname": classname, "key": "detailmaterial (default)"})
+        if classname and classname != "worldspawn":
+            self.class_loads(index, classname, entity)
 
-    def entity_value(self, kind: str, value: str, ref: Ref) -> None:
+    def class_loads(self, index: int, classname: str, entity: Any) -> None:
+        """What the class loads without a key naming it (its ``Precache()``).  Optional: the
+        game ships them, so they are listed (and packed) only when found."""
+        try:
+            resources = self.class_resources(classname, entity.items())
+        except BspError as exc:
+            self.graph.problems.append(f"entity {index}: {exc}")
+            return
+        ref: Ref = {"entity": index, "classname": classname, "key": "@resources"}
+        for kind, name in resources:
+            if kind == "texture":
+                self.add(_texture_path(name), kind, ref, optional=True)
+            elif kind in ("soundscript", "soundscape-file", "weapon-script", "file"):
+                self.add(name, kind, ref, optional=True)
+            else:
+                self.entity_value(kind, name, ref, optional=True)
+
+    def entity_value(self, kind: str, value: str, ref: Ref, *, optional: bool = False) -> None:
         lowered = value.lower()
         if kind == "model":
             # "*N" brush models live in the map; a model key may also hold a sprite.
             if lowered.endswith(".mdl"):
-                self.add(value, "model", ref)
+                self.add(value, "model", ref, optional=optional)
             elif lowered.endswith((".vmt", ".spr")):
-                self.add(_material_path(value), "sprite", ref)
+                self.add(_material_path(value), "sprite", ref, optional=optional)
         elif kind in ("material", "decal", "sprite"):
-            self.add(_material_path(value), kind, ref)
+            self.add(_material_path(value), kind, ref, optional=optional)
         elif kind == "sound":
-            self.sound(value, ref)
+            self.sound(value, ref, optional=optional)
         elif kind == "particle-system":
-            self.particle_system(value, ref)
+            self.particle_system(value, ref, optional=optional)
         elif kind == "vscript":
             for script in value.replace(",", " ").split():
                 path = script if script.lower().startswith("scripts/vscripts/") else "scripts/vscripts/" + script
                 if "." not in path.rsplit("/", 1)[-1]:
                     path += ".nut"
-                self.add(path, "vscript", ref)
+                self.add(path, "vscript", ref, optional=optional)
         elif kind == "scene":
             # Scenes usually live compiled in scenes/scenes.image: a loose file is optional.
             self.add(value, "scene", ref, optional=True)
         elif kind == "soundscape":
-            self.soundscape(value, ref)
+            self.soundscape(value, ref, optional=optional)
         elif kind == "particle-file":
-            self.add(value, "particle-file", ref)
+            self.add(value, "particle-file", ref, optional=optional)
 
     def skybox(self, sky: str, ref: Ref) -> None:
         for side in SKY_SIDES:
@@ -314,10 +335,10 @@ class _Walker:
                 index.setdefault(entry, (fold(path), found))
         return index
 
-    def sound(self, value: str, ref: Ref) -> None:
+    def sound(self, value: str, ref: Ref, *, optional: bool = False) -> None:
         bare = value.lstrip("*#@><^)}$!?&~`+%(")
         if bare.lower().endswith((".wav", ".mp3", ".ogg")):
-            self.add(sound_file(value), "sound", ref)
+            self.add(sound_file(value), "sound", ref, optional=optional)
             return
         if self._soundscripts is None:
             extra = [f"maps/{name}_level_sounds.txt" for name in self.names()]
@@ -327,34 +348,35 @@ class _Walker:
             self._soundscripts = self._index(
                 "scripts/game_sounds_manifest.txt",
                 lambda data, path: soundscript_entries(data.decode("utf-8", "replace"), path), extra)
-        self.resolve(self._soundscripts, value, ref, "soundscript-entry", "soundscript")
+        self.resolve(self._soundscripts, value, ref, "soundscript-entry", "soundscript", optional)
 
-    def soundscape(self, value: str, ref: Ref) -> None:
+    def soundscape(self, value: str, ref: Ref, *, optional: bool = False) -> None:
         if self._soundscapes is None:
             own = [f"scripts/soundscapes_{name}.txt" for name in self.names()]
             self._soundscapes = self._index(
                 "scripts/soundscapes_manifest.txt",
                 lambda data, path: soundscape_entries(data.decode("utf-8", "replace"), path), own)
-        self.resolve(self._soundscapes, value, ref, "soundscape", "soundscape-file")
+        self.resolve(self._soundscapes, value, ref, "soundscape", "soundscape-file", optional)
 
-    def particle_system(self, value: str, ref: Ref) -> None:
+    def particle_system(self, value: str, ref: Ref, *, optional: bool = False) -> None:
         if self._particles is None:
             self._particles = self._index("particles/particles_manifest.txt", particle_systems, self._map_pcfs)
-        self.resolve(self._particles, value, ref, "particle-system", "particle-file")
+        self.resolve(self._particles, value, ref, "particle-system", "particle-file", optional)
 
     def resolve(self, index: dict[str, tuple[str, list[str]]], value: str, ref: Ref, kind: str,
-                file_kind: str) -> None:
+                file_kind: str, optional: bool = False) -> None:
         """A name defined in a script file: the file, and what the entry names in it
         (wave files, or a particle system's materials and models)."""
         entry = index.get(value.lower())
         if entry is None:
-            self.add_unresolved(value, kind, ref)
+            if not optional:
+                self.add_unresolved(value, kind, ref)
             return
         script, files = entry
-        self.add(script, file_kind, ref)
+        self.add(script, file_kind, ref, optional=optional)
         for path in files:
             child = "sound" if path.startswith("sound/") else "material" if path.endswith(".vmt") else "model"
-            self.add(path, child, {"asset": script, "via": value})
+            self.add(path, child, {"asset": script, "via": value}, optional=optional)
 
     def add_unresolved(self, name: str, kind: str, ref: Ref) -> None:
         """A name no script defines: listed as missing under ``<kind>:<name>`` (not a file)."""
@@ -496,7 +518,8 @@ def _texture_path(name: str) -> str:
     return path if path.endswith(".vtf") else path + ".vtf"
 
 
-def map_dependencies(bsp: Any, fs: GameFS | None = None, *, map_name: str | None = None) -> DependencyGraph:
+def map_dependencies(bsp: Any, fs: GameFS | None = None, *, map_name: str | None = None,
+                     tags: Iterable[str] = ()) -> DependencyGraph:
     """Every file the map needs, found through ``fs`` (and the map's own pakfile).
 
     Parameters
@@ -507,10 +530,13 @@ def map_dependencies(bsp: Any, fs: GameFS | None = None, *, map_name: str | None
         The mounted game; None looks only in the pakfile.
     map_name
         The name the engine knows the map by (default: the file name without ``.bsp``).
+    tags
+        Engine branch tags of the entity database (``"episodic"``, ``"mapbase"``, ``"tf2"``...)
+        choosing which class resources count (see :class:`~sourcebsp.content.entitydb.ClassResources`).
     """
     fs = fs if fs is not None else GameFS()
     if map_name is None:
         map_name = Path(bsp.path).stem if bsp.path is not None else "map"
     pak = bsp.require_lump(LumpId.PAKFILE, "look for files in the pakfile")
     fs.attach_pakfile(pak, os.fspath(bsp.path) if bsp.path is not None else map_name)
-    return _Walker(bsp, fs, map_name).walk()
+    return _Walker(bsp, fs, map_name, tags).walk()

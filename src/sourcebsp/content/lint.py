@@ -293,11 +293,12 @@ def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list
 
 
 def check_map(bsp: Any, fs: GameFS | None = None, *, rules: Iterable[Rule] = RULES,
-              map_name: str | None = None, graph: DependencyGraph | None = None) -> list[Finding]:
-    """Run ``rules`` on an open map; findings in rule order."""
+              map_name: str | None = None, graph: DependencyGraph | None = None,
+              tags: Iterable[str] = ()) -> list[Finding]:
+    """Run ``rules`` on an open map; findings in rule order (``tags``: see :func:`map_dependencies`)."""
     fs = fs if fs is not None else GameFS()
     if graph is None:
-        graph = map_dependencies(bsp, fs, map_name=map_name)
+        graph = map_dependencies(bsp, fs, map_name=map_name, tags=tags)
     ctx = Context(bsp, fs, graph, graph.map_name)
     findings: list[Finding] = []
     for rule in rules:
