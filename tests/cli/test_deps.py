@@ -10,7 +10,7 @@ from sourcebsp.cli import main
 
 from ..content._maps import build_game, build_map
 
-KEYS = {"path", "kind", "optional", "found", "referenced_by"}
+KEYS = {"path", "kind", "optional", "found", "referenced_by", "compile_only"}
 
 
 def test_deps_json_on_every_corpus_map(map_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

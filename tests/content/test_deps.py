@@ -261,3 +261,48 @@ def test_hostile_particle_string_count_is_refused() -> None:
     hostile = good[:start] + (0x7FFFFFFF).to_bytes(4, "little") + good[start + 4:]
     with pytest.raises(BspError, match="2147483647 strings"):
         particle_systems(hostile, "hostile.pcf")
+
+
+DETAIL_VBSP = b'''detail
+{
+    "Grass"
+    {
+        "density" "800"
+        "Group1"
+        {
+            "alpha" "1"
+            "TallGrass" { "model" "models/detail/tallgrass.mdl" "amount" "0.5" }
+            "Sprite" { "sprite" "0 0 64 64 512" "amount" "0.3" }
+            "Shared" { "model" "models/shared.mdl" }
+            "Gone" { "model" "models/detail/nowhere.mdl" }
+        }
+    }
+}
+'''
+
+
+def test_detail_vbsp_models_are_compile_only(tmp_path: Path) -> None:
+    from sourcebsp.content.pack import plan_pack
+
+    from ._maps import build_game
+
+    mod = build_game(tmp_path / "game", loose={
+        "detail_custom.vbsp": DETAIL_VBSP, "models/detail/tallgrass.mdl": b"IDST grass",
+        "models/shared.mdl": b"IDST shared", "detail.vbsp": b'detail { "x" { "g" { "m" { "model" "models/x.mdl" } } } }',
+        "models/x.mdl": b"IDST x"})
+    path = build_map(tmp_path / "m.bsp", props=["models/shared.mdl"], worldspawn={"detailvbsp": "detail_custom.vbsp"})
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(mod))
+    vbsp = graph.get("detail_custom.vbsp")
+    assert vbsp is not None and vbsp.compile_only and vbsp.where == "folder"
+    assert vbsp.referenced_by[0]["key"] == "detailvbsp"
+    grass = graph.get("models/detail/tallgrass.mdl")
+    assert grass is not None and grass.compile_only
+    assert grass.referenced_by == [{"asset": "detail_custom.vbsp", "via": "Grass/Group1/TallGrass"}]
+    shared = graph.get("models/shared.mdl")  # a static prop too: the engine loads it
+    assert shared is not None and not shared.compile_only
+    assert {"asset": "detail_custom.vbsp", "via": "Grass/Group1/Shared"} in shared.referenced_by
+    assert graph.get("models/detail/nowhere.mdl") is None  # optional: not reported missing
+    assert graph.get("detail.vbsp") is None and graph.get("models/x.mdl") is None  # the key named another file
+    packed = {d.path for d in plan_pack(graph).add}
+    assert "models/shared.mdl" in packed and not packed & {"detail_custom.vbsp", "models/detail/tallgrass.mdl"}

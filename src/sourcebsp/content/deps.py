@@ -16,6 +16,11 @@ models give ``.vvd``/``.vtx``/``.phy``/``.ani``, included models, gibs and the
 material of every skin through ``cdmaterials``; soundscripts, soundscapes and
 particle files give wave files and materials.
 
+Compile-time files come last: ``detail.vbsp`` (the worldspawn's ``detailvbsp``)
+and the detail models it names are read by vbsp, not the engine (the models it
+placed are in the detail prop lump), so they are ``compile_only``: listed,
+never packed.
+
 A *required* file that no search path has is ``missing``; *optional* ones
 (``.dx80.vtx``, ``.phy``, HDR sky faces, the files loaded by map name, ...) are
 listed only when found.
@@ -25,7 +30,8 @@ JSON form (:meth:`DependencyGraph.to_json`, stable): ``{"map", "compiled_names",
 {"total", "pakfile", "folder", "vpk", "missing"}, "dependencies": [{"path",
 "kind", "optional", "found": null | {where, source, name, stock},
 "referenced_by": [{"lump", "index"} | {"entity", "classname", "key"} |
-{"asset", "via"} | {"map", "via"}]}], "problems": [files found but unreadable]}``,
+{"asset", "via"} | {"map", "via"}], "compile_only"}], "problems": [files found but
+unreadable]}``,
 dependencies sorted by path.  Names no script defines (a soundscript entry, a
 particle system, a soundscape) are listed as ``<kind>:<name>``, missing.
 """
@@ -74,6 +80,9 @@ class Dependency:
     optional: bool
     location: Location | None = None
     referenced_by: list[Ref] = field(default_factory=list)
+    #: Read by the map compiler only (``detail.vbsp`` and the models it names), never by the
+    #: engine: listed, never packed.
+    compile_only: bool = False
 
     @property
     def where(self) -> str:
@@ -84,7 +93,7 @@ class Dependency:
         return {
             "path": self.path, "kind": self.kind, "optional": self.optional,
             "found": self.location.to_json() if self.location is not None else None,
-            "referenced_by": self.referenced_by,
+            "referenced_by": self.referenced_by, "compile_only": self.compile_only,
         }
 
     def references_text(self, limit: int = 2) -> str:
@@ -141,6 +150,8 @@ class _Walker:
         self.fs = fs
         self.graph = DependencyGraph(map_name, fs, _compiled_names(fs.pakfile_names()))
         self.class_resources = ClassResources(fs, map_name, tags)
+        self.detail_vbsp: tuple[str, Ref] | None = None
+        self.compile_only = False  # set while the compile-time files are walked, after the rest
         self.queue: deque[Dependency] = deque()
         self._soundscripts: dict[str, tuple[str, list[str]]] | None = None
         self._soundscapes: dict[str, tuple[str, list[str]]] | None = None
@@ -157,7 +168,7 @@ class _Walker:
             location = self.fs.find(key)
             if location is None and optional:
                 return None
-            dep = Dependency(key, kind, optional, location)
+            dep = Dependency(key, kind, optional, location, compile_only=self.compile_only)
             self.graph.deps[key] = dep
             self.queue.append(dep)
         elif dep.optional and not optional:
@@ -228,7 +239,7 @@ class _Walker:
                     self.add(_material_path(value), "material", ref)
                     continue
                 if lowered == "detailvbsp":
-                    self.add(value, "detail-vbsp", ref, optional=True)
+                    self.detail_vbsp = (value, ref)
                     continue
             kind = asset_kind(classname, key, value)
             if kind is not None:
@@ -236,6 +247,9 @@ class _Walker:
         if classname == "worldspawn" and has_detail and "detailmaterial" not in entity:
             self.add("materials/detail/detailsprites.vmt", "material",
                      {"entity": index, "classname": classname, "key": "detailmaterial (default)"})
+        if classname == "worldspawn" and has_detail and self.detail_vbsp is None:
+            # vbsp reads detail.vbsp unless the key names another file.
+            self.detail_vbsp = ("detail.vbsp", {"entity": index, "classname": classname, "key": "detailvbsp (default)"})
         if classname and classname != "worldspawn":
             self.class_loads(index, classname, entity)
 
@@ -427,6 +441,20 @@ class _Walker:
                     self.add(wave, "sound", {"asset": path, "via": name})
         elif dep.kind in ("overview", "map-res") and path.endswith((".txt", ".res")):
             self.expand_keyvalue_files(dep)
+        elif dep.kind == "detail-vbsp":
+            self.expand_detail_vbsp(dep)
+
+    def expand_detail_vbsp(self, dep: Dependency) -> None:
+        """The models of ``detail.vbsp``: detail types hold groups hold entries, an entry names a
+        ``model`` or cuts a ``sprite`` out of the worldspawn's detail material."""
+        for root in self.parsed(dep, parse_keyvalues) or ():
+            for detail_type in _blocks(root):
+                for group in _blocks(detail_type):
+                    for entry in _blocks(group):
+                        for child in entry:
+                            if child.name.lower() == "model" and not child.has_children() and child.value.strip():
+                                via = f"{detail_type.real_name}/{group.real_name}/{entry.real_name}"
+                                self.add(child.value.strip(), "model", {"asset": dep.path, "via": via}, optional=True)
 
     def expand_keyvalue_files(self, dep: Dependency) -> None:
         for block in self.parsed(dep, parse_keyvalues) or ():
@@ -485,11 +513,24 @@ class _Walker:
             found = next((c for c in candidates if self.fs.find(c) is not None), candidates[0])
             self.add(found, "material", {"asset": dep.path, "via": "skin"})
 
-    def walk(self) -> DependencyGraph:
-        self.roots()
+    def drain(self) -> None:
         while self.queue:
             self.expand(self.queue.popleft())
+
+    def walk(self) -> DependencyGraph:
+        self.roots()
+        self.drain()
+        if self.detail_vbsp is not None:
+            # Last, so that only files the engine does not load end up compile-only.
+            self.compile_only = True
+            name, ref = self.detail_vbsp
+            self.add(name, "detail-vbsp", ref, optional=True)
+            self.drain()
         return self.graph
+
+
+def _blocks(kv: Any) -> Iterable[Any]:
+    return [child for child in kv if child.has_children()] if kv.has_children() else []
 
 
 def _compiled_names(pak_names: Iterable[str]) -> list[str]:

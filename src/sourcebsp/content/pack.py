@@ -3,7 +3,7 @@
 What is packed: every dependency found outside the pakfile that is not stock
 (the mod's own folder, its ``custom`` addons, ``--content`` folders), under
 its lower-case name (the engine lower-cases pakfile names; Linux servers
-find nothing else).  Stock content (VPKs, folders outside the mod) is packed
+find nothing else).  Compile-time files (``detail.vbsp``) are not packed.  Stock content (VPKs, folders outside the mod) is packed
 only when asked.  Files already in the pakfile stay as they are.
 """
 from __future__ import annotations
@@ -37,6 +37,8 @@ def plan_pack(graph: DependencyGraph, *, include_stock: bool = False) -> PackPla
     plan = PackPlan()
     for dep in graph:
         location = dep.location
+        if dep.compile_only:
+            continue  # read by the compiler, not the engine
         if location is None:
             if ":" not in dep.path:  # names no script defines are not files to pack
                 plan.missing.append(dep)
