@@ -13,13 +13,13 @@ from ..content._maps import build_game, build_map
 
 def test_check_exit_code_gates_on_severity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     mod = build_game(tmp_path / "game")
-    path = build_map(tmp_path / "m.bsp", materials=["custom/nothere"])
+    path = build_map(tmp_path / "m.bsp", materials=["custom/nothere"], entities=[{"classname": "tf_gamerules"}])
     assert main(["check", str(path), "--game", str(mod)]) == 1  # missing assets are errors
     out = capsys.readouterr().out
     assert "SB101 error missing-asset: materials/custom/nothere.vmt" in out and "hint:" in out
     assert main(["check", str(path), "--game", str(mod), "--ignore", "SB101"]) == 0
     capsys.readouterr()
-    # The example room is not compressed (SB402, info): only --fail-on info fails on it.
+    # The example room, a TF2 map by its tf_gamerules, is not compressed (SB402, info): only --fail-on info fails on it.
     assert main(["check", str(path), "--select", "SB402", "--fail-on", "info"]) == 1
     assert main(["check", str(path), "--select", "SB402"]) == 0
     assert main(["check", str(path), "--select", "SB999"]) == 1
