@@ -22,13 +22,12 @@ from .deps import DependencyGraph, map_dependencies
 from .entitydb import is_entity_class
 from .gamefs import GameFS, fold
 from .limits import BYTE_LIMITS, LIMITS, MAX_MAP_ENTITIES
+from .pack import STREAMED
 
 __all__ = ["Finding", "Rule", "RULES", "Context", "check_map", "select_rules"]
 
 SEVERITIES = ("error", "warning", "info")
 _ZIP_STORED, _ZIP_LZMA = 0, 14
-# Sounds are streamed and shader caches memory-mapped straight out of the pak: they must be stored.
-_STREAMED = re.compile(r"^(sound/.*\.(wav|mp3|ogg)|shaders/.*\.vcs)$")
 # Output targets the engine resolves itself (CBaseEntity::FindNamedEntity's "!" names).
 _SPECIAL_TARGET = re.compile(r"^!")
 # .tth/.ttz: Vampire: Bloodlines' texture files.
@@ -178,7 +177,7 @@ def _pak_method(ctx: Context) -> Iterator[tuple[str, str]]:
 def _compressed_streamed(ctx: Context) -> Iterator[tuple[str, str]]:
     pak = _pak(ctx)
     for entry in pak.entries() if pak is not None else ():
-        if entry.compress_type != _ZIP_STORED and _STREAMED.match(fold(entry.name)):
+        if entry.compress_type != _ZIP_STORED and STREAMED.match(fold(entry.name)):
             yield f"{entry.name} is compressed ({entry.compression})", entry.name
 
 
