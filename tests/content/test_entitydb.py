@@ -101,3 +101,18 @@ def test_class_resources_on_every_corpus_map(map_path: Path) -> None:
                 continue
             ours = resources(classname, entity.items())
             assert set(ours) == srctools_answer(classname, entity.items()), (map_path.name, classname)
+
+
+def test_mounted_game_picks_the_database_tags(tmp_path: Path) -> None:
+    # npc_antlionguard precaches materials/sprites/grubflare1.vmt only in the episodic games.
+    def listed(folder_name: str) -> bool:
+        folder = tmp_path / folder_name
+        (folder / "materials/sprites").mkdir(parents=True)
+        (folder / "gameinfo.txt").write_text('"GameInfo" { FileSystem { SearchPaths { game |gameinfo_path|. } } }')
+        (folder / "materials/sprites/grubflare1.vmt").write_bytes(b'"Sprite" {}')
+        path = build_map(tmp_path / f"{folder_name}.bsp", entities=[{"classname": "npc_antlionguard"}])
+        with sourcebsp.open(path) as bsp:
+            return map_dependencies(bsp, mount(folder)).get("materials/sprites/grubflare1.vmt") is not None
+
+    assert listed("ep2") and not listed("hl2")
+    assert srctools_answer("npc_antlionguard", []) == set(ClassResources(GameFS())("npc_antlionguard", []))

@@ -46,7 +46,7 @@ from typing import Any, Callable, Iterable
 from ..errors import BspError
 from ..lump_ids import LumpId
 from ..model.geometry import texture_names
-from .entitydb import ClassResources, asset_kind
+from .entitydb import ClassResources, asset_kind, game_tags
 from .gamefs import GameFS, Location, fold, parse_keyvalues
 from .materials import material_refs
 from .models import model_refs
@@ -573,11 +573,12 @@ def map_dependencies(bsp: Any, fs: GameFS | None = None, *, map_name: str | None
         The name the engine knows the map by (default: the file name without ``.bsp``).
     tags
         Engine branch tags of the entity database (``"episodic"``, ``"mapbase"``, ``"tf2"``...)
-        choosing which class resources count (see :class:`~sourcebsp.content.entitydb.ClassResources`).
+        choosing which class resources count (see :class:`~sourcebsp.content.entitydb.ClassResources`);
+        when empty, the mounted game's (by its folder name, :data:`~sourcebsp.content.entitydb.GAME_TAGS`).
     """
     fs = fs if fs is not None else GameFS()
     if map_name is None:
         map_name = Path(bsp.path).stem if bsp.path is not None else "map"
     pak = bsp.require_lump(LumpId.PAKFILE, "look for files in the pakfile")
     fs.attach_pakfile(pak, os.fspath(bsp.path) if bsp.path is not None else map_name)
-    return _Walker(bsp, fs, map_name, tags).walk()
+    return _Walker(bsp, fs, map_name, tuple(tags) or game_tags(fs)).walk()

@@ -10,7 +10,20 @@ from typing import Any, Iterable
 
 from ..errors import BspError
 
-__all__ = ["asset_kind", "is_entity_class", "ASSET_KINDS", "ClassResources"]
+__all__ = ["asset_kind", "is_entity_class", "ASSET_KINDS", "ClassResources", "GAME_TAGS", "game_tags"]
+
+#: Game folder -> the entity database's tags for that game (Portal's code is HL2's episodic code).
+GAME_TAGS: dict[str, tuple[str, ...]] = {
+    "hl2": ("hl2",), "lostcoast": ("hl2",), "episodic": ("hl2", "episodic"), "ep2": ("hl2", "episodic"),
+    "portal": ("hl2", "episodic"), "hl1": ("hls",), "hl1mp": ("hls",), "tf": ("tf2",), "tf2classic": ("tf2",),
+    "open_fortress": ("tf2",), "portal2": ("p2",), "bms": ("mesa",), "ez2": ("hl2", "episodic", "entropyzero2"),
+}
+
+
+def game_tags(fs: Any) -> tuple[str, ...]:
+    """The entity database tags of the mounted game, told by its folder name; () when unknown."""
+    mod_dir = getattr(fs, "mod_dir", None)
+    return GAME_TAGS.get(mod_dir.name.lower(), ()) if mod_dir is not None else ()
 
 #: FGD value type -> dependency kind.
 ASSET_KINDS = {
