@@ -306,3 +306,40 @@ def test_detail_vbsp_models_are_compile_only(tmp_path: Path) -> None:
     assert graph.get("detail.vbsp") is None and graph.get("models/x.mdl") is None  # the key named another file
     packed = {d.path for d in plan_pack(graph).add}
     assert "models/shared.mdl" in packed and not packed & {"detail_custom.vbsp", "models/detail/tallgrass.mdl"}
+
+
+WEAPON_SCRIPT = b'''WeaponData
+{
+    "printname" "#HL2_Crowbar"
+    "viewmodel" "models/weapons/v_crowbar.mdl"
+    "playermodel" "models/weapons/w_crowbar.mdl"
+    SoundData
+    {
+        "single_shot" "weapons/crowbar/swing.wav"
+    }
+    TextureData
+    {
+        "weapon" { "font" "WeaponIcons" "character" "c" }
+        "crosshair" { "file" "sprites/crosshairs" "x" "0" "y" "48" "width" "24" "height" "24" }
+    }
+}
+'''
+
+
+def test_weapon_script_of_a_placed_weapon(tmp_path: Path) -> None:
+    from ._maps import build_game
+
+    mod = build_game(tmp_path / "game", loose={
+        "scripts/weapon_crowbar.txt": WEAPON_SCRIPT, "models/weapons/w_crowbar.mdl": b"IDST w",
+        "sound/weapons/crowbar/swing.wav": b"RIFF", "materials/sprites/crosshairs.vmt": b'"UnlitGeneric" {}'})
+    path = build_map(tmp_path / "m.bsp", entities=[{"classname": "weapon_crowbar", "origin": "0 0 8"}])
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(mod))
+    script = graph.get("scripts/weapon_crowbar.txt")
+    assert script is not None and script.referenced_by[0]["key"] == "@resources"
+    world = graph.get("models/weapons/w_crowbar.mdl")
+    assert world is not None and world.referenced_by == [{"asset": "scripts/weapon_crowbar.txt", "via": "playermodel"}]
+    swing = graph.get("sound/weapons/crowbar/swing.wav")
+    assert swing is not None and swing.where == "folder"
+    assert graph.get("materials/sprites/crosshairs.vmt") is not None
+    assert graph.get("models/weapons/v_crowbar.mdl") is None  # optional and not shipped: not reported

@@ -443,6 +443,35 @@ class _Walker:
             self.expand_keyvalue_files(dep)
         elif dep.kind == "detail-vbsp":
             self.expand_detail_vbsp(dep)
+        elif dep.kind == "weapon-script" and path.endswith(".txt"):
+            self.expand_weapon_script(dep)
+
+    def expand_weapon_script(self, dep: Dependency) -> None:
+        """A weapon script's ``WeaponData``: its models, sounds (``SoundData``), particle effects
+        and HUD sprites (``TextureData`` blocks naming a ``file``)."""
+        optional = dep.optional
+        for data in self.parsed(dep, parse_keyvalues) or ():
+            if data.name.lower() != "weapondata" or not data.has_children():
+                continue
+            for child in data:
+                name, via = child.name.lower(), {"asset": dep.path, "via": child.real_name}
+                if not child.has_children():
+                    value = child.value.strip()
+                    if name in _WEAPON_MODEL_KEYS and value:
+                        self.add(value, "model", via, optional=optional)
+                    elif name in _WEAPON_PARTICLE_KEYS and value:
+                        self.particle_system(value, via, optional=optional)
+                elif name == "sounddata":
+                    for sound in child:
+                        if not sound.has_children() and sound.value.strip():
+                            self.sound(sound.value.strip(), {"asset": dep.path, "via": f"SoundData/{sound.real_name}"},
+                                       optional=optional)
+                elif name == "texturedata":
+                    for sprite in _blocks(child):
+                        for key in sprite:
+                            if key.name.lower() == "file" and not key.has_children() and key.value.strip():
+                                self.add(_material_path(key.value.strip()), "material",
+                                         {"asset": dep.path, "via": f"TextureData/{sprite.real_name}"}, optional=optional)
 
     def expand_detail_vbsp(self, dep: Dependency) -> None:
         """The models of ``detail.vbsp``: detail types hold groups hold entries, an entry names a
@@ -527,6 +556,12 @@ class _Walker:
             self.add(name, "detail-vbsp", ref, optional=True)
             self.drain()
         return self.graph
+
+
+# Weapon script keys naming models and particle systems (HL2, L4D2, Alien Swarm, HL2 VR mods).
+_WEAPON_MODEL_KEYS = frozenset({"viewmodel", "playermodel", "viewmodel_dual", "playermodel_dual", "vrmodel",
+                                "vrmodel_l", "worldmodel", "addonmodel", "displaymodel"})
+_WEAPON_PARTICLE_KEYS = frozenset({"muzzleflasheffect_1stperson", "muzzleflasheffect_3rdperson", "ejectbrasseffect"})
 
 
 def _blocks(kv: Any) -> Iterable[Any]:
