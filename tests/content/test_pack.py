@@ -91,3 +91,18 @@ def test_lzma_packing_keeps_sounds_stored(tmp_path: Path) -> None:
         methods = {e.name: e.compression for e in bsp.pakfile.entries()}
     # The engine streams sounds out of the pak: stored, as check's SB205 demands.
     assert methods == {"sound/custom/beep.wav": "stored", "materials/custom/thing.vmt": "lzma"}
+
+
+def test_class_implied_mod_model_is_packed(open_deathmatch: Path, tmp_path: Path) -> None:
+    # npc_combine_s precaches models/combine_soldier.mdl (srctools' database); the mod ships its own.
+    assert (open_deathmatch / "models/combine_soldier.mdl").is_file()
+    source = build_map(tmp_path / "dm_npc.bsp", entities=[{"classname": "npc_combine_s", "origin": "0 0 16"}])
+    packed, missing = _pack(source, mount(open_deathmatch), tmp_path / "out.bsp")
+    assert "models/combine_soldier.mdl" in packed
+    # The rest it precaches (grenade model, sounds) is HL2's, not here: neither packed nor reported missing.
+    assert "models/weapons/w_grenade.mdl" not in packed | missing
+    # Once found, the model is expanded like any other: the mod ships the .mdl alone, its mesh
+    # files come from HL2, which is not mounted here, so they are reported.
+    assert "models/combine_soldier.vvd" in missing and not (open_deathmatch / "models/combine_soldier.vvd").exists()
+    with sourcebsp.open(tmp_path / "out.bsp") as bsp:
+        assert bsp.pakfile.read("models/combine_soldier.mdl") == (open_deathmatch / "models/combine_soldier.mdl").read_bytes()
