@@ -55,3 +55,13 @@ def test_check_every_corpus_map_runs(all_maps: list[Path], tmp_path: Path, capsy
 def test_list_rules(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "x.bsp", "--list-rules"]) == 0
     assert "SB701" in capsys.readouterr().out
+
+
+def test_check_engine_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = build_map(tmp_path / "m.bsp")  # no game-specific entities: branch unknown, no SB402
+    assert main(["check", str(path), "--select", "SB402", "--fail-on", "info"]) == 0
+    assert main(["check", str(path), "--select", "SB402", "--fail-on", "info", "--engine", "sdk2013mp"]) == 1
+    assert "Source 2013 Multiplayer" in (out := capsys.readouterr().out) and "(as told) reads LZMA lumps" in out
+    with pytest.raises(SystemExit) as exc:  # argparse refuses a branch the table lacks
+        main(["check", str(path), "--engine", "nosuch"])
+    assert exc.value.code == 2

@@ -28,6 +28,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  "limits, visibility, unreferenced packed files).")
     ap.add_argument("map", help="a .bsp file, or a folder: every .bsp in it")
     add_mount_arguments(ap, game_help="the game or mod folder (enables the missing-asset and stock-packed rules)")
+    from ..content.branches import BRANCHES
+
+    ap.add_argument("--engine", choices=tuple(BRANCHES), metavar="BRANCH",
+                    help="the engine branch the maps are for, for the compression rules (default: told from the "
+                         "game folder and the map): " + ", ".join(BRANCHES))
     ap.add_argument("--select", action="append", default=[], metavar="RULES",
                     help="only these rules: ids, id prefixes (SB2), names or severities, comma-separated")
     ap.add_argument("--ignore", action="append", default=[], metavar="RULES", help="skip these rules (same forms)")
@@ -61,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             report: dict[str, Any] = {"map": str(path), "findings": []}
             try:
                 with open_bsp(path) as bsp:
-                    report["findings"] = [f.to_json() for f in check_map(bsp, fs, rules=rules, tags=args.tag)]
+                    report["findings"] = [f.to_json() for f in check_map(bsp, fs, rules=rules, tags=args.tag, engine=args.engine)]
             except BspError as exc:
                 if len(maps) == 1:
                     raise

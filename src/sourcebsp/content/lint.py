@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from ..lump_ids import LumpId
-from .branches import Branch, map_branch
+from .branches import BRANCHES, Branch, map_branch
 from .deps import DependencyGraph, map_dependencies
 from .entitydb import is_entity_class
 from .gamefs import GameFS, fold
@@ -302,12 +302,17 @@ def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list
 
 def check_map(bsp: Any, fs: GameFS | None = None, *, rules: Iterable[Rule] = RULES,
               map_name: str | None = None, graph: DependencyGraph | None = None,
-              tags: Iterable[str] = ()) -> list[Finding]:
-    """Run ``rules`` on an open map; findings in rule order (``tags``: see :func:`map_dependencies`)."""
+              tags: Iterable[str] = (), engine: str | None = None) -> list[Finding]:
+    """Run ``rules`` on an open map; findings in rule order.
+
+    ``tags``: see :func:`map_dependencies`.  ``engine``: the id of the engine branch the map is
+    for (:data:`~sourcebsp.content.branches.BRANCHES`), else told from the game and the map.
+    """
     fs = fs if fs is not None else GameFS()
     if graph is None:
         graph = map_dependencies(bsp, fs, map_name=map_name, tags=tags)
-    ctx = Context(bsp, fs, graph, graph.map_name, *map_branch(bsp, fs))
+    branch = (BRANCHES[engine], "as told") if engine is not None else map_branch(bsp, fs)
+    ctx = Context(bsp, fs, graph, graph.map_name, *branch)
     findings: list[Finding] = []
     for rule in rules:
         for message, where in rule.run(ctx):
