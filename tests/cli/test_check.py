@@ -55,6 +55,10 @@ def test_check_every_corpus_map_runs(all_maps: list[Path], tmp_path: Path, capsy
 def test_list_rules(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "x.bsp", "--list-rules"]) == 0
     assert "SB701" in capsys.readouterr().out
+    assert main(["check", "--list-rules"]) == 0  # no map needed
+    assert "SB403" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["check"])
 
 
 def test_check_engine_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

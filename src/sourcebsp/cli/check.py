@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = _common.parser("check", "Check maps for shipping problems (missing assets, pakfile names and methods, "
                                  "stock content packed, cubemaps, compression, entity I/O targets, MAX_MAP_* "
                                  "limits, visibility, unreferenced packed files).")
-    ap.add_argument("map", help="a .bsp file, or a folder: every .bsp in it")
+    ap.add_argument("map", nargs="?", help="a .bsp file, or a folder: every .bsp in it (not with --list-rules)")
     add_mount_arguments(ap, game_help="the game or mod folder (enables the missing-asset and stock-packed rules)")
     from ..content.branches import BRANCHES
 
@@ -43,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="print JSON: {maps: [{map, findings: [{rule, name, severity, message, hint, where}], "
                          "error?}], counts: {rule id: count}}")
     args = ap.parse_args(argv)
+    if args.map is None and not args.list_rules:
+        ap.error("the following arguments are required: map")
 
     def body() -> int:
         from ..content.lint import RULES, check_map, select_rules
