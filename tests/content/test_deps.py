@@ -343,3 +343,36 @@ def test_weapon_script_of_a_placed_weapon(tmp_path: Path) -> None:
     assert swing is not None and swing.where == "folder"
     assert graph.get("materials/sprites/crosshairs.vmt") is not None
     assert graph.get("models/weapons/v_crowbar.mdl") is None  # optional and not shipped: not reported
+
+
+PROPDATA = b'''"PropData.txt"
+{
+    "sections" { "Wooden.Small" { "base" "Wooden.Small" } }
+    "BreakableChunks"
+    {
+        "GlassChunks"
+        {
+            "models/gibs/glass_shard01.mdl" "1"
+            "models/gibs/glass_shard02.mdl" "1"
+        }
+        "WoodChunks" { "models/gibs/wood_gib01a.mdl" "1" }
+    }
+}
+'''
+
+
+def test_breakable_chunks_through_propdata(tmp_path: Path) -> None:
+    from ._maps import build_game
+
+    mod = build_game(tmp_path / "game", loose={"scripts/propdata.txt": PROPDATA,
+                                               "models/gibs/glass_shard01.mdl": b"IDST 1",
+                                               "models/gibs/wood_gib01a.mdl": b"IDST w"})
+    # func_breakable of material 0 (glass) breaks into the GlassChunks set.
+    path = build_map(tmp_path / "m.bsp", entities=[{"classname": "func_breakable", "material": "0"}])
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(mod))
+    shard = graph.get("models/gibs/glass_shard01.mdl")
+    assert shard is not None and shard.referenced_by == [{"asset": "scripts/propdata.txt", "via": "BreakableChunks/GlassChunks"}]
+    assert graph.get("models/gibs/glass_shard02.mdl") is None  # optional, not shipped here
+    assert graph.get("models/gibs/wood_gib01a.mdl") is None  # another set
+    assert graph.get("scripts/propdata.txt") is not None

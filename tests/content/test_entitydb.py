@@ -18,7 +18,7 @@ srctools_fgd = pytest.importorskip("srctools.fgd")
 # srctools FileType value -> our kind, written out here rather than imported from the module under test.
 KINDS = {"mdl": "model", "vmt": "material", "vtf": "texture", "wav": "sound", 2: "sound", 3: "particle-system",
          "pcf": "particle-file", 8: "soundscape", 9: "soundscape-file", 1: "soundscript", "nut": "vscript",
-         "vcd": "scene", 7: "weapon-script", 0: "file"}
+         "vcd": "scene", 7: "weapon-script", 0: "file", 6: "breakable-chunk"}
 
 
 def srctools_answer(classname: str, keys: list[tuple[str, str]]) -> set[tuple[str, str]]:

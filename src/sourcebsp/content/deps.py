@@ -157,6 +157,7 @@ class _Walker:
         self._soundscapes: dict[str, tuple[str, list[str]]] | None = None
         self._particles: dict[str, tuple[str, list[str]]] | None = None
         self._map_pcfs: list[str] = []
+        self._chunks: dict[str, list[str]] | None = None
 
     # ---- bookkeeping ----------------------------------------------------------------
     def add(self, path: str, kind: str, ref: Ref, *, optional: bool = False) -> Dependency | None:
@@ -267,6 +268,8 @@ class _Walker:
                 self.add(_texture_path(name), kind, ref, optional=True)
             elif kind in ("soundscript", "soundscape-file", "weapon-script", "file"):
                 self.add(name, kind, ref, optional=True)
+            elif kind == "breakable-chunk":
+                self.breakable_chunk(name, ref)
             else:
                 self.entity_value(kind, name, ref, optional=True)
 
@@ -391,6 +394,27 @@ class _Walker:
         for path in files:
             child = "sound" if path.startswith("sound/") else "material" if path.endswith(".vmt") else "model"
             self.add(path, child, {"asset": script, "via": value}, optional=optional)
+
+    def breakable_chunk(self, name: str, ref: Ref) -> None:
+        """A gib set (``WoodChunks``...): ``scripts/propdata.txt``'s ``BreakableChunks`` block lists
+        its models, of which the engine picks at random when the entity breaks."""
+        if self._chunks is None:
+            self._chunks = {}
+            text = self.fs.read_text("scripts/propdata.txt")
+            try:
+                root = parse_keyvalues(text, "scripts/propdata.txt") if text is not None else None
+            except BspError as exc:
+                self.graph.problems.append(str(exc))
+                root = None
+            blocks = [b for top in _blocks(root) for b in _blocks(top) if b.name == "breakablechunks"] if root is not None else []
+            for block in blocks:
+                for chunk in _blocks(block):
+                    self._chunks.setdefault(chunk.name, []).extend(
+                        m.real_name for m in chunk if not m.has_children() and m.real_name.lower().endswith(".mdl"))
+        if self._chunks.get(name.lower()):
+            self.add("scripts/propdata.txt", "propdata", ref, optional=True)
+        for model in self._chunks.get(name.lower(), ()):
+            self.add(model, "model", {"asset": "scripts/propdata.txt", "via": f"BreakableChunks/{name}"}, optional=True)
 
     def add_unresolved(self, name: str, kind: str, ref: Ref) -> None:
         """A name no script defines: listed as missing under ``<kind>:<name>`` (not a file)."""

@@ -98,12 +98,11 @@ def is_entity_class(name: str) -> bool:
     return name.lower() in EntityDef.engine_classes()
 
 
-# srctools FileType value -> dependency kind; breakable chunks (random gibs from
-# propdata) are left out: the engine picks them at run time from stock content.
+# srctools FileType value -> dependency kind ("breakable-chunk": a gib set of scripts/propdata.txt).
 _RESOURCE_KINDS = {
     "mdl": "model", "vmt": "material", "vtf": "texture", "wav": "sound", 2: "sound", 3: "particle-system",
     "pcf": "particle-file", 8: "soundscape", 9: "soundscape-file", 1: "soundscript", "nut": "vscript",
-    "vcd": "scene", 7: "weapon-script", 0: "file",
+    "vcd": "scene", 7: "weapon-script", 0: "file", 6: "breakable-chunk",
 }
 # Keys that never change what a class precaches (srctools ignores the same ones).
 _PLACE_KEYS = frozenset({"origin", "angles", "targetname", "id", "hammerid", "nodeid"})
@@ -142,7 +141,8 @@ def _filesystem(fs: Any) -> Any:
 class ClassResources:
     """What entities load because of their class: ``resources(classname, keys)`` gives
     ``(kind, name)`` pairs, kinds as in :data:`ASSET_KINDS` plus ``"texture"``,
-    ``"soundscript"``, ``"soundscape-file"``, ``"weapon-script"`` and ``"file"``.
+    ``"soundscript"``, ``"soundscape-file"``, ``"weapon-script"``, ``"breakable-chunk"`` (a gib
+    set named in ``scripts/propdata.txt``) and ``"file"``.
 
     Parameters
     ----------
