@@ -14,7 +14,8 @@ Then each found file is opened and what it names is added in turn:
 materials give textures, ``include``\\ d materials and material parameters;
 models give ``.vvd``/``.vtx``/``.phy``/``.ani``, included models, gibs and the
 material of every skin through ``cdmaterials``; soundscripts, soundscapes and
-particle files give wave files and materials.
+particle files give wave files and materials; weapon scripts give models, sounds
+and HUD sprites; a class's gib set gives the models ``scripts/propdata.txt`` lists.
 
 Compile-time files come last: ``detail.vbsp`` (the worldspawn's ``detailvbsp``)
 and the detail models it names are read by vbsp, not the engine (the models it
