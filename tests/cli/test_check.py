@@ -13,13 +13,13 @@ from ..content._maps import build_game, build_map
 
 def test_check_exit_code_gates_on_severity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     mod = build_game(tmp_path / "game")
-    path = build_map(tmp_path / "m.bsp", materials=["custom/nothere"])
+    path = build_map(tmp_path / "m.bsp", materials=["custom/nothere"], entities=[{"classname": "tf_gamerules"}])
     assert main(["check", str(path), "--game", str(mod)]) == 1  # missing assets are errors
     out = capsys.readouterr().out
     assert "SB101 error missing-asset: materials/custom/nothere.vmt" in out and "hint:" in out
     assert main(["check", str(path), "--game", str(mod), "--ignore", "SB101"]) == 0
     capsys.readouterr()
-    # The example room is not compressed (SB402, info): only --fail-on info fails on it.
+    # The example room, a TF2 map by its tf_gamerules, is not compressed (SB402, info): only --fail-on info fails on it.
     assert main(["check", str(path), "--select", "SB402", "--fail-on", "info"]) == 1
     assert main(["check", str(path), "--select", "SB402"]) == 0
     assert main(["check", str(path), "--select", "SB999"]) == 1
@@ -57,3 +57,17 @@ def test_check_every_corpus_map_runs(all_maps: list[Path], tmp_path: Path, capsy
 def test_list_rules(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "x.bsp", "--list-rules"]) == 0
     assert "SB701" in capsys.readouterr().out
+    assert main(["check", "--list-rules"]) == 0  # no map needed
+    assert "SB403" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["check"])
+
+
+def test_check_engine_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = build_map(tmp_path / "m.bsp")  # no game-specific entities: branch unknown, no SB402
+    assert main(["check", str(path), "--select", "SB402", "--fail-on", "info"]) == 0
+    assert main(["check", str(path), "--select", "SB402", "--fail-on", "info", "--engine", "sdk2013mp"]) == 1
+    assert "Source 2013 Multiplayer" in (out := capsys.readouterr().out) and "(as told) reads LZMA lumps" in out
+    with pytest.raises(SystemExit) as exc:  # argparse refuses a branch the table lacks
+        main(["check", str(path), "--engine", "nosuch"])
+    assert exc.value.code == 2

@@ -10,7 +10,7 @@ from sourcebsp.cli import main
 
 from ..content._maps import build_game, build_map
 
-KEYS = {"path", "kind", "optional", "found", "referenced_by"}
+KEYS = {"path", "kind", "optional", "found", "referenced_by", "compile_only"}
 
 
 def test_deps_json_on_every_corpus_map(map_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,3 +49,30 @@ def test_deps_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit) as exc:
         main(["deps", str(path), "--game", "a", "--gameinfo", "b"])
     assert exc.value.code == 2
+
+
+def test_runs_as_python_dash_m() -> None:
+    import os
+    import subprocess
+    import sys
+
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": src}
+    done = subprocess.run([sys.executable, "-m", "sourcebsp.cli", "deps", "--help"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "usage:" in done.stdout and "--game" in done.stdout
+
+
+def test_class_implied_models_follow_the_branch_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # item_ammo_357 precaches models/items/357ammo.mdl, but Black Mesa's (tag "mesa") another model.
+    mod = build_game(tmp_path / "game", loose={"models/items/357ammo.mdl": b"IDST hl2",
+                                               "models/weapons/w_357ammobox.mdl": b"IDST mesa"})
+    path = build_map(tmp_path / "ammo.bsp", entities=[{"classname": "item_ammo_357"}])
+
+    def listed(*extra: str) -> set[str]:
+        assert main(["deps", str(path), "--game", str(mod), "--json", *extra]) == 0
+        deps = json.loads(capsys.readouterr().out)["dependencies"]
+        return {d["path"] for d in deps if any(r.get("key") == "@resources" for r in d["referenced_by"])}
+
+    assert listed() == {"models/items/357ammo.mdl"}
+    assert listed("--tag", "mesa") == {"models/weapons/w_357ammobox.mdl"}

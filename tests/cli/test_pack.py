@@ -37,6 +37,7 @@ def test_pack_writes_and_reports(game_and_map: tuple[Path, Path], tmp_path: Path
     assert main(["pack", str(source), "--game", str(mod), "-o", str(out)]) == 1
     assert "--overwrite" in capsys.readouterr().err
     assert main(["pack", str(source), "--game", str(mod), "-o", str(out), "--overwrite", "--lzma"]) == 0
+    assert "not known to read LZMA pak entries" in capsys.readouterr().err  # a mod of no known branch
     with sourcebsp.open(out) as bsp:
         assert {e.compression for e in bsp.pakfile.entries()} == {"lzma"}
     # The input only when told, like every map-writing command.

@@ -261,3 +261,118 @@ def test_hostile_particle_string_count_is_refused() -> None:
     hostile = good[:start] + (0x7FFFFFFF).to_bytes(4, "little") + good[start + 4:]
     with pytest.raises(BspError, match="2147483647 strings"):
         particle_systems(hostile, "hostile.pcf")
+
+
+DETAIL_VBSP = b'''detail
+{
+    "Grass"
+    {
+        "density" "800"
+        "Group1"
+        {
+            "alpha" "1"
+            "TallGrass" { "model" "models/detail/tallgrass.mdl" "amount" "0.5" }
+            "Sprite" { "sprite" "0 0 64 64 512" "amount" "0.3" }
+            "Shared" { "model" "models/shared.mdl" }
+            "Gone" { "model" "models/detail/nowhere.mdl" }
+        }
+    }
+}
+'''
+
+
+def test_detail_vbsp_models_are_compile_only(tmp_path: Path) -> None:
+    from sourcebsp.content.pack import plan_pack
+
+    from ._maps import build_game
+
+    mod = build_game(tmp_path / "game", loose={
+        "detail_custom.vbsp": DETAIL_VBSP, "models/detail/tallgrass.mdl": b"IDST grass",
+        "models/shared.mdl": b"IDST shared", "detail.vbsp": b'detail { "x" { "g" { "m" { "model" "models/x.mdl" } } } }',
+        "models/x.mdl": b"IDST x"})
+    path = build_map(tmp_path / "m.bsp", props=["models/shared.mdl"], worldspawn={"detailvbsp": "detail_custom.vbsp"})
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(mod))
+    vbsp = graph.get("detail_custom.vbsp")
+    assert vbsp is not None and vbsp.compile_only and vbsp.where == "folder"
+    assert vbsp.referenced_by[0]["key"] == "detailvbsp"
+    grass = graph.get("models/detail/tallgrass.mdl")
+    assert grass is not None and grass.compile_only
+    assert grass.referenced_by == [{"asset": "detail_custom.vbsp", "via": "Grass/Group1/TallGrass"}]
+    shared = graph.get("models/shared.mdl")  # a static prop too: the engine loads it
+    assert shared is not None and not shared.compile_only
+    assert {"asset": "detail_custom.vbsp", "via": "Grass/Group1/Shared"} in shared.referenced_by
+    assert graph.get("models/detail/nowhere.mdl") is None  # optional: not reported missing
+    assert graph.get("detail.vbsp") is None and graph.get("models/x.mdl") is None  # the key named another file
+    packed = {d.path for d in plan_pack(graph).add}
+    assert "models/shared.mdl" in packed and not packed & {"detail_custom.vbsp", "models/detail/tallgrass.mdl"}
+
+
+WEAPON_SCRIPT = b'''WeaponData
+{
+    "printname" "#HL2_Crowbar"
+    "viewmodel" "models/weapons/v_crowbar.mdl"
+    "playermodel" "models/weapons/w_crowbar.mdl"
+    SoundData
+    {
+        "single_shot" "weapons/crowbar/swing.wav"
+    }
+    TextureData
+    {
+        "weapon" { "font" "WeaponIcons" "character" "c" }
+        "crosshair" { "file" "sprites/crosshairs" "x" "0" "y" "48" "width" "24" "height" "24" }
+    }
+}
+'''
+
+
+def test_weapon_script_of_a_placed_weapon(tmp_path: Path) -> None:
+    from ._maps import build_game
+
+    mod = build_game(tmp_path / "game", loose={
+        "scripts/weapon_crowbar.txt": WEAPON_SCRIPT, "models/weapons/w_crowbar.mdl": b"IDST w",
+        "sound/weapons/crowbar/swing.wav": b"RIFF", "materials/sprites/crosshairs.vmt": b'"UnlitGeneric" {}'})
+    path = build_map(tmp_path / "m.bsp", entities=[{"classname": "weapon_crowbar", "origin": "0 0 8"}])
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(mod))
+    script = graph.get("scripts/weapon_crowbar.txt")
+    assert script is not None and script.referenced_by[0]["key"] == "@resources"
+    world = graph.get("models/weapons/w_crowbar.mdl")
+    assert world is not None and world.referenced_by == [{"asset": "scripts/weapon_crowbar.txt", "via": "playermodel"}]
+    swing = graph.get("sound/weapons/crowbar/swing.wav")
+    assert swing is not None and swing.where == "folder"
+    assert graph.get("materials/sprites/crosshairs.vmt") is not None
+    assert graph.get("models/weapons/v_crowbar.mdl") is None  # optional and not shipped: not reported
+
+
+PROPDATA = b'''"PropData.txt"
+{
+    "sections" { "Wooden.Small" { "base" "Wooden.Small" } }
+    "BreakableChunks"
+    {
+        "GlassChunks"
+        {
+            "models/gibs/glass_shard01.mdl" "1"
+            "models/gibs/glass_shard02.mdl" "1"
+        }
+        "WoodChunks" { "models/gibs/wood_gib01a.mdl" "1" }
+    }
+}
+'''
+
+
+def test_breakable_chunks_through_propdata(tmp_path: Path) -> None:
+    from ._maps import build_game
+
+    mod = build_game(tmp_path / "game", loose={"scripts/propdata.txt": PROPDATA,
+                                               "models/gibs/glass_shard01.mdl": b"IDST 1",
+                                               "models/gibs/wood_gib01a.mdl": b"IDST w"})
+    # func_breakable of material 0 (glass) breaks into the GlassChunks set.
+    path = build_map(tmp_path / "m.bsp", entities=[{"classname": "func_breakable", "material": "0"}])
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(mod))
+    shard = graph.get("models/gibs/glass_shard01.mdl")
+    assert shard is not None and shard.referenced_by == [{"asset": "scripts/propdata.txt", "via": "BreakableChunks/GlassChunks"}]
+    assert graph.get("models/gibs/glass_shard02.mdl") is None  # optional, not shipped here
+    assert graph.get("models/gibs/wood_gib01a.mdl") is None  # another set
+    assert graph.get("scripts/propdata.txt") is not None

@@ -25,7 +25,7 @@ VMT = b'"UnlitGeneric" { "$basetexture" "custom/thing" }'
 
 def rule_findings(path: Path, rule_id: str, fs: Any = None) -> list[Any]:
     with sourcebsp.open(path) as bsp:
-        return [f for f in check_map(bsp, fs, rules=select_rules([rule_id])) if f.rule == rule_id]
+        return [f for f in check_map(bsp, fs, rules=select_rules([rule_id])) if f.rule.startswith(rule_id)]
 
 
 def raw_pak(entries: list[tuple[str, bytes, int]]) -> Pakfile:
@@ -92,12 +92,13 @@ def test_pak_method_and_compressed_sounds(tmp_path: Path) -> None:
     assert rule_findings(good, "SB204") == []
     assert [f.where for f in rule_findings(bad, "SB205")] == ["sound/a.wav"]
     assert rule_findings(good, "SB205") == []
-    # LZMA entries: fine for the CS:GO branch, a warning on BSP 20 (TF2 only), an error before.
+    # LZMA entries: a warning on a BSP 20 map of no known game, an error before BSP 20 and in the CS:GO branch.
     assert [f.where for f in rule_findings(good, "SB403")] == ["materials/a.vtf"]
     assert [f.where for f in rule_findings(bad, "SB403")] == ["sound/a.wav"]
     old = _as_version(good, tmp_path / "old.bsp", 19)
     assert rule_findings(old, "SB403") == [] and [f.where for f in rule_findings(old, "SB401")] == ["materials/a.vtf"]
-    assert rule_findings(_as_version(good, tmp_path / "new.bsp", 21), "SB403") == []
+    csgo = _as_version(good, tmp_path / "new.bsp", 21)
+    assert rule_findings(csgo, "SB403") == [] and [f.where for f in rule_findings(csgo, "SB401")] == ["materials/a.vtf"]
 
 
 def test_unreferenced_pak_file(tmp_path: Path) -> None:
@@ -146,16 +147,44 @@ def _as_version(source: Path, target: Path, version: int) -> Path:
 
 
 def test_compression_against_engine_support(tmp_path: Path) -> None:
-    plain = build_map(tmp_path / "plain.bsp")
+    # tf_gamerules: a TF2-family map, Source 2013 Multiplayer, which reads LZMA lumps.
+    plain = build_map(tmp_path / "plain.bsp", entities=[{"classname": "tf_gamerules"}])
     compressed = tmp_path / "compressed.bsp"
     with sourcebsp.open(plain) as bsp:
         bsp.save(compressed, compression="lzma")
-    assert [f.rule for f in rule_findings(plain, "SB402")] == ["SB402"]  # v20, nothing compressed
+    [finding] = rule_findings(plain, "SB402")  # nothing compressed
+    assert "Source 2013 Multiplayer" in finding.message and "tf_gamerules" in finding.message
     assert rule_findings(compressed, "SB402") == []
-    assert rule_findings(compressed, "SB401") == []  # v20 engines read LZMA lumps
+    assert rule_findings(compressed, "SB401") == []
     assert len(rule_findings(_as_version(compressed, tmp_path / "old.bsp", 19), "SB401")) > 0  # v19 cannot
     old_plain = _as_version(plain, tmp_path / "old_plain.bsp", 19)
     assert rule_findings(old_plain, "SB401") == rule_findings(old_plain, "SB402") == []
+    # A BSP 20 map of no known game: no advice either way.
+    assert rule_findings(build_map(tmp_path / "unknown.bsp"), "SB402") == []
+
+
+def _game_folder(root: Path, name: str) -> Path:
+    folder = root / name
+    folder.mkdir()
+    (folder / "gameinfo.txt").write_text('"GameInfo" { FileSystem { SearchPaths { game |gameinfo_path|. } } }')
+    return folder
+
+
+def test_lzma_pak_entries_per_game(tmp_path: Path) -> None:
+    def lzma_findings(path: Path, fs: Any = None) -> list[Any]:
+        return [f for f in rule_findings(path, "SB4", fs) if f.rule in ("SB401", "SB403")]
+
+    lzma = map_with_pak(tmp_path / "m.bsp", [("materials/a.vtf", b"x" * 100, zipfile.ZIP_LZMA)])
+    assert [f.rule for f in lzma_findings(lzma)] == ["SB403"]  # game unknown
+    # The game named by the mounted folder: TF2 Classic (Source 2013 Multiplayer) reads them, HL2 does not.
+    assert lzma_findings(lzma, mount(_game_folder(tmp_path, "tf2classic"))) == []
+    [error] = lzma_findings(lzma, mount(_game_folder(tmp_path, "hl2")))
+    assert error.rule == "SB401" and "Singleplayer" in error.message and "mounted game is hl2" in error.message
+    # Or told by the map's own entities.
+    with sourcebsp.open(lzma) as bsp:
+        bsp.entities.add({"classname": "tf_logic_koth"})
+        bsp.save(tmp_path / "tf.bsp")
+    assert lzma_findings(tmp_path / "tf.bsp") == []
 
 
 def test_output_targets(tmp_path: Path) -> None:

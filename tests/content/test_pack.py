@@ -12,11 +12,11 @@ from sourcebsp.content.pack import apply_pack, plan_pack
 from ._maps import build_game, build_map
 
 
-def _pack(map_path: Path, fs, out: Path, **kw) -> tuple[set[str], set[str]]:  # type: ignore[no-untyped-def]
+def _pack(map_path: Path, fs, out: Path, lzma: bool = False, **kw) -> tuple[set[str], set[str]]:  # type: ignore[no-untyped-def]
     with sourcebsp.open(map_path) as bsp:
         graph = map_dependencies(bsp, fs)
         plan = plan_pack(graph, **kw)
-        apply_pack(bsp, graph, plan)
+        apply_pack(bsp, graph, plan, lzma=lzma)
         bsp.save(out)
     return {d.path for d in plan.add}, {d.path for d in plan.missing}
 
@@ -79,3 +79,30 @@ def test_packing_keeps_files_already_packed(tmp_path: Path) -> None:
     with sourcebsp.open(tmp_path / "out.bsp") as bsp:
         assert bsp.pakfile.read("materials/a.vtf") == b"old"
         assert bsp.find_lump(LumpId.PAKFILE) is not None
+
+
+def test_lzma_packing_keeps_sounds_stored(tmp_path: Path) -> None:
+    mod = build_game(tmp_path / "game", loose={"sound/custom/beep.wav": b"RIFF" + b"\0" * 400,
+                                               "materials/custom/thing.vmt": b'"UnlitGeneric" {}'})
+    source = build_map(tmp_path / "m.bsp", materials=["custom/thing"],
+                       entities=[{"classname": "ambient_generic", "message": "custom/beep.wav"}])
+    _pack(source, mount(mod), tmp_path / "out.bsp", lzma=True)
+    with sourcebsp.open(tmp_path / "out.bsp") as bsp:
+        methods = {e.name: e.compression for e in bsp.pakfile.entries()}
+    # The engine streams sounds out of the pak: stored, as check's SB205 demands.
+    assert methods == {"sound/custom/beep.wav": "stored", "materials/custom/thing.vmt": "lzma"}
+
+
+def test_class_implied_mod_model_is_packed(open_deathmatch: Path, tmp_path: Path) -> None:
+    # npc_combine_s precaches models/combine_soldier.mdl (srctools' database); the mod ships its own.
+    assert (open_deathmatch / "models/combine_soldier.mdl").is_file()
+    source = build_map(tmp_path / "dm_npc.bsp", entities=[{"classname": "npc_combine_s", "origin": "0 0 16"}])
+    packed, missing = _pack(source, mount(open_deathmatch), tmp_path / "out.bsp")
+    assert "models/combine_soldier.mdl" in packed
+    # The rest it precaches (grenade model, sounds) is HL2's, not here: neither packed nor reported missing.
+    assert "models/weapons/w_grenade.mdl" not in packed | missing
+    # Once found, the model is expanded like any other: the mod ships the .mdl alone, its mesh
+    # files come from HL2, which is not mounted here, so they are reported.
+    assert "models/combine_soldier.vvd" in missing and not (open_deathmatch / "models/combine_soldier.vvd").exists()
+    with sourcebsp.open(tmp_path / "out.bsp") as bsp:
+        assert bsp.pakfile.read("models/combine_soldier.mdl") == (open_deathmatch / "models/combine_soldier.mdl").read_bytes()

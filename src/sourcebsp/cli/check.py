@@ -26,8 +26,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = _common.parser("check", "Check maps for shipping problems (missing assets, pakfile names and methods, "
                                  "stock content packed, cubemaps, compression, entity I/O targets, MAX_MAP_* "
                                  "limits, visibility, unreferenced packed files).")
-    ap.add_argument("map", help="a .bsp file, or a folder: every .bsp in it")
+    ap.add_argument("map", nargs="?", help="a .bsp file, or a folder: every .bsp in it (not with --list-rules)")
     add_mount_arguments(ap, game_help="the game or mod folder (enables the missing-asset and stock-packed rules)")
+    from ..content.branches import BRANCHES
+
+    ap.add_argument("--engine", choices=tuple(BRANCHES), metavar="BRANCH",
+                    help="the engine branch the maps are for, for the compression rules (default: told from the "
+                         "game folder and the map): " + ", ".join(BRANCHES))
     ap.add_argument("--select", action="append", default=[], metavar="RULES",
                     help="only these rules: ids, id prefixes (SB2), names or severities, comma-separated")
     ap.add_argument("--ignore", action="append", default=[], metavar="RULES", help="skip these rules (same forms)")
@@ -38,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="print JSON: {maps: [{map, findings: [{rule, name, severity, message, hint, where}], "
                          "error?}], counts: {rule id: count}}")
     args = ap.parse_args(argv)
+    if args.map is None and not args.list_rules:
+        ap.error("the following arguments are required: map")
 
     def body() -> int:
         from ..content.lint import RULES, check_map, select_rules
@@ -61,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             report: dict[str, Any] = {"map": str(path), "findings": []}
             try:
                 with open_bsp(path) as bsp:
-                    report["findings"] = [f.to_json() for f in check_map(bsp, fs, rules=rules)]
+                    report["findings"] = [f.to_json() for f in check_map(bsp, fs, rules=rules, tags=args.tag, engine=args.engine)]
             except BspError as exc:
                 if len(maps) == 1:
                     raise

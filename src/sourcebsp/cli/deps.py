@@ -19,6 +19,9 @@ def add_mount_arguments(ap: argparse.ArgumentParser, *, game_help: str = "") -> 
                     help="an extra folder of custom content, searched first (repeatable)")
     ap.add_argument("--vpk", metavar="FILE", action="append", default=[],
                     help="an extra VPK archive (stock content), searched last (repeatable)")
+    ap.add_argument("--tag", metavar="NAME", action="append", default=[],
+                    help="an engine branch of the entity database (episodic, mapbase, tf2, ...): what entity "
+                         "classes load differs by branch (repeatable)")
 
 
 def mount_from(args: argparse.Namespace) -> Any:
@@ -43,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         fs = mount_from(args)
         with open_bsp(args.map) as bsp:
-            graph = map_dependencies(bsp, fs)
+            graph = map_dependencies(bsp, fs, tags=args.tag)
         if args.json:
             report = graph.to_json()
             if args.missing:

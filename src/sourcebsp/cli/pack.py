@@ -10,20 +10,31 @@ from . import _common
 from .deps import add_mount_arguments, mount_from
 
 
+def _warn_lzma(bsp: object, fs: object) -> None:
+    from ..content.branches import map_branch
+
+    branch, reason = map_branch(bsp, fs)
+    if branch is None or branch.lzma_pak is None:
+        print("sourcebsp: warning: --lzma: the game this map is for is not known to read LZMA pak entries", file=sys.stderr)
+    elif not branch.lzma_pak:
+        print(f"sourcebsp: warning: --lzma: {branch.title} ({reason}) cannot read LZMA pak entries", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = _common.parser("pack", "Pack every file a map needs that is not stock content (the game's VPKs and "
                                 "folders outside the mod) into its pakfile, stored as bspzip stores, with "
                                 "lower-case names.")
-    ap.add_argument("map", help="the .bsp file (never overwritten)")
+    ap.add_argument("map", help="the .bsp file (replaced only with -o MAP --overwrite)")
     add_mount_arguments(ap)
     ap.add_argument("-o", "--output", metavar="OUT", help="the map to write (required unless --dry-run)")
     ap.add_argument("--dry-run", action="store_true", help="only list what would be packed and what is missing")
     ap.add_argument("--include-stock", action="store_true", help="pack stock content too")
     ap.add_argument("--lzma", action="store_true",
-                    help="store packed files LZMA-compressed (only engines of the CS:GO branch and later TF2 read it)")
+                    help="store packed files LZMA-compressed, sounds and shader caches excepted (only Source 2013 "
+                         "Multiplayer games such as TF2 and CS:S, and Strata, read it; see check's SB401/SB403)")
     ap.add_argument("--overwrite", action="store_true",
                     help="allow OUT to exist already, or to be the input map (replaced atomically)")
-    ap.add_argument("--force", action="store_true", help="store LZMA entries even for a game that cannot load them")
+    ap.add_argument("--force", action="store_true", help="store LZMA entries even for a BSP version that cannot load them")
     ap.add_argument("--json", action="store_true", help="print what was packed and what is missing as JSON")
     args = ap.parse_args(argv)
     if not args.dry_run and not args.output:
@@ -39,7 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise _common.CommandError("pack needs a game (--game or --gameinfo) or --content folders to pack from")
         fs = mount_from(args)
         with open_bsp(args.map) as bsp:
-            graph = map_dependencies(bsp, fs)
+            if args.lzma:
+                _warn_lzma(bsp, fs)
+            graph = map_dependencies(bsp, fs, tags=args.tag)
             plan = plan_pack(graph, include_stock=args.include_stock)
             if not args.dry_run:
                 if args.lzma:

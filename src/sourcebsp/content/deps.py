@@ -5,7 +5,8 @@ overlay and water materials, the pakfile's patched cubemap materials among
 them), the static and detail prop models, the detail sprite material, the
 skybox's six faces (and their HDR variants when shipped), every entity key
 that names an asset (typed by srctools' FGD database, value patterns for the
-rest), and the files the engine loads by the map's name (navigation mesh,
+rest), what each entity's class loads without a key naming it (the database's
+``@resources``: referenced with key ``"@resources"``, optional), and the files the engine loads by the map's name (navigation mesh,
 ``maps/<map>.res``, soundscapes, particle manifest, level sounds, radar
 overview, ...).
 
@@ -13,7 +14,13 @@ Then each found file is opened and what it names is added in turn:
 materials give textures, ``include``\\ d materials and material parameters;
 models give ``.vvd``/``.vtx``/``.phy``/``.ani``, included models, gibs and the
 material of every skin through ``cdmaterials``; soundscripts, soundscapes and
-particle files give wave files and materials.
+particle files give wave files and materials; weapon scripts give models, sounds
+and HUD sprites; a class's gib set gives the models ``scripts/propdata.txt`` lists.
+
+Compile-time files come last: ``detail.vbsp`` (the worldspawn's ``detailvbsp``)
+and the detail models it names are read by vbsp, not the engine (the models it
+placed are in the detail prop lump), so they are ``compile_only``: listed,
+never packed.
 
 A *required* file that no search path has is ``missing``; *optional* ones
 (``.dx80.vtx``, ``.phy``, HDR sky faces, the files loaded by map name, ...) are
@@ -24,7 +31,8 @@ JSON form (:meth:`DependencyGraph.to_json`, stable): ``{"map", "compiled_names",
 {"total", "pakfile", "folder", "vpk", "missing"}, "dependencies": [{"path",
 "kind", "optional", "found": null | {where, source, name, stock},
 "referenced_by": [{"lump", "index"} | {"entity", "classname", "key"} |
-{"asset", "via"} | {"map", "via"}]}], "problems": [files found but unreadable]}``,
+{"asset", "via"} | {"map", "via"}], "compile_only"}], "problems": [files found but
+unreadable]}``,
 dependencies sorted by path.  Names no script defines (a soundscript entry, a
 particle system, a soundscape) are listed as ``<kind>:<name>``, missing.
 """
@@ -39,7 +47,7 @@ from typing import Any, Callable, Iterable
 from ..errors import BspError
 from ..lump_ids import LumpId
 from ..model.geometry import texture_names
-from .entitydb import asset_kind
+from .entitydb import ClassResources, asset_kind, game_tags
 from .gamefs import GameFS, Location, fold, parse_keyvalues
 from .materials import material_refs
 from .models import model_refs
@@ -73,6 +81,9 @@ class Dependency:
     optional: bool
     location: Location | None = None
     referenced_by: list[Ref] = field(default_factory=list)
+    #: Read by the map compiler only (``detail.vbsp`` and the models it names), never by the
+    #: engine: listed, never packed.
+    compile_only: bool = False
 
     @property
     def where(self) -> str:
@@ -83,7 +94,7 @@ class Dependency:
         return {
             "path": self.path, "kind": self.kind, "optional": self.optional,
             "found": self.location.to_json() if self.location is not None else None,
-            "referenced_by": self.referenced_by,
+            "referenced_by": self.referenced_by, "compile_only": self.compile_only,
         }
 
     def references_text(self, limit: int = 2) -> str:
@@ -135,15 +146,19 @@ class DependencyGraph:
 
 
 class _Walker:
-    def __init__(self, bsp: Any, fs: GameFS, map_name: str) -> None:
+    def __init__(self, bsp: Any, fs: GameFS, map_name: str, tags: Iterable[str] = ()) -> None:
         self.bsp = bsp
         self.fs = fs
         self.graph = DependencyGraph(map_name, fs, _compiled_names(fs.pakfile_names()))
+        self.class_resources = ClassResources(fs, map_name, tags)
+        self.detail_vbsp: tuple[str, Ref] | None = None
+        self.compile_only = False  # set while the compile-time files are walked, after the rest
         self.queue: deque[Dependency] = deque()
         self._soundscripts: dict[str, tuple[str, list[str]]] | None = None
         self._soundscapes: dict[str, tuple[str, list[str]]] | None = None
         self._particles: dict[str, tuple[str, list[str]]] | None = None
         self._map_pcfs: list[str] = []
+        self._chunks: dict[str, list[str]] | None = None
 
     # ---- bookkeeping ----------------------------------------------------------------
     def add(self, path: str, kind: str, ref: Ref, *, optional: bool = False) -> Dependency | None:
@@ -155,7 +170,7 @@ class _Walker:
             location = self.fs.find(key)
             if location is None and optional:
                 return None
-            dep = Dependency(key, kind, optional, location)
+            dep = Dependency(key, kind, optional, location, compile_only=self.compile_only)
             self.graph.deps[key] = dep
             self.queue.append(dep)
         elif dep.optional and not optional:
@@ -226,7 +241,7 @@ class _Walker:
                     self.add(_material_path(value), "material", ref)
                     continue
                 if lowered == "detailvbsp":
-                    self.add(value, "detail-vbsp", ref, optional=True)
+                    self.detail_vbsp = (value, ref)
                     continue
             kind = asset_kind(classname, key, value)
             if kind is not None:
@@ -234,34 +249,58 @@ class _Walker:
         if classname == "worldspawn" and has_detail and "detailmaterial" not in entity:
             self.add("materials/detail/detailsprites.vmt", "material",
                      {"entity": index, "classname": classname, "key": "detailmaterial (default)"})
+        if classname == "worldspawn" and has_detail and self.detail_vbsp is None:
+            # vbsp reads detail.vbsp unless the key names another file.
+            self.detail_vbsp = ("detail.vbsp", {"entity": index, "classname": classname, "key": "detailvbsp (default)"})
+        if classname and classname != "worldspawn":
+            self.class_loads(index, classname, entity)
 
-    def entity_value(self, kind: str, value: str, ref: Ref) -> None:
+    def class_loads(self, index: int, classname: str, entity: Any) -> None:
+        """What the class loads without a key naming it (its ``Precache()``).  Optional: the
+        game ships them, so they are listed (and packed) only when found."""
+        try:
+            resources = self.class_resources(classname, entity.items())
+        except BspError as exc:
+            self.graph.problems.append(f"entity {index}: {exc}")
+            return
+        ref: Ref = {"entity": index, "classname": classname, "key": "@resources"}
+        for kind, name in resources:
+            if kind == "texture":
+                self.add(_texture_path(name), kind, ref, optional=True)
+            elif kind in ("soundscript", "soundscape-file", "weapon-script", "file"):
+                self.add(name, kind, ref, optional=True)
+            elif kind == "breakable-chunk":
+                self.breakable_chunk(name, ref)
+            else:
+                self.entity_value(kind, name, ref, optional=True)
+
+    def entity_value(self, kind: str, value: str, ref: Ref, *, optional: bool = False) -> None:
         lowered = value.lower()
         if kind == "model":
             # "*N" brush models live in the map; a model key may also hold a sprite.
             if lowered.endswith(".mdl"):
-                self.add(value, "model", ref)
+                self.add(value, "model", ref, optional=optional)
             elif lowered.endswith((".vmt", ".spr")):
-                self.add(_material_path(value), "sprite", ref)
+                self.add(_material_path(value), "sprite", ref, optional=optional)
         elif kind in ("material", "decal", "sprite"):
-            self.add(_material_path(value), kind, ref)
+            self.add(_material_path(value), kind, ref, optional=optional)
         elif kind == "sound":
-            self.sound(value, ref)
+            self.sound(value, ref, optional=optional)
         elif kind == "particle-system":
-            self.particle_system(value, ref)
+            self.particle_system(value, ref, optional=optional)
         elif kind == "vscript":
             for script in value.replace(",", " ").split():
                 path = script if script.lower().startswith("scripts/vscripts/") else "scripts/vscripts/" + script
                 if "." not in path.rsplit("/", 1)[-1]:
                     path += ".nut"
-                self.add(path, "vscript", ref)
+                self.add(path, "vscript", ref, optional=optional)
         elif kind == "scene":
             # Scenes usually live compiled in scenes/scenes.image: a loose file is optional.
             self.add(value, "scene", ref, optional=True)
         elif kind == "soundscape":
-            self.soundscape(value, ref)
+            self.soundscape(value, ref, optional=optional)
         elif kind == "particle-file":
-            self.add(value, "particle-file", ref)
+            self.add(value, "particle-file", ref, optional=optional)
 
     def skybox(self, sky: str, ref: Ref) -> None:
         for side in SKY_SIDES:
@@ -314,10 +353,10 @@ class _Walker:
                 index.setdefault(entry, (fold(path), found))
         return index
 
-    def sound(self, value: str, ref: Ref) -> None:
+    def sound(self, value: str, ref: Ref, *, optional: bool = False) -> None:
         bare = value.lstrip("*#@><^)}$!?&~`+%(")
         if bare.lower().endswith((".wav", ".mp3", ".ogg")):
-            self.add(sound_file(value), "sound", ref)
+            self.add(sound_file(value), "sound", ref, optional=optional)
             return
         if self._soundscripts is None:
             extra = [f"maps/{name}_level_sounds.txt" for name in self.names()]
@@ -327,34 +366,56 @@ class _Walker:
             self._soundscripts = self._index(
                 "scripts/game_sounds_manifest.txt",
                 lambda data, path: soundscript_entries(data.decode("utf-8", "replace"), path), extra)
-        self.resolve(self._soundscripts, value, ref, "soundscript-entry", "soundscript")
+        self.resolve(self._soundscripts, value, ref, "soundscript-entry", "soundscript", optional)
 
-    def soundscape(self, value: str, ref: Ref) -> None:
+    def soundscape(self, value: str, ref: Ref, *, optional: bool = False) -> None:
         if self._soundscapes is None:
             own = [f"scripts/soundscapes_{name}.txt" for name in self.names()]
             self._soundscapes = self._index(
                 "scripts/soundscapes_manifest.txt",
                 lambda data, path: soundscape_entries(data.decode("utf-8", "replace"), path), own)
-        self.resolve(self._soundscapes, value, ref, "soundscape", "soundscape-file")
+        self.resolve(self._soundscapes, value, ref, "soundscape", "soundscape-file", optional)
 
-    def particle_system(self, value: str, ref: Ref) -> None:
+    def particle_system(self, value: str, ref: Ref, *, optional: bool = False) -> None:
         if self._particles is None:
             self._particles = self._index("particles/particles_manifest.txt", particle_systems, self._map_pcfs)
-        self.resolve(self._particles, value, ref, "particle-system", "particle-file")
+        self.resolve(self._particles, value, ref, "particle-system", "particle-file", optional)
 
     def resolve(self, index: dict[str, tuple[str, list[str]]], value: str, ref: Ref, kind: str,
-                file_kind: str) -> None:
+                file_kind: str, optional: bool = False) -> None:
         """A name defined in a script file: the file, and what the entry names in it
         (wave files, or a particle system's materials and models)."""
         entry = index.get(value.lower())
         if entry is None:
-            self.add_unresolved(value, kind, ref)
+            if not optional:
+                self.add_unresolved(value, kind, ref)
             return
         script, files = entry
-        self.add(script, file_kind, ref)
+        self.add(script, file_kind, ref, optional=optional)
         for path in files:
             child = "sound" if path.startswith("sound/") else "material" if path.endswith(".vmt") else "model"
-            self.add(path, child, {"asset": script, "via": value})
+            self.add(path, child, {"asset": script, "via": value}, optional=optional)
+
+    def breakable_chunk(self, name: str, ref: Ref) -> None:
+        """A gib set (``WoodChunks``...): ``scripts/propdata.txt``'s ``BreakableChunks`` block lists
+        its models, of which the engine picks at random when the entity breaks."""
+        if self._chunks is None:
+            self._chunks = {}
+            text = self.fs.read_text("scripts/propdata.txt")
+            try:
+                root = parse_keyvalues(text, "scripts/propdata.txt") if text is not None else None
+            except BspError as exc:
+                self.graph.problems.append(str(exc))
+                root = None
+            blocks = [b for top in _blocks(root) for b in _blocks(top) if b.name == "breakablechunks"] if root is not None else []
+            for block in blocks:
+                for chunk in _blocks(block):
+                    self._chunks.setdefault(chunk.name, []).extend(
+                        m.real_name for m in chunk if not m.has_children() and m.real_name.lower().endswith(".mdl"))
+        if self._chunks.get(name.lower()):
+            self.add("scripts/propdata.txt", "propdata", ref, optional=True)
+        for model in self._chunks.get(name.lower(), ()):
+            self.add(model, "model", {"asset": "scripts/propdata.txt", "via": f"BreakableChunks/{name}"}, optional=True)
 
     def add_unresolved(self, name: str, kind: str, ref: Ref) -> None:
         """A name no script defines: listed as missing under ``<kind>:<name>`` (not a file)."""
@@ -405,6 +466,49 @@ class _Walker:
                     self.add(wave, "sound", {"asset": path, "via": name})
         elif dep.kind in ("overview", "map-res") and path.endswith((".txt", ".res")):
             self.expand_keyvalue_files(dep)
+        elif dep.kind == "detail-vbsp":
+            self.expand_detail_vbsp(dep)
+        elif dep.kind == "weapon-script" and path.endswith(".txt"):
+            self.expand_weapon_script(dep)
+
+    def expand_weapon_script(self, dep: Dependency) -> None:
+        """A weapon script's ``WeaponData``: its models, sounds (``SoundData``), particle effects
+        and HUD sprites (``TextureData`` blocks naming a ``file``)."""
+        optional = dep.optional
+        for data in self.parsed(dep, parse_keyvalues) or ():
+            if data.name.lower() != "weapondata" or not data.has_children():
+                continue
+            for child in data:
+                name, via = child.name.lower(), {"asset": dep.path, "via": child.real_name}
+                if not child.has_children():
+                    value = child.value.strip()
+                    if name in _WEAPON_MODEL_KEYS and value:
+                        self.add(value, "model", via, optional=optional)
+                    elif name in _WEAPON_PARTICLE_KEYS and value:
+                        self.particle_system(value, via, optional=optional)
+                elif name == "sounddata":
+                    for sound in child:
+                        if not sound.has_children() and sound.value.strip():
+                            self.sound(sound.value.strip(), {"asset": dep.path, "via": f"SoundData/{sound.real_name}"},
+                                       optional=optional)
+                elif name == "texturedata":
+                    for sprite in _blocks(child):
+                        for key in sprite:
+                            if key.name.lower() == "file" and not key.has_children() and key.value.strip():
+                                self.add(_material_path(key.value.strip()), "material",
+                                         {"asset": dep.path, "via": f"TextureData/{sprite.real_name}"}, optional=optional)
+
+    def expand_detail_vbsp(self, dep: Dependency) -> None:
+        """The models of ``detail.vbsp``: detail types hold groups hold entries, an entry names a
+        ``model`` or cuts a ``sprite`` out of the worldspawn's detail material."""
+        for root in self.parsed(dep, parse_keyvalues) or ():
+            for detail_type in _blocks(root):
+                for group in _blocks(detail_type):
+                    for entry in _blocks(group):
+                        for child in entry:
+                            if child.name.lower() == "model" and not child.has_children() and child.value.strip():
+                                via = f"{detail_type.real_name}/{group.real_name}/{entry.real_name}"
+                                self.add(child.value.strip(), "model", {"asset": dep.path, "via": via}, optional=True)
 
     def expand_keyvalue_files(self, dep: Dependency) -> None:
         for block in self.parsed(dep, parse_keyvalues) or ():
@@ -463,11 +567,30 @@ class _Walker:
             found = next((c for c in candidates if self.fs.find(c) is not None), candidates[0])
             self.add(found, "material", {"asset": dep.path, "via": "skin"})
 
-    def walk(self) -> DependencyGraph:
-        self.roots()
+    def drain(self) -> None:
         while self.queue:
             self.expand(self.queue.popleft())
+
+    def walk(self) -> DependencyGraph:
+        self.roots()
+        self.drain()
+        if self.detail_vbsp is not None:
+            # Last, so that only files the engine does not load end up compile-only.
+            self.compile_only = True
+            name, ref = self.detail_vbsp
+            self.add(name, "detail-vbsp", ref, optional=True)
+            self.drain()
         return self.graph
+
+
+# Weapon script keys naming models and particle systems (HL2, L4D2, Alien Swarm, HL2 VR mods).
+_WEAPON_MODEL_KEYS = frozenset({"viewmodel", "playermodel", "viewmodel_dual", "playermodel_dual", "vrmodel",
+                                "vrmodel_l", "worldmodel", "addonmodel", "displaymodel"})
+_WEAPON_PARTICLE_KEYS = frozenset({"muzzleflasheffect_1stperson", "muzzleflasheffect_3rdperson", "ejectbrasseffect"})
+
+
+def _blocks(kv: Any) -> Iterable[Any]:
+    return [child for child in kv if child.has_children()] if kv.has_children() else []
 
 
 def _compiled_names(pak_names: Iterable[str]) -> list[str]:
@@ -496,7 +619,8 @@ def _texture_path(name: str) -> str:
     return path if path.endswith(".vtf") else path + ".vtf"
 
 
-def map_dependencies(bsp: Any, fs: GameFS | None = None, *, map_name: str | None = None) -> DependencyGraph:
+def map_dependencies(bsp: Any, fs: GameFS | None = None, *, map_name: str | None = None,
+                     tags: Iterable[str] = ()) -> DependencyGraph:
     """Every file the map needs, found through ``fs`` (and the map's own pakfile).
 
     Parameters
@@ -507,10 +631,14 @@ def map_dependencies(bsp: Any, fs: GameFS | None = None, *, map_name: str | None
         The mounted game; None looks only in the pakfile.
     map_name
         The name the engine knows the map by (default: the file name without ``.bsp``).
+    tags
+        Engine branch tags of the entity database (``"episodic"``, ``"mapbase"``, ``"tf2"``...)
+        choosing which class resources count (see :class:`~sourcebsp.content.entitydb.ClassResources`);
+        when empty, the mounted game's (by its folder name, :data:`~sourcebsp.content.entitydb.GAME_TAGS`).
     """
     fs = fs if fs is not None else GameFS()
     if map_name is None:
         map_name = Path(bsp.path).stem if bsp.path is not None else "map"
     pak = bsp.require_lump(LumpId.PAKFILE, "look for files in the pakfile")
     fs.attach_pakfile(pak, os.fspath(bsp.path) if bsp.path is not None else map_name)
-    return _Walker(bsp, fs, map_name).walk()
+    return _Walker(bsp, fs, map_name, tuple(tags) or game_tags(fs)).walk()

@@ -17,17 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from ..lump_ids import LumpId
+from .branches import BRANCHES, Branch, map_branch
 from .deps import DependencyGraph, map_dependencies
 from .entitydb import is_entity_class
 from .gamefs import GameFS, fold
 from .limits import BYTE_LIMITS, LIMITS, MAX_MAP_ENTITIES
+from .pack import STREAMED
 
 __all__ = ["Finding", "Rule", "RULES", "Context", "check_map", "select_rules"]
 
 SEVERITIES = ("error", "warning", "info")
 _ZIP_STORED, _ZIP_LZMA = 0, 14
-# Sounds are streamed and shader caches memory-mapped straight out of the pak: they must be stored.
-_STREAMED = re.compile(r"^(sound/.*\.(wav|mp3|ogg)|shaders/.*\.vcs)$")
 # Output targets the engine resolves itself (CBaseEntity::FindNamedEntity's "!" names).
 _SPECIAL_TARGET = re.compile(r"^!")
 # .tth/.ttz: Vampire: Bloodlines' texture files.
@@ -59,6 +59,8 @@ class Context:
     fs: GameFS
     graph: DependencyGraph
     map_name: str
+    branch: Branch | None = None  # the engine branch the map is for, when known
+    branch_reason: str = ""  # how that was told
 
 
 @dataclass(frozen=True)
@@ -124,42 +126,45 @@ def _cubemaps_not_built(ctx: Context) -> Iterator[tuple[str, str]]:
         yield f"{len(cubemaps)} env_cubemap samples but {state} in the pakfile", "CUBEMAPS"
 
 
-def _lzma_support(version: int) -> bool:
-    # LZMA lumps came with the engines after BSP 19 (Orange Box update, L4D and later).
-    return version >= 20
+def _branch_text(ctx: Context) -> str:
+    assert ctx.branch is not None
+    return f"{ctx.branch.title} ({ctx.branch_reason})"
+
+
+def _lzma_pak_entries(ctx: Context) -> list[str]:
+    pak = _pak(ctx)
+    return [e.name for e in pak.entries() if e.compress_type == _ZIP_LZMA] if pak is not None else []
 
 
 def _compressed_unsupported(ctx: Context) -> Iterator[tuple[str, str]]:
-    bsp = ctx.bsp
-    if _lzma_support(bsp.version):
+    bsp, branch = ctx.bsp, ctx.branch
+    if branch is None:
         return
-    for lump, entry in bsp.iter_lumps():
-        if entry.compressed:
-            yield f"lump {bsp.lump_name(lump)} is LZMA-compressed; BSP {bsp.version} engines cannot read it", lump.name
-    pak = _pak(ctx)
-    for entry in pak.entries() if pak is not None else ():
-        if entry.compress_type == _ZIP_LZMA:
-            yield f"pak entry {entry.name} is LZMA-compressed; BSP {bsp.version} engines cannot read it", entry.name
+    if branch.lzma_lumps is False:
+        for lump, entry in bsp.iter_lumps():
+            if entry.compressed:
+                yield f"lump {bsp.lump_name(lump)} is LZMA-compressed; {_branch_text(ctx)} cannot read it", lump.name
+    if branch.lzma_pak is False:
+        for name in _lzma_pak_entries(ctx):
+            yield f"pak entry {name} is LZMA-compressed; {_branch_text(ctx)} cannot read it", name
 
 
 def _not_compressed(ctx: Context) -> Iterator[tuple[str, str]]:
     bsp = ctx.bsp
-    if not _lzma_support(bsp.version) or bsp.endian != "<":
+    if ctx.branch is None or not ctx.branch.lzma_lumps or bsp.endian != "<":
         return
     if not any(entry.compressed for _, entry in bsp.iter_lumps()):
         game = bsp.find_lump(LumpId.GAME_LUMP)
         if game is None or not any(getattr(g, "compressed", False) for g in game):
-            yield f"no lump is compressed ({bsp.file_size:,} bytes)", ""
+            yield f"no lump is compressed ({bsp.file_size:,} bytes) although {_branch_text(ctx)} reads LZMA lumps", ""
 
 
 def _pak_lzma_limited(ctx: Context) -> Iterator[tuple[str, str]]:
-    if ctx.bsp.version != 20:
-        return  # older versions: SB401; the CS:GO branch (21+) reads them
-    pak = _pak(ctx)
-    for entry in pak.entries() if pak is not None else ():
-        if entry.compress_type == _ZIP_LZMA:
-            yield (f"{entry.name} is LZMA-compressed: of the BSP 20 engines only the later TF2 branch "
-                   f"(SDK 2013 multiplayer) reads that"), entry.name
+    if ctx.branch is not None and ctx.branch.lzma_pak is not None:
+        return  # known: fine, or SB401
+    for name in _lzma_pak_entries(ctx):
+        game = "the game this map is for is not known" if ctx.branch is None else f"{_branch_text(ctx)} may not read them"
+        yield f"{name} is LZMA-compressed; {game}", name
 
 
 def _pak_method(ctx: Context) -> Iterator[tuple[str, str]]:
@@ -172,7 +177,7 @@ def _pak_method(ctx: Context) -> Iterator[tuple[str, str]]:
 def _compressed_streamed(ctx: Context) -> Iterator[tuple[str, str]]:
     pak = _pak(ctx)
     for entry in pak.entries() if pak is not None else ():
-        if entry.compress_type != _ZIP_STORED and _STREAMED.match(fold(entry.name)):
+        if entry.compress_type != _ZIP_STORED and STREAMED.match(fold(entry.name)):
             yield f"{entry.name} is compressed ({entry.compression})", entry.name
 
 
@@ -260,11 +265,14 @@ RULES: tuple[Rule, ...] = (
          "remove them, or check the reference that should name them", _unreferenced),
     Rule("SB301", "cubemaps-not-built", "warning", "env_cubemaps present but no cubemap texture built",
          "run buildcubemaps in the game (both LDR and HDR)", _cubemaps_not_built),
-    Rule("SB401", "compressed-unsupported", "error", "LZMA compression the map's engine cannot load",
-         "decompress it (sourcebsp repack MAP -o OUT --decompress)", _compressed_unsupported),
-    Rule("SB403", "pak-lzma-limited", "warning", "LZMA pak entries in a BSP 20 map",
-         "store them uncompressed unless the map is only for TF2-branch games (pack without --lzma)", _pak_lzma_limited),
-    Rule("SB402", "not-compressed", "info", "no lump compressed although the engine reads LZMA lumps",
+    Rule("SB401", "compressed-unsupported", "error", "LZMA compression the map's engine branch cannot load",
+         "decompress it (sourcebsp repack MAP -o OUT --decompress); LZMA lumps and pak entries load in Source 2013 "
+         "Multiplayer (TF2, CS:S, DoD:S, HL2:DM, TF2 Classic...) and Strata, neither before BSP 20, pak entries "
+         "not in SDK 2013 Singleplayer nor the CS:GO branch", _compressed_unsupported),
+    Rule("SB403", "pak-lzma-limited", "warning", "LZMA pak entries in a map for a game not known to read them",
+         "store them uncompressed (pack without --lzma) unless the map is only for Source 2013 Multiplayer or "
+         "Strata games; --game tells check which game the map is for", _pak_lzma_limited),
+    Rule("SB402", "not-compressed", "info", "no lump compressed although the map's engine branch reads LZMA lumps",
          "compress it for distribution (sourcebsp repack MAP -o OUT --compress)", _not_compressed),
     Rule("SB501", "output-target-missing", "warning", "entity outputs that target no entity",
          "fix the target name (!activator, !self, !player, !caller... are allowed)", _output_target),
@@ -293,12 +301,18 @@ def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list
 
 
 def check_map(bsp: Any, fs: GameFS | None = None, *, rules: Iterable[Rule] = RULES,
-              map_name: str | None = None, graph: DependencyGraph | None = None) -> list[Finding]:
-    """Run ``rules`` on an open map; findings in rule order."""
+              map_name: str | None = None, graph: DependencyGraph | None = None,
+              tags: Iterable[str] = (), engine: str | None = None) -> list[Finding]:
+    """Run ``rules`` on an open map; findings in rule order.
+
+    ``tags``: see :func:`map_dependencies`.  ``engine``: the id of the engine branch the map is
+    for (:data:`~sourcebsp.content.branches.BRANCHES`), else told from the game and the map.
+    """
     fs = fs if fs is not None else GameFS()
     if graph is None:
-        graph = map_dependencies(bsp, fs, map_name=map_name)
-    ctx = Context(bsp, fs, graph, graph.map_name)
+        graph = map_dependencies(bsp, fs, map_name=map_name, tags=tags)
+    branch = (BRANCHES[engine], "as told") if engine is not None else map_branch(bsp, fs)
+    ctx = Context(bsp, fs, graph, graph.map_name, *branch)
     findings: list[Finding] = []
     for rule in rules:
         for message, where in rule.run(ctx):

@@ -11,7 +11,7 @@ from typing import Any, Iterator
 
 from ..errors import BspError
 
-__all__ = ["ModelRefs", "model_refs"]
+__all__ = ["ModelRefs", "model_refs", "check_model"]
 
 
 @dataclass
@@ -50,7 +50,8 @@ _SKINREF_COUNT, _SKIN_COUNT = 220, 224
 _HEADER_SIZE = 408
 
 
-def _check_counts(name: str, mdl: bytes) -> None:
+def check_model(name: str, mdl: bytes) -> None:
+    """BspError unless ``mdl`` is a model whose counts fit in its bytes."""
     if len(mdl) < _HEADER_SIZE or mdl[:4] != b"IDST":
         raise BspError(f"{name} is not a model ({len(mdl)} bytes)")
     for offset, size, what in _COUNTS:
@@ -71,7 +72,7 @@ def model_refs(name: str, mdl: bytes, phy: bytes | None = None) -> ModelRefs:
         from srctools.mdl import Model
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise BspError("reading models needs srctools: pip install 'sourcebsp[deps]'") from exc
-    _check_counts(name, mdl)
+    check_model(name, mdl)
     files: dict[str, bytes] = {"model.mdl": mdl}
     if phy is not None:
         files["model.phy"] = phy

@@ -3,17 +3,21 @@
 What is packed: every dependency found outside the pakfile that is not stock
 (the mod's own folder, its ``custom`` addons, ``--content`` folders), under
 its lower-case name (the engine lower-cases pakfile names; Linux servers
-find nothing else).  Stock content (VPKs, folders outside the mod) is packed
+find nothing else).  Compile-time files (``detail.vbsp``) are not packed.  Stock content (VPKs, folders outside the mod) is packed
 only when asked.  Files already in the pakfile stay as they are.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .deps import Dependency, DependencyGraph
 
-__all__ = ["PackPlan", "plan_pack", "apply_pack"]
+__all__ = ["PackPlan", "plan_pack", "apply_pack", "STREAMED"]
+
+#: Sounds are streamed and shader caches memory-mapped straight out of the pak: always stored.
+STREAMED = re.compile(r"^(sound/.*\.(wav|mp3|ogg)|shaders/.*\.vcs)$")
 
 
 @dataclass
@@ -37,6 +41,8 @@ def plan_pack(graph: DependencyGraph, *, include_stock: bool = False) -> PackPla
     plan = PackPlan()
     for dep in graph:
         location = dep.location
+        if dep.compile_only:
+            continue  # read by the compiler, not the engine
         if location is None:
             if ":" not in dep.path:  # names no script defines are not files to pack
                 plan.missing.append(dep)
@@ -51,7 +57,8 @@ def plan_pack(graph: DependencyGraph, *, include_stock: bool = False) -> PackPla
 
 
 def apply_pack(bsp: Any, graph: DependencyGraph, plan: PackPlan, *, lzma: bool = False) -> None:
-    """Add the planned files to ``bsp``'s pakfile (stored, or LZMA when asked)."""
+    """Add the planned files to ``bsp``'s pakfile (stored, or LZMA when asked: sounds and shader
+    caches stay stored)."""
     from ..lump_ids import LumpId
 
     pak = bsp.require_lump(LumpId.PAKFILE, "pack files")
@@ -62,4 +69,5 @@ def apply_pack(bsp: Any, graph: DependencyGraph, plan: PackPlan, *, lzma: bool =
         bsp.set_lump(LumpId.PAKFILE, pak)
     for dep in plan.add:
         assert dep.location is not None  # plan_pack only adds found files
-        pak.add(dep.path, graph.fs.read(dep.location), compression="lzma" if lzma else "stored")
+        method = "lzma" if lzma and not STREAMED.match(dep.path) else "stored"
+        pak.add(dep.path, graph.fs.read(dep.location), compression=method)
