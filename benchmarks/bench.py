@@ -26,8 +26,10 @@ entities, static props, pakfile list, pvs/pas
 save unchanged, save after edit
     save a freshly opened map; the same after setting one key of worldspawn
     (open and edit untimed in process)
-export obj, export glb, decompile vmf, render
+export obj, export glb, decompile vmf, render (a 1024x1024 overview)
     the conversions, from the map file to the output file
+deps+check
+    every file the map needs (no game mounted) and every lint rule, from the map file
 cli info
     ``sourcebsp info MAP`` (its output to a pipe)
 
@@ -67,7 +69,7 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 OPERATIONS = ("open+decode", "entities", "static props", "pakfile list", "pvs/pas", "save unchanged",
-              "save after edit", "export obj", "export glb", "decompile vmf", "render", "cli info")
+              "save after edit", "export obj", "export glb", "decompile vmf", "render", "deps+check", "cli info")
 REFERENCE = "sourcebsp"
 BASELINE = "sourcebsp@baseline"
 MACHINE = "machine"

@@ -126,6 +126,16 @@ def _sb_render(path: str, out: str) -> None:
     render_png(path, out)
 
 
+def _sb_deps_check(path: str, out: str) -> int:
+    # No game mounted: the map's own references and pakfile, then every lint rule on them.
+    from sourcebsp.content import map_dependencies
+    from sourcebsp.content.lint import check_map
+
+    with _sb_open(path) as bsp:
+        graph = map_dependencies(bsp)
+        return len(graph.summary()) + len(check_map(bsp, graph=graph))
+
+
 def _sb_info(path: str, out: str) -> None:
     from sourcebsp.cli import main as cli
 
@@ -149,6 +159,7 @@ SOURCEBSP_OPS = {
     "export glb": Op(_sb_glb),
     "decompile vmf": Op(_sb_vmf),
     "render": Op(_sb_render),
+    "deps+check": Op(_sb_deps_check),
     "cli info": Op(_sb_info),
 }
 
