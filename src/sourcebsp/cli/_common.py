@@ -136,14 +136,16 @@ def _cell(value: Any) -> str:
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
-                right: Sequence[str] = ()) -> None:
+                right: Sequence[str] = (), *, summary: bool = False) -> None:
     """A table for people on a terminal; tab-separated lines (a header, then one per row) otherwise.
 
     Piped output never wraps or folds a value, so ``| grep`` and ``| cut -f1`` see whole records.
+    A ``summary`` title (one that carries results, not just a name) then goes to stderr as a
+    ``sourcebsp:`` line, out of the pipe but still in sight.
     """
     if not is_terminal():
-        # The title is a summary, not a record: stderr keeps it in sight and out of the pipe.
-        print(title, file=sys.stderr)
+        if summary:
+            print(f"sourcebsp: {printable(title)}", file=sys.stderr)
         print("\t".join(columns))
         for row in rows:
             print("\t".join(_cell(v) for v in row))

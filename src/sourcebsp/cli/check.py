@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _common.print_table(f"{len(reports)} maps", ["map", "errors", "warnings", "info", "note"], rows,
                                 right=("errors", "warnings", "info"))
         total = sum(len(r["findings"]) for r in reports)
-        print(f"{total} findings in {len(reports)} map(s)", file=sys.stderr)
+        print(f"sourcebsp: {total} findings in {len(reports)} map(s)", file=sys.stderr)
         return 1 if failed else 0
 
     return _common.run(body)

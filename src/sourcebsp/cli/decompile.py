@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _common.print_table(f"decompiled {len(maps) - failed} of {len(maps)} maps into {out_dir}",
                             ["map", "solids", "brushes", "off plane", "axes fixed", "ladders", "problems",
                              "result"], rows, right=["solids", "brushes", "off plane", "axes fixed", "ladders",
-                                                     "problems"])
+                                                     "problems"], summary=True)
         if args.report not in (None, "-"):
             _write_json(args.report, reports)
         elif args.report == "-":

@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = graph.summary()
         title = (f"{graph.map_name}: {summary['total']} files: {summary['pakfile']} in the pakfile, "
                  f"{summary['folder']} in folders, {summary['vpk']} in VPKs, {summary['missing']} missing")
-        _common.print_table(title, ["path", "kind", "found", "referenced by"], rows)
+        _common.print_table(title, ["path", "kind", "found", "referenced by"], rows, summary=True)
         # Notes are no records: stderr keeps them out of a pipe.
         for line in fs.unresolved:
             print(f"sourcebsp: note: search path not mounted: {line}", file=sys.stderr)

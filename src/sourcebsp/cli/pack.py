@@ -70,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{verb} {dep.path}  <- {dep.location.source}/{dep.location.name}")
         for dep in plan.missing:
             print(f"missing {dep.path} ({dep.kind}: {dep.references_text(1)})")
-        print(f"{verb} {len(plan.add)} files; {len(plan.missing)} missing; "
+        print(f"sourcebsp: {verb} {len(plan.add)} files; {len(plan.missing)} missing; "
               f"{len(plan.skipped_stock)} stock files left to the game", file=sys.stderr)
         return 0
 
