@@ -63,3 +63,16 @@ def test_report_on_stdout_and_options(tmp_path, corpus_file, capsys):
     vmf = _vmf(lean)
     assert not any(e["classname"] == "func_ladder" for e in vmf.entities)
     assert not vmf.cameras and not vmf.vis_tree
+
+
+def test_visclusters_option(tmp_path, capsys):
+    from ..converters._cluster_map import room_with
+
+    path = tmp_path / "room.bsp"
+    room_with(cluster=0).save(path)
+    assert main(["decompile", str(path), "-o", str(tmp_path / "plain.vmf"), "--report"]) == 0
+    assert json.loads(capsys.readouterr().out)["reconstructed"]["visclusters"] == 0
+    assert main(["decompile", str(path), "-o", str(tmp_path / "vis.vmf"), "--visclusters", "--report"]) == 0
+    assert json.loads(capsys.readouterr().out)["reconstructed"]["visclusters"] == 1
+    assert [e["classname"] for e in _vmf(tmp_path / "vis.vmf").entities].count("func_viscluster") == 1
+    assert "func_viscluster" not in (tmp_path / "plain.vmf").read_text()

@@ -40,6 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-ladders", action="store_true", help="keep ladder brushes in the world (no func_ladder)")
     ap.add_argument("--no-visgroups", action="store_true", help="no visgroups for what was rebuilt")
     ap.add_argument("--no-cameras", action="store_true", help="no Hammer cameras at the player starts")
+    ap.add_argument("--visclusters", action="store_true",
+                    help="rebuild func_viscluster boxes from the clusters that hold several leaves")
     ap.add_argument("--format", choices=("old", "new"), default=None,
                     help="outputs separated by commas (old: Hammer 4.x) or ESC (new); default: as the map has them")
     ap.add_argument("--report", nargs="?", const="-", metavar="FILE.json",
@@ -52,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = dict(props=not args.no_props, overlays=not args.no_overlays, cubemaps=not args.no_cubemaps,
                    detail_as_world=args.detail_as_world, rotation_fix=not args.no_rotation_fix,
                    ladders=not args.no_ladders, visgroups=not args.no_visgroups, cameras=not args.no_cameras,
-                   io_format=args.format or "map", check=args.report is not None)
+                   visclusters=args.visclusters, io_format=args.format or "map", check=args.report is not None)
 
     def single() -> int:
         from ..converters.vmf import DECOMPILE_STEPS, decompile, decompile_report

@@ -25,6 +25,7 @@ left behind).  Where each part of the VMF comes from:
   brush, the polygon extruded :data:`OCCLUDER_DEPTH` units behind it, its
   front ``tools/toolsoccluder`` and its other sides nodraw;
 * displacements: see :mod:`sourcebsp.converters.vmf_disp`;
+* ``func_viscluster`` (only with ``visclusters``): see :func:`viscluster_boxes`;
 * side ids: where the map has a FACEIDS lump (the Hammer side id of each
   face), a side takes the id most of its faces carry; the other sides get
   new ids above every restored one.  Entity ids come from ``hammerid``;
@@ -41,8 +42,9 @@ import numpy as np
 from ..codecs.entities import Output
 from ..flags import Contents
 from ..lump_ids import LumpId
-from ..model.brushes import BrushSet, brush_models_of, build_brushes
+from ..model.brushes import BrushSet, brush_models_of, build_brushes, leaf_models
 from ..model.geometry import angles_matrix, texture_names
+from ..queries import leaf_at
 from .vmf_entities import COMPILER_KEYS, cubemap_pairs, overlay_pairs, split_keys, static_prop_pairs
 from .vmf_geometry import prism_planes
 from .vmf_solids import (
@@ -53,7 +55,7 @@ from .vmf_textures import default_axes, game_of, material_names, tool_name
 from .vmf_writer import VmfEntity, VmfMap, VmfSolid, format_numbers
 
 __all__ = ["DecompileOptions", "DecompileStats", "DECOMPILE_STEPS", "OCCLUDER_DEPTH", "MOVEDIR_CLASSES",
-           "ANGLES_ZEROED_CLASSES", "build_vmf", "rotation_rule", "output_text"]
+           "ANGLES_ZEROED_CLASSES", "build_vmf", "rotation_rule", "output_text", "viscluster_boxes"]
 
 DECOMPILE_STEPS = ("brushes", "faces", "displacements", "entities", "props", "overlays", "write")
 OCCLUDER_DEPTH = 1.0
@@ -86,6 +88,7 @@ class DecompileOptions:
     ladders: bool = True  # CONTENTS_LADDER world brushes -> func_ladder
     visgroups: bool = True  # Hammer visgroups for what was rebuilt
     cameras: bool = True  # a Hammer camera at each player start
+    visclusters: bool = False  # func_viscluster boxes around clusters only a func_viscluster explains
     io_format: str = "map"  # outputs' separator: "map" (as stored), "old" (commas, Hammer 4.x), "new" (ESC)
 
 
@@ -123,6 +126,7 @@ class DecompileStats:
     cubemap_sides: int = 0  # sides named by env_cubemap "sides", from the materials vbsp patched
     cameras: int = 0
     visgroups: int = 0
+    visclusters: int = 0  # func_viscluster entities rebuilt (with the visclusters option)
     problems: list[Any] | None = None  # compile-readiness problems (vmf_checks.Problem), None: not checked
     entity_classes: dict[str, int] = field(default_factory=dict)  # entities written, by class
 
@@ -261,6 +265,78 @@ def occluder_specs(bsp: Any, occlusion: Any, index: int, game: str) -> list[Plan
         normals, dists = prism_planes(polygon, normal, OCCLUDER_DEPTH)
         specs.append((normals, dists, [occluder_mat] + [nodraw] * (len(normals) - 1), [-1] * len(normals)))
     return specs
+
+
+# ---- func_viscluster --------------------------------------------------------------------------
+def _leaf_areas(leafs: np.ndarray) -> np.ndarray:
+    """``dleaf_t.area``: the low 9 bits of ``area_flags`` (17 in the 32-bit leaves of BSP 25)."""
+    mask = 0x1FFFF if leafs.dtype["area_flags"].itemsize == 4 else 0x1FF
+    return leafs["area_flags"].astype(np.int64) & mask
+
+
+def viscluster_boxes(bsp: Any, entities: list[Any]) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], str | None]:
+    """``(cluster, mins, maxs)`` of each cluster that only a ``func_viscluster`` explains, and why none can be.
+
+    vbsp (SDK 2013 ``prtfile.cpp`` ``NumberLeafs``) gives every non-solid
+    leaf of the world its own cluster, with two exceptions: the leaves a
+    ``func_viscluster`` covers (10% of their volume) share one cluster, and
+    so do all leaves of a 3D skybox area (the area of a ``sky_camera``'s
+    leaf) unless vbsp ran with ``-skyvis``.  Detail brushes do not split
+    leaves (they are filtered into the structural tree's leaves).  So a
+    cluster of two or more world leaves, not all in a 3D skybox area, was a
+    ``func_viscluster``; its box is the union of its leaves' bounds
+    (``dleaf_t`` mins/maxs).  A func_viscluster covering one leaf, or lying
+    in the 3D skybox, cannot be told from an ordinary cluster.
+
+    When a solid world leaf has a cluster, vbsp never numbered the clusters
+    (it writes no portal file for a map that leaks): the second value says so.
+    """
+    leafs = bsp.find_lump(LumpId.LEAFS)
+    if leafs is None or not len(leafs) or bsp.find_lump(LumpId.MODELS) is None:
+        return [], None
+    world = leaf_models(bsp) == 0
+    cluster = leafs["cluster"].astype(np.int64)
+    solid = (leafs["contents"].astype(np.int64) & int(Contents.SOLID)) != 0
+    if np.any(world & solid & (cluster >= 0)):
+        return [], "func_viscluster: the clusters were never numbered (solid leaves have clusters; vbsp " \
+                   "writes no portal file when a map leaks)"
+    areas = _leaf_areas(leafs)
+    cameras = [o for e in entities if (e.classname or "").casefold() == "sky_camera"
+               and (o := _vector(e.get("origin"))) is not None]
+    sky_areas = areas[np.atleast_1d(leaf_at(bsp, np.array(cameras)))] if cameras else np.zeros(0, np.int64)
+    rows = np.flatnonzero(world & ~solid & (cluster >= 0))
+    ids, which, counts = np.unique(cluster[rows], return_inverse=True, return_counts=True)
+    outside_sky = np.bincount(which, weights=~np.isin(areas[rows], sky_areas), minlength=len(ids))
+    mins = np.full((len(ids), 3), np.inf)
+    maxs = np.full((len(ids), 3), -np.inf)
+    np.minimum.at(mins, which, leafs["mins"][rows].astype(np.float64))
+    np.maximum.at(maxs, which, leafs["maxs"][rows].astype(np.float64))
+    keep = np.flatnonzero((counts > 1) & (outside_sky > 0))
+    return [(int(ids[k]), mins[k], maxs[k]) for k in keep.tolist()], None
+
+
+def _box_spec(mins: np.ndarray, maxs: np.ndarray, material: str) -> PlaneSpec:
+    """The six planes of an axis-aligned box, each side ``material`` (Hammer's default axes)."""
+    eye = np.eye(3)
+    normals = np.concatenate([eye, -eye])
+    dists = np.concatenate([maxs, -mins])
+    return normals, dists, [material] * 6, [-1] * 6
+
+
+def _visclusters(bsp: Any, entities: list[Any], game: str, counter: IdCounter,
+                 stats: DecompileStats) -> list[VmfEntity]:
+    boxes, reason = viscluster_boxes(bsp, entities)
+    if reason is not None:
+        stats.not_rebuilt.append(reason)
+    flat = [c for c, lo, hi in boxes if not np.all(hi > lo)]
+    if flat:
+        stats.not_rebuilt.append(f"func_viscluster: clusters {flat} have leaves without volume")
+    boxes = [b for b in boxes if np.all(b[2] > b[1])]
+    trigger = tool_name("trigger", game)
+    made = made_solids([_box_spec(lo, hi, trigger) for _, lo, hi in boxes], bsp, counter)
+    out = [VmfEntity(0, [("classname", "func_viscluster")], [], [m[0]]) for m in made if m]
+    stats.visclusters = len(out)
+    return out
 
 
 # ---- entities ---------------------------------------------------------------------------------
@@ -473,7 +549,8 @@ def _visgroups(vmf: VmfMap, made: list[VmfSolid]) -> None:
             vmf.visgroups.append((ids[key], *VISGROUPS[key]))
         return ids[key]
 
-    by_class = {"func_detail": "detail", "func_areaportal": "areaportals", "func_ladder": "ladders"}
+    by_class = {"func_detail": "detail", "func_areaportal": "areaportals", "func_ladder": "ladders",
+                "func_viscluster": "reconstructed"}
     for entity in vmf.entities:
         key = by_class.get(entity.classname.casefold())
         if key is not None:
@@ -568,6 +645,8 @@ def build_vmf(bsp: Any, options: DecompileOptions | None = None,
     groups = _group_brushes(solids, brushes, owner, placements, areaportal_keys(bsp, brushes, ap_rows), options)
     vmf = _entities(bsp, entities, groups, placements, disps.solids, game, counter, stats, options.io_format)
     stats.point_entities = sum(1 for e in vmf.entities if not e.solids)
+    if options.visclusters:
+        vmf.entities += _visclusters(bsp, entities, game, counter, stats)
     report("entities")
 
     if options.props:

@@ -27,7 +27,9 @@ What comes back (details in the modules named):
 * displacements as ``dispinfo`` blocks (:mod:`~sourcebsp.converters.vmf_disp`);
 * Hammer's side ids from the FACEIDS lump, entity ids from ``hammerid``;
 * visgroups for what was rebuilt (Detail, Areaportals, Ladders,
-  Displacements, Reconstructed) and a camera at each player start.
+  Displacements, Reconstructed) and a camera at each player start;
+* with ``visclusters``, a ``func_viscluster`` box around each cluster only
+  a func_viscluster explains (:func:`~sourcebsp.converters.decompile.viscluster_boxes`).
 
 :func:`decompile_report` gives a fidelity report; ``check=True`` runs the
 compile-readiness rules (:mod:`~sourcebsp.converters.vmf_checks`).
@@ -35,7 +37,8 @@ compile-readiness rules (:mod:`~sourcebsp.converters.vmf_checks`).
 What cannot come back, because the compiler does not keep it: brushes made
 only of hint and skip sides (vbsp keeps no brush for them), the brushes of
 displacements (a brush is made for each displacement instead),
-``func_instance`` (collapsed into its contents), ``func_viscluster``, the
+``func_instance`` (collapsed into its contents), the shape of a
+``func_viscluster`` (only a box around its leaves, and none for one leaf), the
 map's own visgroups, groups, hidden objects and cameras, ``info_overlay``
 angles, displacement sculpting data beyond the final vertex offsets
 (``offsets``, ``elevation``, forced triangle tags), texture ``rotation``
@@ -70,8 +73,8 @@ __all__ = ["decompile", "decompile_text", "decompile_report", "build_vmf", "chec
 
 def decompile_text(bsp_or_path: Any, *, props: bool = True, overlays: bool = True, cubemaps: bool = True,
                    detail_as_world: bool = False, rotation_fix: bool = True, ladders: bool = True,
-                   visgroups: bool = True, cameras: bool = True, io_format: str = "map", check: bool = False,
-                   progress: Callable[[str], None] | None = None) -> tuple[str, DecompileStats]:
+                   visgroups: bool = True, cameras: bool = True, visclusters: bool = False, io_format: str = "map",
+                   check: bool = False, progress: Callable[[str], None] | None = None) -> tuple[str, DecompileStats]:
     """The VMF text of a map (a :class:`~sourcebsp.BspFile` or a path) and the decompile's statistics.
 
     With ``check``, the document is checked for compile-readiness
@@ -80,7 +83,7 @@ def decompile_text(bsp_or_path: Any, *, props: bool = True, overlays: bool = Tru
     """
     options = DecompileOptions(props=props, overlays=overlays, cubemaps=cubemaps, detail_as_world=detail_as_world,
                                rotation_fix=rotation_fix, ladders=ladders, visgroups=visgroups, cameras=cameras,
-                               io_format=io_format)
+                               visclusters=visclusters, io_format=io_format)
     with opened(bsp_or_path) as bsp:
         vmf, stats = build_vmf(bsp, options, progress)
     if check:
@@ -91,8 +94,8 @@ def decompile_text(bsp_or_path: Any, *, props: bool = True, overlays: bool = Tru
 
 def decompile(bsp_or_path: Any, path: str | Path, *, props: bool = True, overlays: bool = True,
               cubemaps: bool = True, detail_as_world: bool = False, rotation_fix: bool = True, ladders: bool = True,
-              visgroups: bool = True, cameras: bool = True, io_format: str = "map", check: bool = False,
-              progress: Callable[[str], None] | None = None) -> DecompileStats:
+              visgroups: bool = True, cameras: bool = True, visclusters: bool = False, io_format: str = "map",
+              check: bool = False, progress: Callable[[str], None] | None = None) -> DecompileStats:
     """Decompile a map into the VMF file ``path`` (written atomically).
 
     Parameters
@@ -111,6 +114,9 @@ def decompile(bsp_or_path: Any, path: str | Path, *, props: bool = True, overlay
         Rebuild ``func_ladder`` entities from ``CONTENTS_LADDER`` world brushes.
     visgroups, cameras : bool
         Group what was rebuilt in Hammer visgroups; put a camera at each player start.
+    visclusters : bool
+        Rebuild ``func_viscluster`` boxes around the clusters only a
+        func_viscluster explains (:func:`~sourcebsp.converters.decompile.viscluster_boxes`).
     io_format : {"map", "old", "new"}
         The separator of outputs in ``connections``: as the map has them,
         commas (Hammer 4.x) or ESC (later Hammers).
@@ -121,7 +127,8 @@ def decompile(bsp_or_path: Any, path: str | Path, *, props: bool = True, overlay
     """
     text, stats = decompile_text(bsp_or_path, props=props, overlays=overlays, cubemaps=cubemaps,
                                  detail_as_world=detail_as_world, rotation_fix=rotation_fix, ladders=ladders,
-                                 visgroups=visgroups, cameras=cameras, io_format=io_format, check=check,
+                                 visgroups=visgroups, cameras=cameras, visclusters=visclusters,
+                                 io_format=io_format, check=check,
                                  progress=progress)
     atomic_write(Path(path), text.encode("utf-8", "surrogateescape"))
     report(progress, "write")
@@ -155,7 +162,7 @@ def decompile_report(stats: DecompileStats, name: str = "") -> dict[str, Any]:
                           "displacement_brushes": stats.displacement_brushes_made,
                           "cubemap_sides": stats.cubemap_sides, "static_props": stats.static_props,
                           "overlays": stats.overlays, "cubemaps": stats.cubemaps, "cameras": stats.cameras,
-                          "visgroups": stats.visgroups},
+                          "visgroups": stats.visgroups, "visclusters": stats.visclusters},
         "rotation": [{"class": c, "name": n, "rule": r} for c, n, r in stats.entity_rotation],
         "not_rebuilt": stats.not_rebuilt,
         "compile_problems": None if stats.problems is None else [asdict(p) for p in stats.problems],

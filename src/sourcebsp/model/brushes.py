@@ -47,7 +47,7 @@ from ..lump_ids import LumpId
 __all__ = [
     "ON_EPSILON", "NORMAL_EPSILON", "DIST_EPSILON", "SNAP_EPSILON", "BIG",
     "BrushSide", "Brush", "BrushSet", "build_brushes", "clip_brushes",
-    "model_brushes", "brush_models_of",
+    "model_brushes", "brush_models_of", "leaf_models",
 ]
 
 ON_EPSILON = 0.01
@@ -460,19 +460,19 @@ def model_brushes(bsp: Any) -> list[np.ndarray]:
     return [np.flatnonzero(owner == m) for m in range(len(models))]
 
 
-def brush_models_of(bsp: Any) -> np.ndarray:
-    """The model that owns each brush (see :func:`model_brushes`), ``(B,)``."""
-    models = bsp.require_lump(LumpId.MODELS, "build brushes")
-    brushes = bsp.require_lump(LumpId.BRUSHES, "build brushes")
-    nodes = bsp.require_lump(LumpId.NODES, "build brushes")
-    leafs = bsp.require_lump(LumpId.LEAFS, "build brushes")
-    leafbrushes = bsp.require_lump(LumpId.LEAFBRUSHES, "build brushes")
-    n_brushes = 0 if brushes is None else len(brushes)
-    owner = np.zeros(n_brushes, np.int64)
-    if models is None or not len(models) or not n_brushes or leafs is None or leafbrushes is None:
-        return owner
-    n_nodes = 0 if nodes is None else len(nodes)
-    leaf_model = np.full(len(leafs), -1, np.int64)
+def leaf_models(bsp: Any) -> np.ndarray:
+    """The model whose tree reaches each leaf (-1: none), ``(L,)``.
+
+    A leaf reached from several head nodes goes to the highest model number
+    (a brush entity's, not the world's).
+    """
+    models = bsp.require_lump(LumpId.MODELS, "find the leaves of each model")
+    nodes = bsp.require_lump(LumpId.NODES, "find the leaves of each model")
+    leafs = bsp.require_lump(LumpId.LEAFS, "find the leaves of each model")
+    leaf_model = np.full(0 if leafs is None else len(leafs), -1, np.int64)
+    if models is None or not len(models) or leafs is None or nodes is None:
+        return leaf_model
+    n_nodes = len(nodes)
     node_model = np.full(n_nodes, -1, np.int64)
     heads = models["headnode"].astype(np.int64)
     labels = np.arange(len(models))
@@ -497,6 +497,20 @@ def brush_models_of(bsp: Any) -> np.ndarray:
         children = nodes["children"][node_idx].astype(np.int64)
         frontier = children.reshape(-1)
         frontier_label = np.repeat(node_lab, 2)
+    return leaf_model
+
+
+def brush_models_of(bsp: Any) -> np.ndarray:
+    """The model that owns each brush (see :func:`model_brushes`), ``(B,)``."""
+    models = bsp.require_lump(LumpId.MODELS, "build brushes")
+    brushes = bsp.require_lump(LumpId.BRUSHES, "build brushes")
+    leafs = bsp.require_lump(LumpId.LEAFS, "build brushes")
+    leafbrushes = bsp.require_lump(LumpId.LEAFBRUSHES, "build brushes")
+    n_brushes = 0 if brushes is None else len(brushes)
+    owner = np.zeros(n_brushes, np.int64)
+    if models is None or not len(models) or not n_brushes or leafs is None or leafbrushes is None:
+        return owner
+    leaf_model = leaf_models(bsp)
     used = leaf_model >= 0
     first = leafs["firstleafbrush"].astype(np.int64)[used]
     num = leafs["numleafbrushes"].astype(np.int64)[used]
