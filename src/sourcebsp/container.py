@@ -496,7 +496,7 @@ class BspFile:
         """
         from .codecs.staticprops import StaticProps
 
-        lump = self.game_lumps.get("sprp") if self.entry(LumpId.GAME_LUMP).filelen else None
+        lump = self.game_lumps.get("sprp") if self.has_lump(LumpId.GAME_LUMP) else None
         if lump is None:
             return StaticProps.empty(bsp_version=self.version, endian=self.endian)
         return lump.value  # type: ignore[no-any-return]
@@ -504,7 +504,7 @@ class BspFile:
     @property
     def detail_props(self) -> "DetailProps | None":
         """The detail props (:class:`~sourcebsp.codecs.staticprops.DetailProps`), or None."""
-        lump = self.game_lumps.get("dprp") if self.entry(LumpId.GAME_LUMP).filelen else None
+        lump = self.game_lumps.get("dprp") if self.has_lump(LumpId.GAME_LUMP) else None
         return lump.value if lump is not None else None
 
     # ---- BSP tree and visibility queries (implemented in sourcebsp.queries) -------

@@ -80,7 +80,8 @@ def lump_file_name(map_path: str | os.PathLike[str], number: int = 0) -> Path:
 
 
 def _header(buffer: bytes, endian: Endian) -> np.void:
-    return np.frombuffer(buffer, LUMPFILE_HEADER.newbyteorder(endian), 1)[0]
+    header: np.void = np.frombuffer(buffer, LUMPFILE_HEADER.newbyteorder(endian), 1)[0]
+    return header
 
 
 def read_lump_file(path: str | os.PathLike[str]) -> LumpFile:

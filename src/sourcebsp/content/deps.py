@@ -194,7 +194,7 @@ class _Walker:
         for index, name in enumerate(texture_names(bsp)):
             if name:
                 self.add(_material_path(name), "material", {"lump": "TEXDATA", "index": index})
-        if bsp.entry(LumpId.GAME_LUMP).filelen:
+        if bsp.has_lump(LumpId.GAME_LUMP):
             for index, name in enumerate(bsp.static_props.names):
                 if name:
                     self.add(name, "model", {"lump": "sprp", "index": index})

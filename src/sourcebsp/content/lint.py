@@ -208,7 +208,7 @@ def _output_target(ctx: Context) -> Iterator[tuple[str, str]]:
 def _limit_counts(ctx: Context) -> Iterator[tuple[str, int, int]]:
     bsp = ctx.bsp
     for lump, (name, limit) in LIMITS.items():
-        if not bsp.entry(lump).filelen:
+        if not bsp.has_lump(lump):
             continue
         count = bsp.count(lump)
         if count is not None:
@@ -236,7 +236,7 @@ def _limit_near(ctx: Context) -> Iterator[tuple[str, str]]:
 
 
 def _no_visibility(ctx: Context) -> Iterator[tuple[str, str]]:
-    if not ctx.bsp.entry(LumpId.VISIBILITY).filelen:
+    if not ctx.bsp.has_lump(LumpId.VISIBILITY):
         yield "the map has no visibility data (not run through vvis, or it leaked)", "VISIBILITY"
 
 

@@ -403,7 +403,7 @@ def cubemap_sides(bsp: Any, faces: np.ndarray, face_ids: np.ndarray) -> dict[int
         return {}
     by_origin: dict[tuple[int, int, int], int] = {}
     for i, origin in enumerate(np.asarray(cubemaps["origin"]).astype(np.int64).tolist()):
-        by_origin.setdefault(tuple(origin), i)  # type: ignore[arg-type]
+        by_origin.setdefault(tuple(origin), i)
     owner_of_texdata: dict[int, int] = {}
     for td, raw in enumerate(texture_names(bsp)):
         name = raw

@@ -193,7 +193,7 @@ def _player(bsp: Any, scene: Scene, width: int, height: int, fov: float, camera:
     else:
         starts = player_starts(bsp)
         inside = None
-        if bsp.entry("NODES").filelen:
+        if bsp.has_lump("NODES"):
             from .. import queries
 
             def inside(points: np.ndarray) -> np.ndarray:

@@ -60,7 +60,7 @@ class Camera:
     @property
     def rotation(self) -> np.ndarray:
         """Columns forward, left, up."""
-        return angles_matrix(self.angles)  # type: ignore[no-any-return]
+        return angles_matrix(self.angles)
 
 
 def entity_floats(text: str | None, count: int = 3) -> np.ndarray | None:
@@ -77,12 +77,12 @@ def _entity_angles(entity: Any) -> np.ndarray:
     if angles is None:
         yaw = entity_floats(entity.get("angle"), 1)
         angles = np.array([0.0, float(yaw[0]) if yaw is not None else 0.0, 0.0])
-    return angles  # type: ignore[no-any-return]
+    return angles
 
 
 def player_starts(bsp: Any) -> list[Camera]:
     """A camera at eye height for every player start, in :data:`PLAYER_STARTS` order, then file order."""
-    if not bsp.entry("ENTITIES").filelen:
+    if not bsp.has_lump("ENTITIES"):
         return []
     found: dict[str, list[Camera]] = {name: [] for name in PLAYER_STARTS}
     for entity in bsp.entities:
@@ -103,7 +103,7 @@ def entity_camera(bsp: Any, targetname: str) -> Camera:
 
     A brush entity without an origin is seen from its model's centre.
     """
-    if bsp.entry("ENTITIES").filelen:
+    if bsp.has_lump("ENTITIES"):
         for entity in bsp.entities:
             if (entity.get("targetname") or "") != targetname:
                 continue

@@ -160,7 +160,7 @@ def _decode(files: GameFiles, texture: str) -> np.ndarray | None:
         return None
     picture = picture.resize((TEXTURE_SIZE, TEXTURE_SIZE), Image.Resampling.BILINEAR)
     srgb = np.asarray(picture, np.float32) / 255
-    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)  # type: ignore[no-any-return]
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
 
 
 def texture_images(files: GameFiles, materials: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -214,7 +214,7 @@ def _model_bounds(files: GameFiles, name: str) -> tuple[np.ndarray, np.ndarray] 
 
 def prop_boxes(bsp: Any, files: GameFiles | None) -> tuple[np.ndarray | None, int]:
     """World corners ``(P, 8, 3)`` of the static props whose models were found, and how many were not."""
-    if not bsp.entry("GAME_LUMP").filelen:
+    if not bsp.has_lump("GAME_LUMP"):
         return None, 0
     try:
         props = bsp.static_props

@@ -254,8 +254,9 @@ def perpendicular_axes(u: np.ndarray, v: np.ndarray, normals: np.ndarray,
     length = np.linalg.norm(proj, axis=1)
     normals = np.asarray(normals, np.float64).reshape(-1, 3)
     nlen = np.linalg.norm(normals, axis=1)
-    cos = np.abs(np.einsum("nj,nj->n", proj, normals)) / np.where(length * nlen > 0, length * nlen, 1.0)
-    return (length <= 1e-9) | (cos < limit)
+    cos: np.ndarray = np.abs(np.einsum("nj,nj->n", proj, normals)) / np.where(length * nlen > 0, length * nlen, 1.0)
+    perpendicular: np.ndarray = (length <= 1e-9) | (cos < limit)
+    return perpendicular
 
 
 def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.ndarray | None,
