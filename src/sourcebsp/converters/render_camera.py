@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import BspError
 from ..model.geometry import angles_matrix
+from ..protocols import MapReader
 from .render_raster import Frame, project_perspective
 from .render_scene import Scene
 
@@ -80,7 +81,7 @@ def _entity_angles(entity: Any) -> np.ndarray:
     return angles
 
 
-def player_starts(bsp: Any) -> list[Camera]:
+def player_starts(bsp: MapReader) -> list[Camera]:
     """A camera at eye height for every player start, in :data:`PLAYER_STARTS` order, then file order."""
     if not bsp.has_lump("ENTITIES"):
         return []
@@ -98,7 +99,7 @@ def player_starts(bsp: Any) -> list[Camera]:
     return [camera for name in PLAYER_STARTS for camera in found[name]]
 
 
-def entity_camera(bsp: Any, targetname: str) -> Camera:
+def entity_camera(bsp: MapReader, targetname: str) -> Camera:
     """A camera at the entity named ``targetname``, looking along its angles.
 
     A brush entity without an origin is seen from its model's centre.

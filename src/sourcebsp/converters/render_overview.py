@@ -32,13 +32,14 @@ The overview text file
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 from .. import queries
 from ..errors import BspError
 from ..lump_ids import LumpId
+from ..protocols import MapReader
 from .render_camera import entity_floats
 from .render_raster import Frame
 
@@ -103,7 +104,7 @@ class OverviewFrame:
         return self.units_per_pixel * self.width / 1024.0
 
 
-def markers(bsp: Any) -> list[Marker]:
+def markers(bsp: MapReader) -> list[Marker]:
     """Spawns and objectives of the map, with team colours where the map says (``TeamNum``)."""
     if not bsp.has_lump("ENTITIES"):
         return []
@@ -143,7 +144,7 @@ def _closure(matrix: np.ndarray, start: np.ndarray) -> np.ndarray:
         reach = grown
 
 
-def playable_clusters(bsp: Any, anchors: np.ndarray) -> np.ndarray | None:
+def playable_clusters(bsp: MapReader, anchors: np.ndarray) -> np.ndarray | None:
     """Bool per cluster: reachable from the ``anchors`` ``(N, 3)`` through the PVS (see the notes).
 
     None when every cluster counts (no tree, no visibility, no anchor in open space).
@@ -176,14 +177,14 @@ def playable_clusters(bsp: Any, anchors: np.ndarray) -> np.ndarray | None:
         return None  # a map whose tree or visibility cannot be read: show everything
 
 
-def _sky_camera(bsp: Any) -> np.ndarray | None:
+def _sky_camera(bsp: MapReader) -> np.ndarray | None:
     if not bsp.has_lump("ENTITIES"):
         return None
     sky = bsp.entities.first(classname="sky_camera")
     return None if sky is None else entity_floats(sky.get("origin"))
 
 
-def triangle_clusters(bsp: Any, corners: np.ndarray, normal: np.ndarray) -> np.ndarray:
+def triangle_clusters(bsp: MapReader, corners: np.ndarray, normal: np.ndarray) -> np.ndarray:
     """The cluster just in front of every triangle (-1: solid or unknown)."""
     if not len(corners) or not bsp.has_lump(LumpId.NODES):
         return np.full(len(corners), -1, np.int64)
@@ -191,7 +192,7 @@ def triangle_clusters(bsp: Any, corners: np.ndarray, normal: np.ndarray) -> np.n
     return np.asarray(queries.cluster_at(bsp, probe), np.int64)
 
 
-def pvs_culler(bsp: Any, face: np.ndarray) -> Callable[[np.ndarray], np.ndarray | None] | None:
+def pvs_culler(bsp: MapReader, face: np.ndarray) -> Callable[[np.ndarray], np.ndarray | None] | None:
     """A function giving, for an eye position, which triangles its PVS may show.
 
     ``face`` is the map face of every triangle (``-1`` for props).  A face
