@@ -9,7 +9,7 @@ container, and a type checker still sees each lump's type.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Protocol, overload
 
 from .codecs.base import Codec, RawLump
 from .header import Endian, Header, LumpEntry
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .codecs.occlusion import Occlusion
     from .codecs.pakfile import Pakfile
     from .codecs.physics import PhysCollide, PhysDisp
-    from .codecs.staticprops import StaticProps
+    from .codecs.staticprops import DetailProps, StaticProps
     from .codecs.textures import StringData
     from .codecs.visibility import Visibility
 
@@ -84,6 +84,13 @@ class MapReader(Protocol):
 
     def set_lump(self, key: LumpKey, value: Any) -> None: ...
 
+    @property
+    def file_size(self) -> int: ...
+
+    def count(self, key: LumpKey) -> int | None: ...
+
+    def iter_lumps(self) -> Iterator[tuple[LumpId, LumpEntry]]: ...
+
     # The typed lump attributes the layers above read (BspFile declares them all).
     @property
     def entities(self) -> "Entities": ...
@@ -99,6 +106,9 @@ class MapReader(Protocol):
 
     @property
     def static_props(self) -> "StaticProps": ...
+
+    @property
+    def detail_props(self) -> "DetailProps | None": ...
 
     @overload
     def get_lump(self, key: Literal[LumpId.ENTITIES]) -> "Entities | RawLump": ...

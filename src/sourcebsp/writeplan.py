@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from .codecs.base import LumpContext
 
-__all__ = ["Compression", "WritePlan", "plan_write", "run_parallel", "start_parallel"]
+__all__ = ["Compression", "WritePlan", "encode_lump", "plan_write", "run_parallel", "start_parallel"]
 
 Compression = Literal["keep", "lzma", "none"]
 
@@ -184,7 +184,8 @@ def _region_copier(fd: int, region: Region, source: memoryview) -> Callable[[Bin
     return copy_region
 
 
-def _encode(bsp: "SavedMap", index: int, value: Any, file_offset: int) -> bytes:
+def encode_lump(bsp: "SavedMap", index: int, value: Any, file_offset: int) -> bytes:
+    """A lump's value as bytes, for a place at ``file_offset`` (a RawLump stays as it is)."""
     if isinstance(value, RawLump):
         return bytes(value.data)
     codec = bsp.codec(index)
@@ -246,7 +247,7 @@ def plan_write(bsp: "SavedMap", *, reencode: bool = False, compression: Compress
     for index, value in values.items():
         if index not in forced and _cannot_have_changed(bsp, index, value):
             continue
-        plain = _encode(bsp, index, value, entries[index].fileofs)
+        plain = encode_lump(bsp, index, value, entries[index].fileofs)
         if plain != bsp.lump_bytes(index):
             contents[index] = plain
 
@@ -335,7 +336,7 @@ def _relaid(bsp: "SavedMap", values: dict[int, Any], payloads: dict[int, "bytes 
         if len(payloads[index]) and moved and _holds_file_offsets(bsp, index):
             # Its bytes hold absolute offsets (game lumps, some pakfiles): encode it where it lands.
             value = values[index] if index in values else bsp._decode(index)
-            payloads[index], fourccs[index] = stored(index, _encode(bsp, index, value, position))
+            payloads[index], fourccs[index] = stored(index, encode_lump(bsp, index, value, position))
             as_found.discard(index)
         offsets[index] = position
         data = payloads[index]

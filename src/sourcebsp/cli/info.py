@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
-from .. import open_bsp
+from .. import BspFile, open_bsp
 from ..codecs.base import RawLump
 from ..errors import BspError
 from ..lump_ids import LumpId
@@ -88,7 +88,7 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
         }
 
 
-def _game_lumps(bsp: Any) -> list[dict[str, Any]]:
+def _game_lumps(bsp: BspFile) -> list[dict[str, Any]]:
     return [{"id": g.id, "version": g.version, "length": len(g.data), "compressed": g.compressed}
             for g in bsp.game_lumps]
 
