@@ -4,14 +4,21 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from mypy import api  # in the test extra
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "sourcebsp"
 CACHE = ["--cache-dir", "/tmp/sourcebsp-mypy-cache"]
-# Modules held to --strict now; the whole package follows.
-STRICT_MODULES = ["sourcebsp.container", "sourcebsp.codecs.base", "sourcebsp.header", "sourcebsp.variants",
-                  "sourcebsp.compression", "sourcebsp.writeplan", "sourcebsp.lump_ids", "sourcebsp.errors"]
+# Files whose --strict errors are still tolerated while another branch edits
+# them; the rest of the package is held to --strict. Empty this set as they pass.
+NOT_YET_STRICT = {
+    "src/sourcebsp/codecs/entities.py",
+    "src/sourcebsp/codecs/visibility.py",
+    "src/sourcebsp/model/brushes.py",
+    "src/sourcebsp/model/geometry.py",
+    "src/sourcebsp/queries.py",
+}
 
 
 def _mypy(*args: str) -> None:
@@ -23,9 +30,41 @@ def test_mypy_is_clean() -> None:
     _mypy(str(PACKAGE))
 
 
-def test_core_modules_pass_strict(monkeypatch) -> None:
+def test_package_passes_strict(tmp_path: Path, monkeypatch) -> None:
+    """``mypy --strict`` on the whole package: no error outside NOT_YET_STRICT."""
+    monkeypatch.chdir(ROOT)
     monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
-    _mypy("--strict", "--follow-imports=silent", *[arg for m in STRICT_MODULES for arg in ("-m", m)])
+    bare = tmp_path / "no-overrides.ini"  # pyproject's overrides relax these files; this run does not
+    bare.write_text("[mypy]\nignore_missing_imports = True\n", encoding="utf-8")
+    out, err, status = api.run(["--config-file", str(bare), "--strict", "src/sourcebsp", "--no-error-summary", *CACHE])
+    errors = [line for line in out.splitlines() if ": error: " in line]
+    assert status == 0 or errors, out + err  # a crash is not a pass
+    unlisted = [line for line in errors if line.split(":", 1)[0].replace("\\", "/") not in NOT_YET_STRICT]
+    assert not unlisted, "\n".join(unlisted)
+
+
+def test_pyproject_relaxes_only_the_files_not_yet_strict() -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert config.get("strict") is True
+    relaxed = {module for override in config.get("overrides", []) for module in override["module"]}
+    assert relaxed == {path[len("src/"):-len(".py")].replace("/", ".") for path in NOT_YET_STRICT}
+
+
+def test_container_satisfies_its_protocol(tmp_path: Path, monkeypatch) -> None:
+    """BspFile is a MapReader, and a MapReader's lumps keep their types."""
+    script = tmp_path / "protocol.py"
+    script.write_text(
+        "import sourcebsp\nfrom sourcebsp import LumpId\nfrom sourcebsp.protocols import MapReader\n"
+        "bsp: MapReader = sourcebsp.open('x.bsp')\n"
+        "reveal_type(bsp.find_lump(LumpId.ENTITIES))\nreveal_type(bsp.planes)\n",
+        encoding="utf-8")
+    monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
+    out, err, status = api.run(["--strict", "--follow-imports=silent", str(script), *CACHE])
+    revealed = re.findall(r'Revealed type is "(.*)"', out)
+    assert revealed[:1] == ["sourcebsp.codecs.entities.Entities | None"], out + err
+    assert len(revealed) == 2 and revealed[1].startswith("numpy.ndarray"), out + err
+    assert ": error: " not in out, out + err
 
 
 def test_readme_library_examples_pass_strict(tmp_path: Path, monkeypatch) -> None:

@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BspFile",
     "open",
+    "open_bsp",
     "LumpId",
     "RawLump",
     "rgbexp_to_float",

@@ -23,11 +23,11 @@ from .compression import Decompressor, Limits
 from .errors import BspError, BspFormatError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
+from .protocols import LumpKey
 from .variants import Variant, detect_variant, get_variant, supported_versions
 from .writeplan import Compression, plan_write, start_parallel
 
 if TYPE_CHECKING:
-    import numpy.typing as npt
 
     from .codecs.entities import Entities
     from .codecs.gamelumps import GameLumps
@@ -38,12 +38,10 @@ if TYPE_CHECKING:
     from .codecs.staticprops import DetailProps, StaticProps
     from .codecs.textures import StringData
     from .codecs.visibility import Visibility
+    from .protocols import Array, ArrayLump
 
 __all__ = ["BspFile", "ClosedMapError", "Compression", "LumpAttr", "LumpKey", "open_bsp"]
 
-LumpKey = LumpId | int | str
-if TYPE_CHECKING:
-    Array = npt.NDArray[Any]
 T = TypeVar("T")
 
 
@@ -496,7 +494,7 @@ class BspFile:
         """
         from .codecs.staticprops import StaticProps
 
-        lump = self.game_lumps.get("sprp") if self.entry(LumpId.GAME_LUMP).filelen else None
+        lump = self.game_lumps.get("sprp") if self.has_lump(LumpId.GAME_LUMP) else None
         if lump is None:
             return StaticProps.empty(bsp_version=self.version, endian=self.endian)
         return lump.value  # type: ignore[no-any-return]
@@ -504,7 +502,7 @@ class BspFile:
     @property
     def detail_props(self) -> "DetailProps | None":
         """The detail props (:class:`~sourcebsp.codecs.staticprops.DetailProps`), or None."""
-        lump = self.game_lumps.get("dprp") if self.entry(LumpId.GAME_LUMP).filelen else None
+        lump = self.game_lumps.get("dprp") if self.has_lump(LumpId.GAME_LUMP) else None
         return lump.value if lump is not None else None
 
     # ---- BSP tree and visibility queries (implemented in sourcebsp.queries) -------
@@ -648,24 +646,6 @@ class BspFile:
     overlay_system_levels: LumpAttr[Array] = LumpAttr(LumpId.OVERLAY_SYSTEM_LEVELS)
     physlevel: LumpAttr[Any] = LumpAttr(LumpId.PHYSLEVEL, raw_ok=True)
     disp_multiblend: LumpAttr[Any] = LumpAttr(LumpId.DISP_MULTIBLEND, raw_ok=True)
-
-
-if TYPE_CHECKING:
-    # The lumps whose built-in layouts are fixed-size record tables (numpy arrays).
-      ArrayLump = Literal[
-        LumpId.PLANES, LumpId.TEXDATA, LumpId.VERTEXES, LumpId.NODES, LumpId.TEXINFO, LumpId.FACES,
-        LumpId.LEAFS, LumpId.FACEIDS, LumpId.EDGES, LumpId.SURFEDGES, LumpId.MODELS, LumpId.WORLDLIGHTS,
-        LumpId.LEAFFACES, LumpId.LEAFBRUSHES, LumpId.BRUSHES, LumpId.BRUSHSIDES, LumpId.AREAS,
-        LumpId.AREAPORTALS, LumpId.PROPCOLLISION, LumpId.PROPHULLS, LumpId.PROPHULLVERTS, LumpId.PROPTRIS,
-        LumpId.DISPINFO, LumpId.ORIGINALFACES, LumpId.VERTNORMALS, LumpId.VERTNORMALINDICES,
-        LumpId.DISP_LIGHTMAP_ALPHAS, LumpId.DISP_VERTS, LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS,
-        LumpId.LEAFWATERDATA, LumpId.PRIMITIVES, LumpId.PRIMVERTS, LumpId.PRIMINDICES,
-        LumpId.CLIPPORTALVERTS, LumpId.CUBEMAPS, LumpId.TEXDATA_STRING_TABLE, LumpId.OVERLAYS,
-        LumpId.LEAFMINDISTTOWATER, LumpId.FACE_MACRO_TEXTURE_INFO, LumpId.DISP_TRIS, LumpId.WATEROVERLAYS,
-        LumpId.LEAF_AMBIENT_INDEX_HDR, LumpId.LEAF_AMBIENT_INDEX, LumpId.WORLDLIGHTS_HDR,
-        LumpId.LEAF_AMBIENT_LIGHTING_HDR, LumpId.LEAF_AMBIENT_LIGHTING, LumpId.FACES_HDR, LumpId.MAP_FLAGS,
-        LumpId.OVERLAY_FADES, LumpId.OVERLAY_SYSTEM_LEVELS,
-    ]
 
 
 def _versions(variant: "str | Variant | None") -> "Collection[int]":

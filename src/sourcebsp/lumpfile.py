@@ -33,6 +33,7 @@ from .codecs.base import Endian, LumpContext, RawLump
 from .container import BspFile
 from .errors import BspError, BspFormatError, TruncatedError
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
+from .writeplan import encode_lump
 
 __all__ = [
     "LUMPFILE_HEADER",
@@ -80,7 +81,8 @@ def lump_file_name(map_path: str | os.PathLike[str], number: int = 0) -> Path:
 
 
 def _header(buffer: bytes, endian: Endian) -> np.void:
-    return np.frombuffer(buffer, LUMPFILE_HEADER.newbyteorder(endian), 1)[0]
+    header: np.void = np.frombuffer(buffer, LUMPFILE_HEADER.newbyteorder(endian), 1)[0]
+    return header
 
 
 def read_lump_file(path: str | os.PathLike[str]) -> LumpFile:
@@ -211,15 +213,6 @@ def _index(lump: LumpId | int | str) -> int:
 
 def _lump_data(bsp: BspFile, index: int) -> bytes:
     """The lump's uncompressed bytes as they would be saved, offsets counted in the .lmp."""
-    loaded = bsp.is_loaded(index)
-    if not loaded and index != LumpId.GAME_LUMP:
+    if not bsp.is_loaded(index) and index != LumpId.GAME_LUMP:
         return bytes(bsp.lump_bytes(index))
-    value = bsp.get_lump(index)
-    if isinstance(value, RawLump):
-        return bytes(value.data)
-    codec = bsp.codec(index)
-    if codec is None:
-        raise BspFormatError(f"no codec to encode {type(value).__name__}", lump=lump_name(index, bsp.version))
-    ctx = LumpContext(lump=index, name=lump_name(index, bsp.version), version=bsp.entry(index).version,
-                      bsp_version=bsp.version, endian=bsp.endian, file_offset=HEADER_SIZE)
-    return codec.encode(value, ctx)
+    return encode_lump(bsp, index, bsp.get_lump(index), HEADER_SIZE)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Generic, Literal, NamedTuple, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Generic, Literal, NamedTuple, Protocol, Sequence, TypeVar
 
 import numpy as np
 
@@ -30,15 +30,29 @@ from .compression import lzma_compress
 from .errors import BspFormatError
 from .header import HEADER_SIZE, Header, LumpEntry
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
+from .protocols import MapReader
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
-    from .container import BspFile
+    from .codecs.base import LumpContext
 
-__all__ = ["Compression", "WritePlan", "plan_write", "run_parallel", "start_parallel"]
+__all__ = ["Compression", "WritePlan", "encode_lump", "plan_write", "run_parallel", "start_parallel"]
 
 Compression = Literal["keep", "lzma", "none"]
+
+
+class SavedMap(MapReader, Protocol):
+    """What a save reads from a map beyond :class:`~sourcebsp.protocols.MapReader`:
+    its file's bytes and the values decoded or set so far."""
+
+    _buffer: memoryview
+    _decoded: dict[int, Any]
+    _replaced: set[int]
+
+    def _decode(self, index: int) -> Any: ...
+
+    def _context(self, index: int, file_offset: int | None = None) -> "LumpContext": ...
 
 # Lumps never LZMA-compressed as a whole: the pakfile (a zip the engine reads
 # in place) and the game lump (whose sub-lumps are compressed one by one).
@@ -170,7 +184,8 @@ def _region_copier(fd: int, region: Region, source: memoryview) -> Callable[[Bin
     return copy_region
 
 
-def _encode(bsp: "BspFile", index: int, value: Any, file_offset: int) -> bytes:
+def encode_lump(bsp: "SavedMap", index: int, value: Any, file_offset: int) -> bytes:
+    """A lump's value as bytes, for a place at ``file_offset`` (a RawLump stays as it is)."""
     if isinstance(value, RawLump):
         return bytes(value.data)
     codec = bsp.codec(index)
@@ -179,7 +194,7 @@ def _encode(bsp: "BspFile", index: int, value: Any, file_offset: int) -> bytes:
     return codec.encode(value, bsp._context(index, file_offset))
 
 
-def _cannot_have_changed(bsp: "BspFile", index: int, value: Any) -> bool:
+def _cannot_have_changed(bsp: "SavedMap", index: int, value: Any) -> bool:
     """True for values no one can edit in place: read-only views of the file's
     bytes, and values of codecs that declare ``mutable = False``."""
     if isinstance(value, np.ndarray) and not value.flags.writeable:
@@ -191,7 +206,7 @@ def _cannot_have_changed(bsp: "BspFile", index: int, value: Any) -> bool:
     return getattr(bsp.codec(index), "mutable", True) is False
 
 
-def _holds_file_offsets(bsp: "BspFile", index: int) -> bool:
+def _holds_file_offsets(bsp: "SavedMap", index: int) -> bool:
     check = getattr(bsp.codec(index), "holds_file_offsets", None)
     return bool(check and check(bsp.raw_lump(index), bsp.header.lumps[index].fileofs))
 
@@ -209,7 +224,7 @@ def _recompressed_game_lumps(value: Any, compressed: bool) -> Any:
     return result
 
 
-def plan_write(bsp: "BspFile", *, reencode: bool = False, compression: Compression = "keep") -> WritePlan:
+def plan_write(bsp: "SavedMap", *, reencode: bool = False, compression: Compression = "keep") -> WritePlan:
     """The plan for writing ``bsp`` (see the module docstring).  ``bsp`` is not changed."""
     if compression not in ("keep", "lzma", "none"):
         raise ValueError(f"compression must be 'keep', 'lzma' or 'none', not {compression!r}")
@@ -232,7 +247,7 @@ def plan_write(bsp: "BspFile", *, reencode: bool = False, compression: Compressi
     for index, value in values.items():
         if index not in forced and _cannot_have_changed(bsp, index, value):
             continue
-        plain = _encode(bsp, index, value, entries[index].fileofs)
+        plain = encode_lump(bsp, index, value, entries[index].fileofs)
         if plain != bsp.lump_bytes(index):
             contents[index] = plain
 
@@ -277,7 +292,7 @@ def plan_write(bsp: "BspFile", *, reencode: bool = False, compression: Compressi
     return _relaid(bsp, values, payloads, fourccs, as_found, stored)
 
 
-def _patched(bsp: "BspFile", patches: dict[int, "bytes | memoryview"]) -> WritePlan:
+def _patched(bsp: "SavedMap", patches: dict[int, "bytes | memoryview"]) -> WritePlan:
     """The original layout with changed lumps written over their old bytes."""
     entries = bsp.header.lumps
     source = bsp._buffer
@@ -307,7 +322,7 @@ def _patched(bsp: "BspFile", patches: dict[int, "bytes | memoryview"]) -> WriteP
     return WritePlan(bsp.header, pieces, source)
 
 
-def _relaid(bsp: "BspFile", values: dict[int, Any], payloads: dict[int, "bytes | memoryview"],
+def _relaid(bsp: "SavedMap", values: dict[int, Any], payloads: dict[int, "bytes | memoryview"],
             fourccs: dict[int, int], as_found: set[int],
             stored: Callable[[int, "bytes | memoryview"], tuple["bytes | memoryview", int]]) -> WritePlan:
     """The lumps laid out again: original order, 4-byte aligned, pakfile last."""
@@ -321,7 +336,7 @@ def _relaid(bsp: "BspFile", values: dict[int, Any], payloads: dict[int, "bytes |
         if len(payloads[index]) and moved and _holds_file_offsets(bsp, index):
             # Its bytes hold absolute offsets (game lumps, some pakfiles): encode it where it lands.
             value = values[index] if index in values else bsp._decode(index)
-            payloads[index], fourccs[index] = stored(index, _encode(bsp, index, value, position))
+            payloads[index], fourccs[index] = stored(index, encode_lump(bsp, index, value, position))
             as_found.discard(index)
         offsets[index] = position
         data = payloads[index]
@@ -333,6 +348,6 @@ def _relaid(bsp: "BspFile", values: dict[int, Any], payloads: dict[int, "bytes |
             pieces.append(bytes(padding))
             position += padding
     lumps = [LumpEntry(offsets[i], len(payloads[i]), entries[i].version, fourccs[i]) for i in range(NUM_LUMPS)]
-    header = Header(bsp.header.ident, bsp.version, lumps, bsp.map_revision, bsp.header.lump_order)
+    header = Header(bsp.header.ident, bsp.version, lumps, bsp.header.map_revision, bsp.header.lump_order)
     pieces[0] = header.to_bytes()
     return WritePlan(header, pieces, bsp._buffer)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..container import BspFile
 from ..errors import BspError
 
 class CommandError(Exception):
@@ -184,7 +185,7 @@ def summary(text: str) -> None:
         print(text)
 
 
-def lzma_refusal(bsp: Any) -> str | None:
+def lzma_refusal(bsp: BspFile) -> str | None:
     """Why the game of ``bsp`` cannot load LZMA-compressed lumps or pak entries, or None.
 
     LZMA lumps came with the Left 4 Dead / Orange Box-update engines (BSP 20 and
@@ -197,7 +198,7 @@ def lzma_refusal(bsp: Any) -> str | None:
     return None
 
 
-def check_lzma(bsp: Any, force: bool, what: str) -> None:
+def check_lzma(bsp: BspFile, force: bool, what: str) -> None:
     """Refuse LZMA output for engines that cannot read it; with ``--force`` warn loudly and go on."""
     reason = lzma_refusal(bsp)
     if reason is None:
@@ -207,7 +208,7 @@ def check_lzma(bsp: Any, force: bool, what: str) -> None:
     print(f"sourcebsp: WARNING: {what}: {reason}; writing it anyway (--force)", file=sys.stderr)
 
 
-def save_map(bsp: Any, output: str, **save_options: Any) -> tuple[int, int]:
+def save_map(bsp: BspFile, output: str, **save_options: Any) -> tuple[int, int]:
     """Write ``bsp`` to ``output`` (already checked with :func:`check_output`); (bytes before, bytes after)."""
     before = int(bsp.file_size)
     bsp.save(output, overwrite=True, **save_options)

@@ -18,8 +18,9 @@ from typing import Any, Sequence
 
 from .. import open_bsp
 from ..codecs.entities import Entities
+from ..lump_ids import LumpId
 from . import _common
-from .entities import load_entities, read_ent_file
+from .entities import read_ent_file
 
 
 RULES_HELP = """\
@@ -286,7 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if args.from_ent:
                     entities = read_ent_file(args.from_ent, bsp.version)
                 else:
-                    entities = load_entities(bsp)
+                    found = bsp.require_lump(LumpId.ENTITIES, "read the entities")
+                    entities = Entities(bsp_version=bsp.version) if found is None else found
                 report = apply_rules(entities, rules)
                 bsp.set_lump("ENTITIES", entities)
                 before, after = _common.save_map(bsp, args.output)

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Sequence
+from typing import Sequence
 
-from .. import open_bsp
+from .. import BspFile, open_bsp
 from .._io import atomic_write
 from ..codecs.entities import Entities, Entity
 from ..lump_ids import LumpId
@@ -20,18 +20,13 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-def load_entities(bsp: Any) -> Entities:
-    """The map's entities (an empty list when the map has no entity lump)."""
-    entities = bsp.require_lump(LumpId.ENTITIES, "read the entities")
-    return Entities(bsp_version=bsp.version) if entities is None else entities  # type: ignore[no-any-return]
-
-
-def entity_text(bsp: Any) -> bytes:
+def entity_text(bsp: BspFile) -> bytes:
     """The entity lump as a ``.ent`` file holds it: the text before the closing NUL, bytes as stored."""
-    if not bsp.entry(LumpId.ENTITIES).filelen and not bsp.is_loaded(LumpId.ENTITIES):
+    if not bsp.has_lump(LumpId.ENTITIES):
         return b""
     if bsp.is_loaded(LumpId.ENTITIES):
-        data = bsp.get_lump(LumpId.ENTITIES).to_bytes()
+        entities = bsp.require_lump(LumpId.ENTITIES, "write the entity text")
+        data = b"" if entities is None else entities.to_bytes()
     else:
         data = bytes(bsp.lump_bytes(LumpId.ENTITIES))
     end = data.find(b"\0")
@@ -77,8 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ent:
             return _dump_ent(args.map, args.output, args.overwrite)
         with open_bsp(args.map) as bsp:
-            entities = load_entities(bsp)
-            chosen = select(entities, args.classname, args.targetname)
+            entities = bsp.require_lump(LumpId.ENTITIES, "read the entities")
+            chosen = [] if entities is None else select(entities, args.classname, args.targetname)
             if args.json:
                 _common.print_json([
                     {"index": i, "keyvalues": [[k, v] for k, v in e.items()]} for i, e in chosen
@@ -95,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 width = max((len(k) for k in entity.keys()), default=0)
                 for key, value in entity.items():
                     print(f"    {printable(key):<{width}}  {printable(value)}")
-            print(f"{len(chosen)} of {len(entities)} entities")
+            print(f"{len(chosen)} of {0 if entities is None else len(entities)} entities")
         return 0
 
     return _common.run(body)

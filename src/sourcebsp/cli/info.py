@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
-from .. import open_bsp
+from .. import BspFile, open_bsp
 from ..codecs.base import RawLump
 from ..errors import BspError
 from ..lump_ids import LumpId
@@ -66,10 +66,10 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
         for row in lumps:
             row["damaged"] = row["index"] in broken
         entities = None
-        if bsp.entry(LumpId.ENTITIES).filelen and LumpId.ENTITIES not in broken:
+        if bsp.has_lump(LumpId.ENTITIES) and LumpId.ENTITIES not in broken:
             entities = damage.probe("ENTITIES", int(LumpId.ENTITIES), lambda: bsp.get_lump(LumpId.ENTITIES), None)
         game_lumps: list[dict[str, Any]] = []
-        if bsp.entry(LumpId.GAME_LUMP).filelen and LumpId.GAME_LUMP not in broken:
+        if bsp.has_lump(LumpId.GAME_LUMP) and LumpId.GAME_LUMP not in broken:
             game_lumps = damage.probe("GAME_LUMP", int(LumpId.GAME_LUMP), lambda: _game_lumps(bsp), [])
         return {
             "path": str(path),
@@ -88,7 +88,7 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
         }
 
 
-def _game_lumps(bsp: Any) -> list[dict[str, Any]]:
+def _game_lumps(bsp: BspFile) -> list[dict[str, Any]]:
     return [{"id": g.id, "version": g.version, "length": len(g.data), "compressed": g.compressed}
             for g in bsp.game_lumps]
 

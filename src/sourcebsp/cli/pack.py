@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from .. import open_bsp
+from .. import BspFile, open_bsp
 from . import _common
 from .deps import add_mount_arguments, mount_from
 
 
-def _warn_lzma(bsp: object, fs: object) -> None:
+def _warn_lzma(bsp: BspFile, fs: object) -> None:
     from ..content.branches import map_branch
 
     branch, reason = map_branch(bsp, fs)

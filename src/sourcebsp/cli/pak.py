@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Sequence
 
 from .. import open_bsp
-from ..container import BspFile
 from ..codecs.pakfile import ZIP_LZMA, ZIP_STORED, Pakfile
 from ..errors import BspError
 from ..lump_ids import LumpId
@@ -69,11 +68,6 @@ def _files_to_add(paths: Sequence[str], as_name: str | None) -> list[tuple[str, 
 
 def _files(count: int) -> str:
     return f"{count} file" if count == 1 else f"{count} files"
-
-
-def _pakfile(bsp: BspFile) -> Pakfile:
-    value = bsp.require_lump(LumpId.PAKFILE, "read the pakfile")
-    return Pakfile() if value is None else value  # type: ignore[no-any-return]
 
 
 def matching(names: Sequence[str], patterns: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -219,7 +213,10 @@ def _extract(pak: Pakfile, folder: str, patterns: Sequence[str], overwrite: bool
 
 def _run(args: argparse.Namespace, output: str | None) -> int:
     with open_bsp(args.map) as bsp:
-        pak = _pakfile(bsp)
+        pak = bsp.require_lump(LumpId.PAKFILE, "read the pakfile")
+        if pak is None:  # a map without a pakfile gets an empty one, saved with the map
+            pak = Pakfile()
+            bsp.set_lump(LumpId.PAKFILE, pak)
         if args.action == "list":
             _list(pak, args.json, f"Pakfile of {args.map}")
             return 0

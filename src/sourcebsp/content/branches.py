@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..protocols import MapReader
 from ..lump_ids import LumpId
 
 __all__ = ["Branch", "BRANCHES", "map_branch"]
@@ -63,7 +64,7 @@ _MP_CLASSES = frozenset({"tf_gamerules", "team_control_point", "func_respawnroom
 _MP_PREFIXES = ("tf_", "dod_")
 
 
-def map_branch(bsp: Any, fs: Any = None) -> tuple[Branch | None, str]:
+def map_branch(bsp: MapReader, fs: Any = None) -> tuple[Branch | None, str]:
     """The branch a map is for and why: the mounted game's folder first, else what the map
     shows (BSP version, byte order, game-specific entity classes); ``(None, "")`` when unknown."""
     mod_dir = getattr(fs, "mod_dir", None)

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from ..protocols import MapReader
 from ..errors import BspError
 from ..lump_ids import LumpId
 from ..model.geometry import texture_names
@@ -146,7 +147,7 @@ class DependencyGraph:
 
 
 class _Walker:
-    def __init__(self, bsp: Any, fs: GameFS, map_name: str, tags: Iterable[str] = ()) -> None:
+    def __init__(self, bsp: MapReader, fs: GameFS, map_name: str, tags: Iterable[str] = ()) -> None:
         self.bsp = bsp
         self.fs = fs
         self.graph = DependencyGraph(map_name, fs, _compiled_names(fs.pakfile_names()))
@@ -194,7 +195,7 @@ class _Walker:
         for index, name in enumerate(texture_names(bsp)):
             if name:
                 self.add(_material_path(name), "material", {"lump": "TEXDATA", "index": index})
-        if bsp.entry(LumpId.GAME_LUMP).filelen:
+        if bsp.has_lump(LumpId.GAME_LUMP):
             for index, name in enumerate(bsp.static_props.names):
                 if name:
                     self.add(name, "model", {"lump": "sprp", "index": index})
@@ -619,7 +620,7 @@ def _texture_path(name: str) -> str:
     return path if path.endswith(".vtf") else path + ".vtf"
 
 
-def map_dependencies(bsp: Any, fs: GameFS | None = None, *, map_name: str | None = None,
+def map_dependencies(bsp: MapReader, fs: GameFS | None = None, *, map_name: str | None = None,
                      tags: Iterable[str] = ()) -> DependencyGraph:
     """Every file the map needs, found through ``fs`` (and the map's own pakfile).
 

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from ..protocols import MapReader
 from ..lump_ids import LumpId
 from .branches import BRANCHES, Branch, map_branch
 from .deps import DependencyGraph, map_dependencies
@@ -55,7 +56,7 @@ class Finding:
 class Context:
     """What the rules look at."""
 
-    bsp: Any
+    bsp: MapReader
     fs: GameFS
     graph: DependencyGraph
     map_name: str
@@ -208,7 +209,7 @@ def _output_target(ctx: Context) -> Iterator[tuple[str, str]]:
 def _limit_counts(ctx: Context) -> Iterator[tuple[str, int, int]]:
     bsp = ctx.bsp
     for lump, (name, limit) in LIMITS.items():
-        if not bsp.entry(lump).filelen:
+        if not bsp.has_lump(lump):
             continue
         count = bsp.count(lump)
         if count is not None:
@@ -236,7 +237,7 @@ def _limit_near(ctx: Context) -> Iterator[tuple[str, str]]:
 
 
 def _no_visibility(ctx: Context) -> Iterator[tuple[str, str]]:
-    if not ctx.bsp.entry(LumpId.VISIBILITY).filelen:
+    if not ctx.bsp.has_lump(LumpId.VISIBILITY):
         yield "the map has no visibility data (not run through vvis, or it leaked)", "VISIBILITY"
 
 
@@ -300,7 +301,7 @@ def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list
     return [r for r in chosen if not any(matches(r, s) for s in ignore)]
 
 
-def check_map(bsp: Any, fs: GameFS | None = None, *, rules: Iterable[Rule] = RULES,
+def check_map(bsp: MapReader, fs: GameFS | None = None, *, rules: Iterable[Rule] = RULES,
               map_name: str | None = None, graph: DependencyGraph | None = None,
               tags: Iterable[str] = (), engine: str | None = None) -> list[Finding]:
     """Run ``rules`` on an open map; findings in rule order.

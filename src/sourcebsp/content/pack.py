@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from ..protocols import MapReader
 from .deps import Dependency, DependencyGraph
 
 __all__ = ["PackPlan", "plan_pack", "apply_pack", "STREAMED"]
@@ -56,7 +57,7 @@ def plan_pack(graph: DependencyGraph, *, include_stock: bool = False) -> PackPla
     return plan
 
 
-def apply_pack(bsp: Any, graph: DependencyGraph, plan: PackPlan, *, lzma: bool = False) -> None:
+def apply_pack(bsp: MapReader, graph: DependencyGraph, plan: PackPlan, *, lzma: bool = False) -> None:
     """Add the planned files to ``bsp``'s pakfile (stored, or LZMA when asked: sounds and shader
     caches stay stored)."""
     from ..lump_ids import LumpId
@@ -69,5 +70,5 @@ def apply_pack(bsp: Any, graph: DependencyGraph, plan: PackPlan, *, lzma: bool =
         bsp.set_lump(LumpId.PAKFILE, pak)
     for dep in plan.add:
         assert dep.location is not None  # plan_pack only adds found files
-        method = "lzma" if lzma and not STREAMED.match(dep.path) else "stored"
+        method: Literal["lzma", "stored"] = "lzma" if lzma and not STREAMED.match(dep.path) else "stored"
         pak.add(dep.path, graph.fs.read(dep.location), compression=method)

@@ -65,7 +65,7 @@ def format_many(values: Any, decimals: int = 6) -> list[str]:
     merged = np.empty(count, object)
     merged[whole] = ("%d\n" * whole_count % tuple(flat[whole].tolist())).split()
     merged[~whole] = parts
-    return merged.tolist()  # type: ignore[no-any-return]
+    return merged.tolist()
 
 
 def require(module: str, what: str) -> Any:
@@ -111,6 +111,6 @@ def quaternions(matrices: np.ndarray) -> np.ndarray:
                   1 + m[:, 2, 2] - m[:, 0, 0] - m[:, 1, 1], m[:, 1, 0] - m[:, 0, 1]], 1),
     ], 1)
     diag = np.stack([t, m[:, 0, 0], m[:, 1, 1], m[:, 2, 2]], 1)
-    q = cand[np.arange(len(m)), np.argmax(diag, 1)]
+    q: np.ndarray = cand[np.arange(len(m)), np.argmax(diag, 1)]
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     return q * np.where(q[:, 3:4] < 0, -1.0, 1.0)

@@ -44,6 +44,7 @@ from ..flags import Contents
 from ..lump_ids import LumpId
 from ..model.brushes import BrushSet, brush_models_of, build_brushes, leaf_models
 from ..model.geometry import angles_matrix, texture_names
+from ..protocols import MapReader
 from ..queries import leaf_at
 from .vmf_entities import COMPILER_KEYS, cubemap_pairs, overlay_pairs, split_keys, static_prop_pairs
 from .vmf_geometry import prism_planes
@@ -219,7 +220,7 @@ def _group_brushes(solids: dict[int, VmfSolid], brushes: BrushSet, owner: np.nda
     return groups
 
 
-def areaportal_keys(bsp: Any, brushes: BrushSet, rows: list[int]) -> dict[int, int]:
+def areaportal_keys(bsp: MapReader, brushes: BrushSet, rows: list[int]) -> dict[int, int]:
     """Portal key (``portalnumber``) of each areaportal brush, by the AREAPORTALS entry on one of its sides."""
     portals = bsp.find_lump(LumpId.AREAPORTALS)
     verts = bsp.find_lump(LumpId.CLIPPORTALVERTS)
@@ -244,7 +245,7 @@ def areaportal_keys(bsp: Any, brushes: BrushSet, rows: list[int]) -> dict[int, i
     return out
 
 
-def occluder_specs(bsp: Any, occlusion: Any, index: int, game: str) -> list[PlaneSpec]:
+def occluder_specs(bsp: MapReader, occlusion: Any, index: int, game: str) -> list[PlaneSpec]:
     """The planes of a brush for each polygon of occluder ``index``."""
     vertexes = bsp.vertexes["point"].astype(np.float64)
     planes = bsp.planes
@@ -405,7 +406,7 @@ def _lump_entity(entity: Any, index: int, groups: _BrushGroups, placements: dict
     return VmfEntity(hid if hid and hid > 1 else 0, [("classname", entity.classname or "")] + keys, outputs, solids)
 
 
-def _entities(bsp: Any, entities: list[Any], groups: _BrushGroups, placements: dict[int, _Placement],
+def _entities(bsp: MapReader, entities: list[Any], groups: _BrushGroups, placements: dict[int, _Placement],
               extra_world: list[VmfSolid], game: str, counter: IdCounter, stats: DecompileStats,
               io_format: str = "map") -> VmfMap:
     """The world and every entity of the lump, then the brush entities the decompiler rebuilt."""
@@ -437,7 +438,7 @@ def _entities(bsp: Any, entities: list[Any], groups: _BrushGroups, placements: d
     return vmf
 
 
-def _props(bsp: Any) -> list[VmfEntity]:
+def _props(bsp: MapReader) -> list[VmfEntity]:
     out = []
     for number, (pairs, lighting) in enumerate(static_prop_pairs(bsp)):
         if lighting is not None:
@@ -449,7 +450,7 @@ def _props(bsp: Any) -> list[VmfEntity]:
     return out
 
 
-def _overlays(bsp: Any, face_ids: np.ndarray, names: list[str]) -> list[VmfEntity]:
+def _overlays(bsp: MapReader, face_ids: np.ndarray, names: list[str]) -> list[VmfEntity]:
     return [VmfEntity(0, pairs, color="80 150 225") for pairs in overlay_pairs(bsp, face_ids, names)]
 
 
@@ -467,7 +468,7 @@ def _face_side_ids(match: FaceMatch, side_ids: np.ndarray, disp_side_id: dict[in
     return ids
 
 
-def cubemap_sides(bsp: Any, faces: np.ndarray, face_ids: np.ndarray) -> dict[int, list[int]]:
+def cubemap_sides(bsp: MapReader, faces: np.ndarray, face_ids: np.ndarray) -> dict[int, list[int]]:
     """The side ids of each cubemap (CUBEMAPS row): sides with faces whose material vbsp patched for it.
 
     vbsp names a material copy fixed up for the sample at ``(x, y, z)``
@@ -479,7 +480,7 @@ def cubemap_sides(bsp: Any, faces: np.ndarray, face_ids: np.ndarray) -> dict[int
         return {}
     by_origin: dict[tuple[int, int, int], int] = {}
     for i, origin in enumerate(np.asarray(cubemaps["origin"]).astype(np.int64).tolist()):
-        by_origin.setdefault(tuple(origin), i)  # type: ignore[arg-type]
+        by_origin.setdefault(tuple(origin), i)
     owner_of_texdata: dict[int, int] = {}
     for td, raw in enumerate(texture_names(bsp)):
         name = raw
@@ -600,7 +601,7 @@ def _count(vmf: VmfMap, stats: DecompileStats) -> None:
 
 
 # ---- the whole map ------------------------------------------------------------------------------
-def build_vmf(bsp: Any, options: DecompileOptions | None = None,
+def build_vmf(bsp: MapReader, options: DecompileOptions | None = None,
               progress: Callable[[str], None] | None = None) -> tuple[VmfMap, DecompileStats]:
     """The VMF document of ``bsp`` and the statistics of the decompile."""
     options = options or DecompileOptions()

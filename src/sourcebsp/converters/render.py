@@ -36,6 +36,7 @@ from .._io import atomic_write
 from ..errors import BspError
 from ..model.geometry import build_mesh
 from ..model.lightmaps import build_atlas
+from ..protocols import MapReader
 from . import render_overview as ov
 from ._common import Progress, opened, report, require
 from .render_camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camera, draw_perspective, \
@@ -92,7 +93,7 @@ class RenderResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def _scene(bsp: Any, include_tools: bool, hdr: bool | None, game: Any, textures: bool, props: bool) -> Scene:
+def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: Any, textures: bool, props: bool) -> Scene:
     mesh = build_mesh(bsp, models="all", include_tools=include_tools)
     if not mesh.num_triangles:
         raise NothingToDraw("the map has no drawn faces to render (only tool faces or entities)")
@@ -178,7 +179,7 @@ def _finish(image: np.ndarray, hit: np.ndarray) -> float:
     return float((flat @ LUMINANCE).std())
 
 
-def _player(bsp: Any, scene: Scene, width: int, height: int, fov: float, camera: Sequence[float] | None,
+def _player(bsp: MapReader, scene: Scene, width: int, height: int, fov: float, camera: Sequence[float] | None,
             at: str | None, progress: Progress | None) -> RenderResult:
     warnings = []
     score, tried = None, 0
@@ -193,7 +194,7 @@ def _player(bsp: Any, scene: Scene, width: int, height: int, fov: float, camera:
     else:
         starts = player_starts(bsp)
         inside = None
-        if bsp.entry("NODES").filelen:
+        if bsp.has_lump("NODES"):
             from .. import queries
 
             def inside(points: np.ndarray) -> np.ndarray:
@@ -214,7 +215,7 @@ def _player(bsp: Any, scene: Scene, width: int, height: int, fov: float, camera:
                         warnings=warnings)
 
 
-def _from_above(bsp: Any, scene: Scene, view: str, width: int, height: int,
+def _from_above(bsp: MapReader, scene: Scene, view: str, width: int, height: int,
                 height_range: tuple[float, float] | None, markers: bool, progress: Progress | None,
                 level: tuple[float, float] | None = None) -> RenderResult:
     warnings: list[str] = []

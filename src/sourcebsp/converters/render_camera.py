@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import BspError
 from ..model.geometry import angles_matrix
+from ..protocols import MapReader
 from .render_raster import Frame, project_perspective
 from .render_scene import Scene
 
@@ -60,7 +61,7 @@ class Camera:
     @property
     def rotation(self) -> np.ndarray:
         """Columns forward, left, up."""
-        return angles_matrix(self.angles)  # type: ignore[no-any-return]
+        return angles_matrix(self.angles)
 
 
 def entity_floats(text: str | None, count: int = 3) -> np.ndarray | None:
@@ -77,12 +78,12 @@ def _entity_angles(entity: Any) -> np.ndarray:
     if angles is None:
         yaw = entity_floats(entity.get("angle"), 1)
         angles = np.array([0.0, float(yaw[0]) if yaw is not None else 0.0, 0.0])
-    return angles  # type: ignore[no-any-return]
+    return angles
 
 
-def player_starts(bsp: Any) -> list[Camera]:
+def player_starts(bsp: MapReader) -> list[Camera]:
     """A camera at eye height for every player start, in :data:`PLAYER_STARTS` order, then file order."""
-    if not bsp.entry("ENTITIES").filelen:
+    if not bsp.has_lump("ENTITIES"):
         return []
     found: dict[str, list[Camera]] = {name: [] for name in PLAYER_STARTS}
     for entity in bsp.entities:
@@ -98,12 +99,12 @@ def player_starts(bsp: Any) -> list[Camera]:
     return [camera for name in PLAYER_STARTS for camera in found[name]]
 
 
-def entity_camera(bsp: Any, targetname: str) -> Camera:
+def entity_camera(bsp: MapReader, targetname: str) -> Camera:
     """A camera at the entity named ``targetname``, looking along its angles.
 
     A brush entity without an origin is seen from its model's centre.
     """
-    if bsp.entry("ENTITIES").filelen:
+    if bsp.has_lump("ENTITIES"):
         for entity in bsp.entities:
             if (entity.get("targetname") or "") != targetname:
                 continue

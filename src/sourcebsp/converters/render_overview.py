@@ -32,13 +32,14 @@ The overview text file
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 from .. import queries
 from ..errors import BspError
 from ..lump_ids import LumpId
+from ..protocols import MapReader
 from .render_camera import entity_floats
 from .render_raster import Frame
 
@@ -103,9 +104,9 @@ class OverviewFrame:
         return self.units_per_pixel * self.width / 1024.0
 
 
-def markers(bsp: Any) -> list[Marker]:
+def markers(bsp: MapReader) -> list[Marker]:
     """Spawns and objectives of the map, with team colours where the map says (``TeamNum``)."""
-    if not bsp.entry("ENTITIES").filelen:
+    if not bsp.has_lump("ENTITIES"):
         return []
     from ..model.geometry import brush_models
 
@@ -137,20 +138,20 @@ def markers(bsp: Any) -> list[Marker]:
 def _closure(matrix: np.ndarray, start: np.ndarray) -> np.ndarray:
     reach = start.copy()
     while True:
-        grown = reach | matrix[reach].any(0)
+        grown: np.ndarray = reach | matrix[reach].any(0)
         if grown.sum() == reach.sum():
             return grown
         reach = grown
 
 
-def playable_clusters(bsp: Any, anchors: np.ndarray) -> np.ndarray | None:
+def playable_clusters(bsp: MapReader, anchors: np.ndarray) -> np.ndarray | None:
     """Bool per cluster: reachable from the ``anchors`` ``(N, 3)`` through the PVS (see the notes).
 
     None when every cluster counts (no tree, no visibility, no anchor in open space).
     """
     try:
         vis = queries.visibility(bsp)
-        if not vis.present or not bsp.entry(LumpId.NODES).filelen:
+        if not vis.present or not bsp.has_lump(LumpId.NODES):
             return None
         matrix = vis.pvs_matrix()
         count = len(matrix)
@@ -176,22 +177,22 @@ def playable_clusters(bsp: Any, anchors: np.ndarray) -> np.ndarray | None:
         return None  # a map whose tree or visibility cannot be read: show everything
 
 
-def _sky_camera(bsp: Any) -> np.ndarray | None:
-    if not bsp.entry("ENTITIES").filelen:
+def _sky_camera(bsp: MapReader) -> np.ndarray | None:
+    if not bsp.has_lump("ENTITIES"):
         return None
     sky = bsp.entities.first(classname="sky_camera")
     return None if sky is None else entity_floats(sky.get("origin"))
 
 
-def triangle_clusters(bsp: Any, corners: np.ndarray, normal: np.ndarray) -> np.ndarray:
+def triangle_clusters(bsp: MapReader, corners: np.ndarray, normal: np.ndarray) -> np.ndarray:
     """The cluster just in front of every triangle (-1: solid or unknown)."""
-    if not len(corners) or not bsp.entry(LumpId.NODES).filelen:
+    if not len(corners) or not bsp.has_lump(LumpId.NODES):
         return np.full(len(corners), -1, np.int64)
     probe = corners.mean(1) + normal * 2.0
     return np.asarray(queries.cluster_at(bsp, probe), np.int64)
 
 
-def pvs_culler(bsp: Any, face: np.ndarray) -> Callable[[np.ndarray], np.ndarray | None] | None:
+def pvs_culler(bsp: MapReader, face: np.ndarray) -> Callable[[np.ndarray], np.ndarray | None] | None:
     """A function giving, for an eye position, which triangles its PVS may show.
 
     ``face`` is the map face of every triangle (``-1`` for props).  A face
@@ -229,7 +230,7 @@ def pvs_culler(bsp: Any, face: np.ndarray) -> Callable[[np.ndarray], np.ndarray 
         row = vis.pvs(cluster)
         seen = np.zeros(count + 1, bool)
         seen[pair_face[row[pair_cluster]]] = True
-        return always | seen[np.where(face >= 0, face, count)]  # type: ignore[no-any-return]
+        return always | seen[np.where(face >= 0, face, count)]
 
     return visible
 
@@ -272,7 +273,8 @@ class FloorMap:
 
     @property
     def reachable(self) -> np.ndarray:
-        return ~np.isnan(self.top)
+        unreached: np.ndarray = np.isnan(self.top)
+        return ~unreached
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
         """World XY ``(low, high)`` of the reachable cells."""
@@ -406,7 +408,7 @@ def outline(frame: Frame, colour: np.ndarray, hit: np.ndarray, step: float) -> n
         with np.errstate(invalid="ignore"):
             edge |= np.isnan(n) | (np.abs(n - z) > step)
     factor = np.where(edge.ravel()[hit], np.float32(0.45), np.float32(1.0))
-    return colour * factor[:, None]  # type: ignore[no-any-return]
+    return colour * factor[:, None]
 
 
 def draw_markers(image: np.ndarray, frame: OverviewFrame, found: list[Marker]) -> None:

@@ -46,7 +46,7 @@ class Frame:
 
     def source(self) -> np.ndarray:
         """Scene triangle of every pixel (``-1``: background)."""
-        return np.where(self.owner >= 0, self.ids[np.maximum(self.owner, 0)], -1)  # type: ignore[no-any-return]
+        return np.where(self.owner >= 0, self.ids[np.maximum(self.owner, 0)], -1)
 
     def interpolate(self, hit: np.ndarray, first: int, count: int) -> np.ndarray:
         """Attributes ``first:first+count`` interpolated at the pixels ``hit`` (flat indices)."""

@@ -14,12 +14,12 @@ sun direction.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from ..model.geometry import MapMesh
 from ..model.lightmaps import LightmapAtlas, tonemap
+from ..protocols import MapReader
 from .render_raster import Frame
 
 __all__ = ["Scene", "build_scene", "shade", "LUMINANCE"]
@@ -59,7 +59,7 @@ class Scene:
                      self.images, self.props_drawn, self.props_missing, self.notes)
 
 
-def _reflectivity(bsp: Any, count: int) -> np.ndarray:
+def _reflectivity(bsp: MapReader, count: int) -> np.ndarray:
     """Linear average colour of every texdata entry (0.5 grey where unknown)."""
     out = np.full((max(count, 1), 3), 0.5)
     texdata = bsp.find_lump("TEXDATA")
@@ -70,7 +70,7 @@ def _reflectivity(bsp: Any, count: int) -> np.ndarray:
     return out
 
 
-def build_scene(bsp: Any, mesh: MapMesh, atlas: LightmapAtlas | None, *,
+def build_scene(bsp: MapReader, mesh: MapMesh, atlas: LightmapAtlas | None, *,
                 texture_images: tuple[np.ndarray, np.ndarray] | None = None,
                 boxes: np.ndarray | None = None) -> Scene:
     """The scene of a map's mesh, plus static prop ``boxes`` ``(P, 8, 3)`` world corners.

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..model.geometry import angles_matrix
+from ..protocols import MapReader
 
 __all__ = ["GameFiles", "texture_images", "prop_boxes", "TEXTURE_SIZE"]
 
@@ -54,7 +55,7 @@ class GameFiles:
         self.notes = notes
 
     @classmethod
-    def for_map(cls, bsp: Any, game: str | Path | None = None) -> "GameFiles | None":
+    def for_map(cls, bsp: MapReader, game: str | Path | None = None) -> "GameFiles | None":
         """The files of ``bsp`` (and ``game``); None when srctools is missing."""
         notes: list[str] = []
         if not _srctools():
@@ -160,7 +161,7 @@ def _decode(files: GameFiles, texture: str) -> np.ndarray | None:
         return None
     picture = picture.resize((TEXTURE_SIZE, TEXTURE_SIZE), Image.Resampling.BILINEAR)
     srgb = np.asarray(picture, np.float32) / 255
-    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)  # type: ignore[no-any-return]
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
 
 
 def texture_images(files: GameFiles, materials: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -212,9 +213,9 @@ def _model_bounds(files: GameFiles, name: str) -> tuple[np.ndarray, np.ndarray] 
     return lo, hi
 
 
-def prop_boxes(bsp: Any, files: GameFiles | None) -> tuple[np.ndarray | None, int]:
+def prop_boxes(bsp: MapReader, files: GameFiles | None) -> tuple[np.ndarray | None, int]:
     """World corners ``(P, 8, 3)`` of the static props whose models were found, and how many were not."""
-    if not bsp.entry("GAME_LUMP").filelen:
+    if not bsp.has_lump("GAME_LUMP"):
         return None, 0
     try:
         props = bsp.static_props

@@ -29,12 +29,12 @@ the corner at ``startposition``), as vbsp copies them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
+from ..protocols import MapReader
 from .vmf_writer import VmfDisp
 
 __all__ = ["DISP_BRUSH_DEPTH", "CORNER_EPSILON", "DispFace", "displacement_faces", "disp_block"]
@@ -60,7 +60,7 @@ class DispFace:
     texinfo: int
 
 
-def displacement_faces(bsp: Any, faces: np.ndarray, face_points: np.ndarray,
+def displacement_faces(bsp: MapReader, faces: np.ndarray, face_points: np.ndarray,
                        face_offsets: np.ndarray) -> list[DispFace]:
     """The base face of every displacement of the map."""
     dispinfo = bsp.require_lump(LumpId.DISPINFO, "decompile displacements")
@@ -86,7 +86,7 @@ def displacement_faces(bsp: Any, faces: np.ndarray, face_points: np.ndarray,
     return out
 
 
-def disp_block(bsp: Any, disp: DispFace, normal: np.ndarray) -> VmfDisp:
+def disp_block(bsp: MapReader, disp: DispFace, normal: np.ndarray) -> VmfDisp:
     """The ``dispinfo`` block of one displacement; ``normal`` is its side's outward normal."""
     dispinfo = bsp.dispinfo
     row = dispinfo[disp.index]

@@ -35,6 +35,7 @@ from ..codecs.entities import Output
 from ..codecs.overlays import split_render_order
 from ..flags import StaticPropFlags
 from ..lump_ids import LumpId
+from ..protocols import MapReader
 from .vmf_writer import format_number, format_numbers
 
 __all__ = [
@@ -88,7 +89,7 @@ def _vec(values: Any) -> str:
 
 
 # ---- static props -----------------------------------------------------------------
-def static_prop_pairs(bsp: Any) -> list[tuple[list[tuple[str, str]], tuple[float, float, float] | None]]:
+def static_prop_pairs(bsp: MapReader) -> list[tuple[list[tuple[str, str]], tuple[float, float, float] | None]]:
     """``(pairs, lighting_origin)`` per static prop, ready for a ``prop_static`` entity.
 
     ``lighting_origin`` is where an ``info_lighting`` must go (None when the
@@ -157,7 +158,7 @@ def static_prop_pairs(bsp: Any) -> list[tuple[list[tuple[str, str]], tuple[float
 
 
 # ---- cubemaps ---------------------------------------------------------------------
-def cubemap_pairs(bsp: Any) -> list[list[tuple[str, str]]]:
+def cubemap_pairs(bsp: MapReader) -> list[list[tuple[str, str]]]:
     cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
     if cubemaps is None:
         return []
@@ -169,7 +170,7 @@ def cubemap_pairs(bsp: Any) -> list[list[tuple[str, str]]]:
 
 
 # ---- overlays ---------------------------------------------------------------------
-def overlay_pairs(bsp: Any, face_side_ids: np.ndarray, materials: list[str]) -> list[list[tuple[str, str]]]:
+def overlay_pairs(bsp: MapReader, face_side_ids: np.ndarray, materials: list[str]) -> list[list[tuple[str, str]]]:
     """``info_overlay`` keys of every overlay; ``face_side_ids`` gives a VMF side id per face (-1: none)."""
     overlays = bsp.find_lump(LumpId.OVERLAYS)
     if overlays is None or not len(overlays):

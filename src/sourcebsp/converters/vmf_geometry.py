@@ -20,11 +20,11 @@
 """
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 
 from ..model.brushes import BrushSet
+from ..protocols import MapReader
 
 __all__ = ["plane_points", "candidate_pairs", "face_sides", "faces_within", "prism_planes", "CONTAIN_EPSILON", "SNAP_ON_PLANE"]
 
@@ -331,7 +331,7 @@ def prism_planes(polygon: np.ndarray, normal: np.ndarray, depth: float) -> tuple
     return normals, dists
 
 
-def face_corner_points(bsp: Any, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def face_corner_points(bsp: MapReader, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Corner positions and offsets of ``faces`` (polygons as stored, clockwise)."""
     from ..model.geometry import face_polygons
 

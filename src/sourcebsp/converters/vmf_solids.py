@@ -18,7 +18,6 @@ results of earlier stages) and returns new values:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -26,6 +25,7 @@ from ..flags import Contents
 from ..lump_ids import LumpId
 from ..model.brushes import BrushSet, clip_brushes
 from ..model.geometry import face_table
+from ..protocols import MapReader
 from .vmf_disp import CORNER_EPSILON, DISP_BRUSH_DEPTH, DispFace, disp_block, displacement_faces
 from .vmf_geometry import face_corner_points, face_sides, faces_within, plane_points, prism_planes
 from .vmf_textures import side_materials, texture_axes, tool_name
@@ -88,7 +88,7 @@ class FaceMatch:
     faceids: np.ndarray | None  # (F,) Hammer side id of each face (FACEIDS), when the map has them
 
 
-def _face_models(bsp: Any, n_faces: int) -> np.ndarray:
+def _face_models(bsp: MapReader, n_faces: int) -> np.ndarray:
     """The model of each face (``dmodel_t`` firstface/numfaces), -1 for faces of none."""
     out = np.full(n_faces, -1, np.int64)
     models = bsp.find_lump(LumpId.MODELS)
@@ -102,7 +102,7 @@ def _face_models(bsp: Any, n_faces: int) -> np.ndarray:
     return out
 
 
-def match_faces(bsp: Any, brushes: BrushSet, owner: np.ndarray) -> FaceMatch:
+def match_faces(bsp: MapReader, brushes: BrushSet, owner: np.ndarray) -> FaceMatch:
     """The faces of ``bsp`` matched to the sides of ``brushes`` (owned by the models ``owner``)."""
     faces = face_table(bsp)
     if len(faces) and bsp.find_lump(LumpId.VERTEXES) is not None:
@@ -137,7 +137,7 @@ class SideTable:
     off_plane: np.ndarray  # (S,) farthest plane point from the side's BSP plane
 
 
-def side_table(bsp: Any, brushes: BrushSet, frames: BrushFrames, names: list[str]) -> SideTable:
+def side_table(bsp: MapReader, brushes: BrushSet, frames: BrushFrames, names: list[str]) -> SideTable:
     """Every side of ``brushes`` placed by ``frames``: plane points, polygon, material, texture axes."""
     side_brush = brushes.side_brush
     n_sides = len(side_brush)
@@ -225,7 +225,7 @@ def brush_solids(brushes: BrushSet, table: SideTable, ids: np.ndarray, smoothing
     return out, skipped
 
 
-def made_solids(specs: list[PlaneSpec], bsp: Any, counter: IdCounter) -> list[tuple[VmfSolid, np.ndarray] | None]:
+def made_solids(specs: list[PlaneSpec], bsp: MapReader, counter: IdCounter) -> list[tuple[VmfSolid, np.ndarray] | None]:
     """New solids from planes, all clipped at once.
 
     Gives ``(solid, kept plane rows)`` per spec, or None when the planes do
@@ -283,14 +283,14 @@ def _matching_side(disp: DispFace, candidates: list[VmfSide]) -> VmfSide | None:
     return None
 
 
-def _disp_prism(disp: DispFace, bsp: Any, names: list[str], nodraw: str) -> PlaneSpec:
+def _disp_prism(disp: DispFace, bsp: MapReader, names: list[str], nodraw: str) -> PlaneSpec:
     """The planes of a brush for a displacement: its face, extruded behind it."""
     normals, dists = prism_planes(disp.corners, disp.normal, DISP_BRUSH_DEPTH)
     front = side_materials(np.array([disp.texinfo]), np.array([int(Contents.SOLID)]), bsp, names)[0][0]
     return (normals, dists, [front] + [nodraw] * (len(normals) - 1), [disp.texinfo] + [-1] * (len(normals) - 1))
 
 
-def attach_displacements(bsp: Any, brushes: BrushSet, owner: np.ndarray, solids: dict[int, VmfSolid],
+def attach_displacements(bsp: MapReader, brushes: BrushSet, owner: np.ndarray, solids: dict[int, VmfSolid],
                          match: FaceMatch, restored_ids: set[int], names: list[str], game: str,
                          counter: IdCounter) -> DispResult:
     """Give every displacement a ``dispinfo`` on the world side it lies on, or on a brush made for it."""

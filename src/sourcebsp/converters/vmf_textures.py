@@ -37,13 +37,13 @@ those, and vbsp's shared texinfos of nodraw and sky sides often give them).  ``l
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
 
 from ..lump_ids import LumpId
 from ..flags import Contents, Surf
 from ..model.geometry import texture_names
+from ..protocols import MapReader
 
 __all__ = [
     "TOOL_TEXTURES", "clean_material_name", "tool_category", "game_of", "material_names",
@@ -95,7 +95,7 @@ def clean_material_name(name: str) -> str:
     return name
 
 
-def game_of(bsp: Any) -> str:
+def game_of(bsp: MapReader) -> str:
     """The tool-texture family of a map: ``"csgo"``, ``"left4dead2"`` or ``"default"``."""
     name = getattr(getattr(bsp, "variant", None), "name", "")
     return name if name in ("csgo", "left4dead2") else "default"
@@ -156,7 +156,7 @@ def tool_name(category: str, game: str = "default") -> str:
     return TOOL_TEXTURES.get(game, {}).get(category) or TOOL_TEXTURES["default"].get(category, "tools/toolsnodraw")
 
 
-def material_names(bsp: Any) -> list[str]:
+def material_names(bsp: MapReader) -> list[str]:
     """The cleaned material name of every texdata entry (``""`` when missing)."""
     return [clean_material_name(name) for name in texture_names(bsp)]
 
@@ -179,7 +179,7 @@ def _side_material(name: str, flags: int, contents: int, drawn_brush: bool, game
     return tool_name(category, game), True
 
 
-def side_materials(texinfo_index: np.ndarray, contents: np.ndarray, bsp: Any,
+def side_materials(texinfo_index: np.ndarray, contents: np.ndarray, bsp: MapReader,
                    names: list[str] | None = None, side_brush: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
     """The material of each side and whether it was restored from contents and flags.
 
@@ -195,7 +195,7 @@ def side_materials(texinfo_index: np.ndarray, contents: np.ndarray, bsp: Any,
     ok = (ti >= 0) & (ti < n_ti)
     flags = np.zeros(len(ti), np.int64)
     texdata = np.full(len(ti), -1, np.int64)
-    if n_ti:
+    if texinfo is not None and n_ti:
         flags[ok] = texinfo["flags"][ti[ok]]
         texdata[ok] = texinfo["texdata"][ti[ok]]
     out: list[str] = []
@@ -254,12 +254,13 @@ def perpendicular_axes(u: np.ndarray, v: np.ndarray, normals: np.ndarray,
     length = np.linalg.norm(proj, axis=1)
     normals = np.asarray(normals, np.float64).reshape(-1, 3)
     nlen = np.linalg.norm(normals, axis=1)
-    cos = np.abs(np.einsum("nj,nj->n", proj, normals)) / np.where(length * nlen > 0, length * nlen, 1.0)
-    return (length <= 1e-9) | (cos < limit)
+    cos: np.ndarray = np.abs(np.einsum("nj,nj->n", proj, normals)) / np.where(length * nlen > 0, length * nlen, 1.0)
+    perpendicular: np.ndarray = (length <= 1e-9) | (cos < limit)
+    return perpendicular
 
 
 def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.ndarray | None,
-                 bsp: Any, rotations: np.ndarray | None = None) -> dict[str, np.ndarray]:
+                 bsp: MapReader, rotations: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """``uaxis``/``vaxis`` ``(N, 4)``, ``uscale``/``vscale`` ``(N,)`` and ``lightmapscale`` ``(N,)``.
 
     ``normals`` are the sides' world-space normals.  ``origins`` ``(N, 3)``

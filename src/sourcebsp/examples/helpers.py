@@ -135,7 +135,7 @@ def light_intensity(color: tuple[float, float, float, float]) -> np.ndarray:
     that value at 100 units.
     """
     rgb = (np.array(color[:3], np.float64) / 255.0) ** 2.2
-    return rgb * (color[3] / 255.0) * 100.0**2  # type: ignore[no-any-return]
+    return rgb * (color[3] / 255.0) * 100.0**2
 
 
 def direct_light(points: np.ndarray, normals: np.ndarray, light: Iterable[float], intensity: np.ndarray,
@@ -191,4 +191,4 @@ def luxel_positions(mins: np.ndarray, size: np.ndarray, lightmap_vecs: np.ndarra
     rhs = np.stack([s.ravel() - lightmap_vecs[0, 3], t.ravel() - lightmap_vecs[1, 3],
                     np.full(s.size, dist)], axis=1)
     system = np.stack([lightmap_vecs[0, :3], lightmap_vecs[1, :3], normal])
-    return np.linalg.solve(system, rhs.T).T  # type: ignore[no-any-return]
+    return np.linalg.solve(system, rhs.T).T
