@@ -42,8 +42,10 @@ from typing import Any, Iterable, Literal, Sequence
 
 import numpy as np
 
-from ..errors import BspFormatError
+from ..codecs.geometry import FACE
+from ..errors import BspFormatError, UnsupportedError
 from ..lump_ids import LumpId
+from ..resources import expand_ranges
 
 __all__ = [
     "SURF_LIGHT", "SURF_SKY2D", "SURF_SKY", "SURF_WARP", "SURF_TRANS", "SURF_NOPORTAL",
@@ -73,6 +75,10 @@ _DRAWN_TOOL_TEXTURES = frozenset({"tools/toolsblack"})
 
 ModelSelection = Literal["world", "all"] | Sequence[int]
 
+# What a mesh keeps and computes per polygon corner (positions, normals, UVs,
+# triangles and their int64 temporaries): the budget's estimate, in bytes.
+_BYTES_PER_CORNER = 256
+
 
 # ---- lumps ------------------------------------------------------------------------
 def _lump(bsp: Any, lump: LumpId) -> Any:
@@ -81,13 +87,15 @@ def _lump(bsp: Any, lump: LumpId) -> Any:
 
 
 def _need(bsp: Any, lump: LumpId) -> Any:
+    """A decoded lump the mesh cannot be built without: a missing or raw one raises."""
     value = _lump(bsp, lump)
     if value is None:
         entry = bsp.entry(lump)
         if entry.filelen:
-            raise BspFormatError(f"cannot build meshes: this lump's layout is not known "
-                                 f"(lump version {entry.version})", lump=lump.name, offset=entry.fileofs)
-        return None
+            raise UnsupportedError(f"cannot build meshes: this lump's layout is not known "
+                                   f"(lump version {entry.version})", lump=lump.name, offset=entry.fileofs)
+        raise BspFormatError("cannot build meshes: the map has no such lump", lump=lump.name,
+                             offset=entry.fileofs)
     return value
 
 
@@ -98,20 +106,23 @@ def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
     such as Xbox 360 ones) or when ``hdr`` is asked for and present.  Both
     describe the same polygons; they differ in their lightmap offsets.
     """
-    ldr = _lump(bsp, LumpId.FACES)
-    high = _lump(bsp, LumpId.FACES_HDR)
+    ldr = _face_lump(bsp, LumpId.FACES)
+    high = _face_lump(bsp, LumpId.FACES_HDR)
     if hdr and high is not None and len(high):
         return high  # type: ignore[no-any-return]
     if ldr is not None and len(ldr):
         return ldr  # type: ignore[no-any-return]
     if high is not None and len(high):
         return high  # type: ignore[no-any-return]
-    return np.zeros(0, _face_dtype(bsp))
+    return np.zeros(0, FACE)
 
 
-def _face_dtype(bsp: Any) -> np.dtype:
-    codec = bsp.codec(LumpId.FACES)
-    return getattr(codec, "dtype", np.dtype([("numedges", "<i4")]))
+def _face_lump(bsp: Any, lump: LumpId) -> Any:
+    """A face lump, None when empty; one whose layout is unknown raises (never a face-less mesh)."""
+    value = _lump(bsp, lump)
+    if value is None and bsp.entry(lump).filelen:
+        _need(bsp, lump)
+    return value
 
 
 def texture_names(bsp: Any) -> list[str]:
@@ -175,23 +186,24 @@ def face_polygons(bsp: Any, faces: np.ndarray | None = None) -> tuple[np.ndarray
     ``indices[offsets[k]:offsets[k + 1]]`` (indices into ``bsp.vertexes``).
     """
     faces = face_table(bsp) if faces is None else faces
-    edges = _need(bsp, LumpId.EDGES)
-    surfedges = _need(bsp, LumpId.SURFEDGES)
-    vertexes = _need(bsp, LumpId.VERTEXES)
-    counts = np.maximum(faces["numedges"].astype(np.int64), 0)
+    counts = faces["numedges"].astype(np.int64)
     offsets = np.zeros(len(faces) + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    if not offsets[-1]:
+    if not len(faces) or not counts.any():
         return np.zeros(0, np.int64), offsets
-    owner = np.repeat(np.arange(len(faces)), counts)
-    se_index = faces["firstedge"].astype(np.int64)[owner] + (np.arange(offsets[-1]) - offsets[owner])
-    _check_range(se_index, 0 if surfedges is None else len(surfedges), "SURFEDGES", bsp, LumpId.FACES)
+    surfedges = _need(bsp, LumpId.SURFEDGES)
+    # Validate every range before expanding it (an edge count of 2**28 must not allocate GiBs).
+    _, se_index = expand_ranges(faces["firstedge"], counts, len(surfedges), bsp=bsp, lump=LumpId.FACES,
+                                fields=("firstedge", "numedges"), target="SURFEDGES",
+                                bytes_per_item=_BYTES_PER_CORNER, itemsize=faces.dtype.itemsize)
+    np.cumsum(counts, out=offsets[1:])
+    edges = _need(bsp, LumpId.EDGES)
+    vertexes = _need(bsp, LumpId.VERTEXES)
     se = surfedges[se_index].astype(np.int64)
     edge = np.abs(se)
-    _check_range(edge, 0 if edges is None else len(edges), "EDGES", bsp, LumpId.SURFEDGES)
+    _check_range(edge, len(edges), "EDGES", bsp, LumpId.SURFEDGES)
     v = edges["v"]
     indices = np.where(se >= 0, v[edge, 0], v[edge, 1]).astype(np.int64)
-    _check_range(indices, 0 if vertexes is None else len(vertexes), "VERTEXES", bsp, LumpId.EDGES)
+    _check_range(indices, len(vertexes), "VERTEXES", bsp, LumpId.EDGES)
     return indices, offsets
 
 
