@@ -195,7 +195,15 @@ def _clusters(bsp: Any, place: Any, count: int) -> tuple[np.ndarray, bool]:
             raise IndexError(f"cluster {cluster} is outside -1..{count - 1}")
         return np.array([cluster], np.int64), True
     pts, single = _points(place)
-    return np.atleast_1d(np.asarray(cluster_at(bsp, pts), np.int64)), single
+    leaf = np.atleast_1d(np.asarray(leaf_at(bsp, pts), np.int64))
+    leafs = _table(bsp, LumpId.LEAFS)
+    clusters = leafs["cluster"][leaf].astype(np.int64)
+    bad = (clusters < -1) | (clusters >= count)
+    if bad.any():
+        i = int(leaf[int(np.argmax(bad))])
+        raise BspFormatError(f"leaf {i} is in cluster {int(leafs['cluster'][i])}, but the visibility data "
+                             f"has {count} clusters", lump="LEAFS", offset=_record_offset(bsp, LumpId.LEAFS, i, leafs))
+    return clusters, single
 
 
 def is_visible(bsp: Any, a: Place, b: Place) -> Any:
@@ -221,11 +229,6 @@ def is_visible(bsp: Any, a: Place, b: Place) -> Any:
     ca, cb = np.broadcast_arrays(ca, cb)
     open_ = (ca >= 0) & (cb >= 0)
     vis = visibility(bsp)
-    if not vis.present:
-        result = open_
-    elif single_a and single_b:
-        result = np.array([bool(open_[0]) and bool(vis.pvs(int(ca[0]))[cb[0]])])
-    else:
-        matrix = vis.pvs_matrix()
-        result = open_ & matrix[np.maximum(ca, 0), np.maximum(cb, 0)]
+    # Only the rows asked about are decoded: the whole matrix is numclusters squared.
+    result = vis.visible(ca, cb) if vis.present else open_
     return bool(result[0]) if single_a and single_b else result

@@ -90,9 +90,15 @@ def budget(**changes: Any) -> Iterator[Budget]:
 
 
 def input_size(bsp: Any) -> int:
-    """File size plus the stated uncompressed size of each compressed lump."""
+    """File size plus the stated uncompressed size of each compressed lump.
+
+    ``bsp`` may also be a number: the size of an input that is not a map
+    (a lump's value used on its own).
+    """
     from .compression import MAX_UNCOMPRESSED_SIZE
 
+    if isinstance(bsp, int):
+        return bsp
     size = int(getattr(bsp, "file_size", 0))
     for entry in getattr(getattr(bsp, "header", None), "lumps", ()):
         if entry.compressed:
@@ -108,6 +114,8 @@ def memory_limit(bsp: Any) -> int:
 def check_memory(bsp: Any, needed: int, what: str, *, lump: str | None = None,
                  offset: int | None = None) -> None:
     """Raise :class:`LimitExceededError` when ``needed`` bytes are over the budget for ``bsp``.
+
+    ``bsp`` is the map (a :class:`~sourcebsp.BspFile`) or the size of the input in bytes.
 
     ``what`` says what would be built ("the lightmap atlas of 9000 x 9000 luxels").
     """

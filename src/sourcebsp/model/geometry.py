@@ -453,11 +453,24 @@ def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool 
     if disp.any():
         parts.append(_displacements(bsp, faces, selected[disp]))
     mesh = _concat(parts)
+    _check_finite(bsp, mesh["positions"], mesh["vertex_face"], faces)
     texture = face_textures(bsp, faces)
     return MapMesh(
         **mesh, faces=selected, face_model=face_model, face_texture=texture,
         textures=texture_names(bsp), models=table, face_table=np.array(faces),
     )
+
+
+def _check_finite(bsp: Any, positions: np.ndarray, vertex_face: np.ndarray, faces: np.ndarray) -> None:
+    """Every corner is a finite point: a NaN or infinite coordinate is a broken map, not a mesh."""
+    bad = ~np.isfinite(positions).all(axis=1)
+    if bad.any():
+        face = int(vertex_face[int(np.argmax(bad))])
+        disp = int(faces["dispinfo"][face]) != -1
+        lump = LumpId.DISP_VERTS if disp else LumpId.VERTEXES
+        raise BspFormatError(f"face {face} has a corner that is not a finite point: "
+                             f"{positions[int(np.argmax(bad))].tolist()}", lump=lump.name,
+                             offset=bsp.entry(lump).fileofs)
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -36,6 +36,7 @@ import numpy as np
 from ..codecs.base import RawLump
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
+from ..resources import check_memory
 from .geometry import SURF_BUMPLIGHT, face_table
 
 __all__ = [
@@ -44,6 +45,11 @@ __all__ = [
 ]
 
 Tonemap = Literal["clip", "reinhard"]
+
+# Memory of an atlas: its float32 RGB image, and per copied luxel the int64 index
+# arrays that place it (the budget's estimate, in bytes).
+_BYTES_PER_ATLAS_PIXEL = 12
+_BYTES_PER_COPIED_PIXEL = 96
 
 
 def require_pillow() -> Any:
@@ -137,8 +143,9 @@ def lightmap_layout(bsp: Any, *, hdr: bool = False) -> LightmapLayout:
     if raw is None:
         lit[:] = False
     offset = np.where(lit, lightofs, -1)
-    end = offset + 4 * count * sets * width * height
     total = 0 if raw is None else len(raw)
+    # In floating point: sizes read from the file could overflow int64 when multiplied.
+    end = offset + 4.0 * count * sets * width.astype(np.float64) * height
     over = lit & (end > total)
     if over.any():
         k = int(np.flatnonzero(over)[0])
@@ -208,8 +215,10 @@ class LightmapAtlas:
     def sample(self, uv: np.ndarray) -> np.ndarray:
         """Bilinear samples of the linear image at UVs ``(N, 2)``: ``(N, 3)``."""
         w, h = self.width, self.height
-        x = np.clip(uv[:, 0].astype(np.float32) * w - 0.5, 0, w - 1)
-        y = np.clip(uv[:, 1].astype(np.float32) * h - 0.5, 0, h - 1)
+        # A NaN UV (from a map's NaN vertex or vector) samples the corner, not a wild index.
+        uv = np.nan_to_num(np.asarray(uv, np.float64), nan=0.0, posinf=1.0, neginf=0.0)
+        x = np.clip(uv[:, 0] * w - 0.5, 0, w - 1)
+        y = np.clip(uv[:, 1] * h - 0.5, 0, h - 1)
         x0 = x.astype(np.int64)  # x >= 0: truncation is floor
         y0 = y.astype(np.int64)
         dx = np.minimum(x0 + 1, w - 1) - x0
@@ -301,6 +310,10 @@ def build_atlas(bsp: Any, *, hdr: bool = False, style: int = 0, bump: int = 0,
     atlas_width = 1 << max(int(np.ceil(np.log2(max(np.sqrt(area * 1.1), int(bw.max()), 4)))), 2)
     x, y, total = _shelf_pack(bw, bh, atlas_width)
     atlas_height = 1 << max(int(np.ceil(np.log2(max(total, 4)))), 2)  # powers of two suit every GPU
+    lump = LumpId.LIGHTING_HDR if hdr else LumpId.LIGHTING
+    check_memory(bsp, atlas_width * atlas_height * _BYTES_PER_ATLAS_PIXEL + area * _BYTES_PER_COPIED_PIXEL,
+                 f"a lightmap atlas of {atlas_width} x {atlas_height} luxels", lump=lump.name,
+                 offset=bsp.entry(lump).fileofs)
     image = np.zeros((atlas_height, atlas_width, 3), np.float32)
     image[y[0] : y[0] + bh[0], x[0] : x[0] + bw[0]] = 1.0
     rects = np.full((len(start), 4), -1, np.int64)
