@@ -88,8 +88,9 @@ def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", inclu
             color = [float(np.clip(c, 0, 1)) for c in texdata["reflectivity"][td]]
         mtl.append(f"\nnewmtl {material_name(name)}\n# texture {name}\n"
                    f"Kd {color[0]:.4f} {color[1]:.4f} {color[2]:.4f}\nKa 0 0 0\nKs 0 0 0\nillum 1\n")
-    path.write_text("".join(out), encoding="utf-8")
-    mtl_path.write_text("".join(mtl), encoding="utf-8")
+    # Names the map stores in another encoding keep their bytes (decoded with surrogateescape).
+    path.write_text("".join(out), encoding="utf-8", errors="surrogateescape")
+    mtl_path.write_text("".join(mtl), encoding="utf-8", errors="surrogateescape")
     report(progress, "write")
     return {"triangles": triangles, "vertices": written, "materials": len(used),
             "objects": len(mesh.model_indices()), "mtl": str(mtl_path)}

@@ -126,7 +126,8 @@ def run_worker(out: Path, seconds: float, rng_seed: int, entries: Iterable[str] 
         scratch = Path(tmp)
         path = scratch / "input.bsp"
         while time.monotonic() - started < seconds:
-            parent = rng.choice(pool)
+            # Half the inputs start again from a seed: long mutation chains mostly fail early.
+            parent = rng.choice(pool) if rng.random() < 0.5 else Case(rng.choice(list(seed_data)))
             case = Case(parent.seed, parent.mutations + random_mutations(rng, seed_data[parent.seed]))
             if len(case.mutations) > 12:
                 case = Case(case.seed, case.mutations[-12:])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import struct
 import zipfile
 from dataclasses import dataclass, field
@@ -125,19 +126,31 @@ def _record_dtype(lump: int, version: int) -> np.dtype | None:
     return dtype if isinstance(dtype, np.dtype) and dtype.names else None
 
 
-def _scalar_fields(dtype: np.dtype, kind: str) -> list[tuple[int, np.dtype]]:
-    """(byte offset, scalar dtype) of every integer (``"i"``) or float (``"f"``) element of a record."""
-    out: list[tuple[int, np.dtype]] = []
+def _scalar_fields(dtype: np.dtype, kind: str, prefix: str = "") -> list[tuple[int, np.dtype, str]]:
+    """(byte offset, scalar dtype, field name) of every integer (``"i"``) or float (``"f"``) element."""
+    out: list[tuple[int, np.dtype, str]] = []
     for name in dtype.names or ():
         sub, offset = dtype.fields[name][:2]  # type: ignore[index]
         base, shape = sub.base, sub.shape
         if base.names:
-            out += [(offset + o, d) for o, d in _scalar_fields(base, kind)]
+            out += [(offset + o, d, n) for o, d, n in _scalar_fields(base, kind, prefix + name + ".")]
             continue
         if (kind == "i" and base.kind in "iu") or (kind == "f" and base.kind == "f"):
             for k in range(int(np.prod(shape)) if shape else 1):
-                out.append((offset + k * base.itemsize, base))
+                out.append((offset + k * base.itemsize, base, prefix + name))
     return out
+
+
+# Integer fields that size or index something: what validation must catch.
+_STRUCTURAL = re.compile(r"num|first|count|index|ofs|offset|plane|children|texinfo|texdata|dispinfo|cluster|"
+                         r"size|head|edge|side|leaf|face|brush|area|style|power|v$|string")
+
+
+def _field_choice(fields: list[tuple[int, np.dtype, str]], pick: int, kind: str) -> tuple[int, np.dtype, str]:
+    """Field ``pick``: even picks prefer the fields that count or index (when the record has any)."""
+    structural = [f for f in fields if _STRUCTURAL.search(f[2])] if kind == "i" else []
+    pool = structural if structural and pick % 2 == 0 else fields
+    return pool[(pick // 2) % len(pool)]
 
 
 def _put_int(data: bytearray, at: int, dtype: np.dtype, value: int) -> None:
@@ -158,7 +171,7 @@ def _mutate_record(data: bytearray, m: Mutation, kind: str) -> None:
     if not fields:
         return
     record = m.b % (length // dtype.itemsize)
-    at, scalar = fields[m.c % len(fields)]
+    at, scalar, _ = _field_choice(fields, m.c, kind)
     position = ofs + record * dtype.itemsize + at
     if kind == "i":
         _put_int(data, position, scalar, m.value)
@@ -315,10 +328,18 @@ def _present_lumps(data: bytes) -> list[int]:
     return [i for i in range(NUM_LUMPS) if struct.unpack_from("<i", data, _DIRECTORY + _LUMP_T * i + 4)[0] > 0]
 
 
+#: Lumps whose records hold the counts and indices everything else is built from.
+_HOT = frozenset({LumpId.FACES, LumpId.BRUSHES, LumpId.BRUSHSIDES, LumpId.NODES, LumpId.LEAFS, LumpId.MODELS,
+                  LumpId.TEXINFO, LumpId.TEXDATA, LumpId.EDGES, LumpId.SURFEDGES, LumpId.DISPINFO,
+                  LumpId.VERTEXES, LumpId.PLANES, LumpId.TEXDATA_STRING_TABLE, LumpId.LEAFFACES,
+                  LumpId.LEAFBRUSHES, LumpId.ORIGINALFACES, LumpId.FACES_HDR, LumpId.DISP_VERTS})
+
+
 def random_mutation(rng: random.Random, data: bytes) -> Mutation:
     """One mutation, weighted towards the structures that matter."""
     present = _present_lumps(data) or [0]
-    lump = rng.choice(present)
+    hot = [i for i in present if i in _HOT]
+    lump = rng.choice(hot) if hot and rng.random() < 0.7 else rng.choice(present)
     kind = rng.choices(
         ["dir", "share", "header", "record_int", "record_float", "grow", "truncate_lump", "truncate_file",
          "bytes", "entities", "zip", "lzma", "game_lump"],
@@ -329,7 +350,7 @@ def random_mutation(rng: random.Random, data: bytes) -> Mutation:
     if kind == "share":
         return Mutation(kind, lump, rng.choice(present))
     if kind == "record_int":
-        return Mutation(kind, lump, rng.randrange(1 << 16), rng.randrange(64), value=_number(rng))
+        return Mutation(kind, lump, rng.randrange(1 << 16), rng.randrange(128), value=_number(rng))
     if kind == "record_float":
         return Mutation(kind, lump, rng.randrange(1 << 16), rng.randrange(64), value=rng.choice(_FLOATS))
     if kind == "bytes":
