@@ -108,7 +108,7 @@ def _save(out: Path, key: str, case: Case, data: bytes, exc: BaseException | str
 
 
 def run_worker(out: Path, seconds: float, rng_seed: int, entries: Iterable[str] | None = None,
-               deadline: float = ENTRY_DEADLINE) -> Stats:
+               deadline: float = ENTRY_DEADLINE, max_inputs: int | None = None) -> Stats:
     """The fuzzing loop, in this process (call it in a process with the memory limit set)."""
     from .entry_points import ENTRY_POINTS
 
@@ -125,7 +125,7 @@ def run_worker(out: Path, seconds: float, rng_seed: int, entries: Iterable[str] 
     with tempfile.TemporaryDirectory(prefix="sourcebsp-fuzz-") as tmp:
         scratch = Path(tmp)
         path = scratch / "input.bsp"
-        while time.monotonic() - started < seconds:
+        while time.monotonic() - started < seconds and (max_inputs is None or stats.inputs < max_inputs):
             # Half the inputs start again from a seed: long mutation chains mostly fail early.
             parent = rng.choice(pool) if rng.random() < 0.5 else Case(rng.choice(list(seed_data)))
             case = Case(parent.seed, parent.mutations + random_mutations(rng, seed_data[parent.seed]))
