@@ -449,11 +449,14 @@ def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool 
         raise BspFormatError("faces refer to displacements but the map has no DISPINFO lump",
                              lump="FACES", offset=bsp.entry(LumpId.FACES).fileofs)
     plain = selected[~disp]
-    parts = [_plain_faces(bsp, faces, plain)]
-    if disp.any():
-        parts.append(_displacements(bsp, faces, selected[disp]))
+    # The map's floats are untrusted: arithmetic on them may overflow.  Rather than
+    # warn, the results are checked below and a mesh that is not finite is refused.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        parts = [_plain_faces(bsp, faces, plain)]
+        if disp.any():
+            parts.append(_displacements(bsp, faces, selected[disp]))
     mesh = _concat(parts)
-    _check_finite(bsp, mesh["positions"], mesh["vertex_face"], faces)
+    _check_finite(bsp, mesh, faces)
     texture = face_textures(bsp, faces)
     return MapMesh(
         **mesh, faces=selected, face_model=face_model, face_texture=texture,
@@ -461,15 +464,20 @@ def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool 
     )
 
 
-def _check_finite(bsp: Any, positions: np.ndarray, vertex_face: np.ndarray, faces: np.ndarray) -> None:
-    """Every corner is a finite point: a NaN or infinite coordinate is a broken map, not a mesh."""
-    bad = ~np.isfinite(positions).all(axis=1)
-    if bad.any():
-        face = int(vertex_face[int(np.argmax(bad))])
-        disp = int(faces["dispinfo"][face]) != -1
-        lump = LumpId.DISP_VERTS if disp else LumpId.VERTEXES
-        raise BspFormatError(f"face {face} has a corner that is not a finite point: "
-                             f"{positions[int(np.argmax(bad))].tolist()}", lump=lump.name,
+def _check_finite(bsp: Any, mesh: dict[str, np.ndarray], faces: np.ndarray) -> None:
+    """Every corner, normal and texture coordinate is a finite float32: otherwise the map is broken."""
+    for key, lump, what in (("positions", None, "a corner that is not a finite point"),
+                            ("normals", LumpId.PLANES, "a normal that is not finite"),
+                            ("uv", LumpId.TEXINFO, "texture coordinates that are not finite float32 numbers"),
+                            ("luxels", LumpId.TEXINFO, "lightmap coordinates that are not finite float32 numbers")):
+        bad = ~np.isfinite(mesh[key]).all(axis=1)
+        if not bad.any():
+            continue
+        row = int(np.argmax(bad))
+        face = int(mesh["vertex_face"][row])
+        if lump is None:
+            lump = LumpId.DISP_VERTS if int(faces["dispinfo"][face]) != -1 else LumpId.VERTEXES
+        raise BspFormatError(f"face {face} has {what}: {mesh[key][row].tolist()}", lump=lump.name,
                              offset=bsp.entry(lump).fileofs)
 
 
@@ -522,7 +530,9 @@ def _face_normals(bsp: Any, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
     planes = _need(bsp, LumpId.PLANES)
     pn = faces["planenum"][which].astype(np.int64)
     _check_range(pn, len(planes), "PLANES", bsp, LumpId.FACES)
-    return planes["normal"][pn].astype(np.float64)
+    normal = planes["normal"][pn].astype(np.float64)
+    # Unit length, whatever the file holds (a damaged plane must not overflow later sums of squares).
+    return normal / np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)  # type: ignore[no-any-return]
 
 
 def _plain_faces(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
