@@ -434,9 +434,17 @@ def _validated_sides(bsp: Any, brushes: np.ndarray, sides: Any, planes: Any,
         bytes_per_item=_BYTES_PER_SIDE, records=chosen, itemsize=brushes.dtype.itemsize)
     if len(side_idx):
         used = side_idx[sides["bevel"][side_idx] == 0]  # bevel sides are skipped, their planes unused
-        check_indices(sides["planenum"][used], 0 if planes is None else len(planes), bsp=bsp,
+        planenum = sides["planenum"][used]
+        check_indices(planenum, 0 if planes is None else len(planes), bsp=bsp,
                       lump=LumpId.BRUSHSIDES, field="planenum", target="PLANES", records=used,
                       itemsize=sides.dtype.itemsize)
+        normal, dist = planes["normal"][planenum], planes["dist"][planenum]
+        bad = ~(np.isfinite(normal).all(axis=1) & np.isfinite(dist))
+        if bad.any():
+            plane = int(planenum[int(np.argmax(bad))])
+            raise BspFormatError(f"plane {plane} of a brush side is not finite: normal "
+                                 f"{planes['normal'][plane].tolist()}, dist {float(planes['dist'][plane])}",
+                                 lump="PLANES", offset=bsp.entry(LumpId.PLANES).fileofs + plane * planes.dtype.itemsize)
         padded = _bucket_of(rows["numsides"].astype(np.int64))
         check_memory(bsp, int((padded * padded).sum()) * _BYTES_PER_SIDE_PAIR,
                      f"clipping brushes of up to {int(rows['numsides'].max())} sides", lump="BRUSHES",
