@@ -37,7 +37,7 @@ def _decode_all(path: Path, scratch: Path) -> None:
 
 def _entities(path: Path, scratch: Path) -> None:
     with open_bsp(path) as bsp:
-        entities = bsp.entities
+        entities = bsp.get_lump(LumpId.ENTITIES)
         for entity in entities:
             entity.classname
             list(entity.items())
@@ -54,20 +54,20 @@ def _static_props(path: Path, scratch: Path) -> None:
 def _pak_list(path: Path, scratch: Path) -> None:
     with open_bsp(path) as bsp:
         if bsp.entry(LumpId.PAKFILE).filelen:
-            bsp.pakfile.entries()
+            bsp.get_lump(LumpId.PAKFILE).entries()
 
 
 def _pak_read(path: Path, scratch: Path) -> None:
     with open_bsp(path) as bsp:
         if bsp.entry(LumpId.PAKFILE).filelen:
-            for _name, _data in bsp.pakfile.iter_files():
+            for _name, _data in bsp.get_lump(LumpId.PAKFILE).iter_files():
                 pass
 
 
 def _pak_extract(path: Path, scratch: Path) -> None:
     with open_bsp(path) as bsp:
         if bsp.entry(LumpId.PAKFILE).filelen:
-            bsp.pakfile.extract_all(scratch / "pak")
+            bsp.get_lump(LumpId.PAKFILE).extract_all(scratch / "pak")
 
 
 def _visibility(path: Path, scratch: Path) -> None:

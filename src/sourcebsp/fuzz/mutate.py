@@ -90,7 +90,7 @@ def seeds() -> dict[str, bytes]:
 
     plain = example_map_bytes()
     bsp = BspFile.from_bytes(plain)
-    bsp.pakfile = Pakfile(_pakfile_zip())
+    bsp.set_lump(LumpId.PAKFILE, Pakfile(_pakfile_zip()))
     packed = bsp.to_bytes()
     compressed = BspFile.from_bytes(packed).to_bytes(compression="lzma")
     return {"example": plain, "example_pak": packed, "example_lzma": compressed}
@@ -213,7 +213,8 @@ def _mutate_entities(data: bytearray, m: Mutation) -> None:
 
 
 def _find_all(data: bytes, needle: bytes) -> list[int]:
-    found, at = [], data.find(needle)
+    found: list[int] = []
+    at = data.find(needle)
     while at >= 0 and len(found) < 4096:
         found.append(at)
         at = data.find(needle, at + 1)
