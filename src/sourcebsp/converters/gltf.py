@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import BspFormatError
-from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models
+from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, reflectivity
 from ..model.lightmaps import LightmapAtlas, build_atlas
 from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
                       unit_scale)
@@ -173,7 +173,7 @@ def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texda
         color = [0.8, 0.8, 0.8]
         extras: dict[str, Any] = {"texture": name}
         if texdata is not None and 0 <= td < len(texdata):
-            color = [float(np.clip(c, 0.0, 1.0)) for c in texdata["reflectivity"][td]]
+            color = reflectivity(texdata[td : td + 1], 0.8)[0].tolist()
             extras["width"] = int(texdata["width"][td])
             extras["height"] = int(texdata["height"][td])
         pbr = lib.PbrMetallicRoughness(baseColorFactor=color + [1.0], metallicFactor=0.0, roughnessFactor=1.0)

@@ -64,6 +64,8 @@ def describe(m: Mutation) -> str:
         return f"{lump} record {m.b} field #{m.c} = {m.value}"
     if m.kind == "record_float":
         return f"{lump} record {m.b} float field #{m.c} = {m.value}"
+    if m.kind.startswith("column"):
+        return f"{lump} every record's {'float ' if 'float' in m.kind else ''}field #{m.c} = {m.value}"
     if m.kind == "share":
         return f"directory {lump} points at {names.get(m.b, m.b)}'s data"
     return f"{m.kind}({m.a}, {m.b}, {m.c}, {m.value!r}, {m.text[:20]!r})"
@@ -170,13 +172,15 @@ def _mutate_record(data: bytearray, m: Mutation, kind: str) -> None:
     fields = _scalar_fields(dtype, kind)
     if not fields:
         return
-    record = m.b % (length // dtype.itemsize)
+    count = length // dtype.itemsize
     at, scalar, _ = _field_choice(fields, m.c, kind)
-    position = ofs + record * dtype.itemsize + at
-    if kind == "i":
-        _put_int(data, position, scalar, m.value)
-    else:
-        data[position : position + scalar.itemsize] = np.array(m.value, scalar.newbyteorder("<")).tobytes()
+    # "column" mutations set the field in every record, the others in one.
+    for record in range(count) if m.kind.startswith("column") else [m.b % count]:
+        position = ofs + record * dtype.itemsize + at
+        if kind == "i":
+            _put_int(data, position, scalar, m.value)
+        else:
+            data[position : position + scalar.itemsize] = np.array(m.value, scalar.newbyteorder("<")).tobytes()
 
 
 def _append_lump(data: bytearray, lump: int, payload: bytes) -> None:
@@ -278,9 +282,9 @@ def _apply_one(data: bytearray, m: Mutation) -> None:
         _set_entry(data, m.a % NUM_LUMPS, 3, fourcc)
     elif m.kind == "header":
         struct.pack_into("<i", data, 4 if m.a % 2 == 0 else HEADER_SIZE - 4, _i32(m.value))
-    elif m.kind == "record_int":
+    elif m.kind in ("record_int", "column_int"):
         _mutate_record(data, m, "i")
-    elif m.kind == "record_float":
+    elif m.kind in ("record_float", "column_float"):
         _mutate_record(data, m, "f")
     elif m.kind == "grow":  # repeat a lump's records, so counts can point further
         ofs, length = _lump_slice(data, m.a % NUM_LUMPS)
@@ -343,16 +347,16 @@ def random_mutation(rng: random.Random, data: bytes) -> Mutation:
     lump = rng.choice(hot) if hot and rng.random() < 0.7 else rng.choice(present)
     kind = rng.choices(
         ["dir", "share", "header", "record_int", "record_float", "grow", "truncate_lump", "truncate_file",
-         "bytes", "entities", "zip", "lzma", "game_lump"],
-        weights=[10, 2, 1, 30, 8, 4, 3, 1, 4, 8, 8, 6, 5],
+         "bytes", "entities", "zip", "lzma", "game_lump", "column_int", "column_float"],
+        weights=[10, 2, 1, 30, 8, 4, 3, 1, 4, 8, 8, 6, 5, 4, 4],
     )[0]
     if kind == "dir":
         return Mutation(kind, lump, rng.randrange(4), value=_number(rng))
     if kind == "share":
         return Mutation(kind, lump, rng.choice(present))
-    if kind == "record_int":
+    if kind in ("record_int", "column_int"):
         return Mutation(kind, lump, rng.randrange(1 << 16), rng.randrange(128), value=_number(rng))
-    if kind == "record_float":
+    if kind in ("record_float", "column_float"):
         return Mutation(kind, lump, rng.randrange(1 << 16), rng.randrange(64), value=rng.choice(_FLOATS))
     if kind == "bytes":
         return Mutation(kind, rng.randrange(len(data)), text=bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 8))))

@@ -141,6 +141,17 @@ def texture_names(bsp: Any) -> list[str]:
     return names
 
 
+def reflectivity(texdata: Any, default: float) -> np.ndarray:
+    """``dtexdata_t.reflectivity`` of every texdata as RGB in ``[0, 1]``, ``(N, 3)``.
+
+    A value that is not finite (a damaged texdata) gives ``default``.
+    """
+    if texdata is None:
+        return np.zeros((0, 3))
+    value = np.asarray(texdata["reflectivity"], np.float64)
+    return np.clip(np.where(np.isfinite(value), value, default), 0.0, 1.0)
+
+
 def face_textures(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
     """The texdata index of every face (``-1`` for a face without texinfo)."""
     faces = face_table(bsp) if faces is None else faces

@@ -251,7 +251,8 @@ class LightmapAtlas:
 
 def tonemap(linear: np.ndarray, *, method: Tonemap = "clip", exposure: float = 1.0) -> np.ndarray:
     """Linear RGB to 8-bit sRGB: scale by ``exposure``, then ``clip`` or ``reinhard`` (``c/(1+c)``)."""
-    value = np.maximum(np.asarray(linear, np.float32) * np.float32(exposure), 0)
+    # NaN (from a damaged map's colours) is black, not an undefined cast.
+    value = np.maximum(np.nan_to_num(np.asarray(linear, np.float32) * np.float32(exposure), nan=0.0), 0)
     if method == "reinhard":
         value = value / (1 + value)
     elif method != "clip":
