@@ -84,8 +84,10 @@ def _probe_points(bsp: object) -> np.ndarray:
     points = [np.zeros(3)]
     models = bsp.find_lump(LumpId.MODELS)  # type: ignore[attr-defined]
     if models is not None and len(models):
-        lo = np.nan_to_num(models["mins"][0].astype(np.float64))
-        hi = np.nan_to_num(models["maxs"][0].astype(np.float64))
+        # The probe is the harness's, not the library's: it may not warn on a damaged model.
+        with np.errstate(all="ignore"):
+            lo = np.clip(np.nan_to_num(np.asarray(models["mins"][0], np.float64)), -1e6, 1e6)
+            hi = np.clip(np.nan_to_num(np.asarray(models["maxs"][0], np.float64)), -1e6, 1e6)
         points += [lo, hi, (lo + hi) / 2]
     return np.array(points)
 
