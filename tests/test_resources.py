@@ -232,3 +232,25 @@ def test_lightmap_size_cannot_overflow_the_check() -> None:
     bsp = set_field(LumpId.FACES, 0, "lightmap_texture_size_in_luxels", [(1 << 31) - 1, (1 << 31) - 1])
     with pytest.raises(BspFormatError, match="runs past"):
         lightmap_layout(bsp)
+
+
+# ---- the rule, measured on real maps -------------------------------------------------
+@pytest.mark.parametrize("operation", ["geometry", "brushes", "lightmaps", "decode_all"])
+def test_real_maps_keep_the_rule_with_a_small_allowance(map_path, operation: str) -> None:
+    """Every operation fits 64 x input + 32 MiB (not 256): the estimates refuse no real map,
+    and the memory actually used (numpy's allocations, traced) stays under that limit."""
+    from sourcebsp.model.brushes import build_brushes
+    from sourcebsp.model.geometry import build_mesh
+    from sourcebsp.model.lightmaps import build_atlas
+
+    run = {"geometry": build_mesh, "brushes": build_brushes,
+           "lightmaps": lambda b: build_atlas(b) or build_atlas(b, hdr=True),
+           "decode_all": lambda b: b.decode_all()}[operation]
+    with sourcebsp.open(map_path) as bsp, budget(allowance=32 << 20) as small:
+        tracemalloc.start()
+        try:
+            run(bsp)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak <= small.limit(input_size(bsp))
