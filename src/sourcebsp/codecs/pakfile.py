@@ -26,6 +26,11 @@ Two quirks are handled here:
 An untouched pakfile encodes to its original bytes.  Once changed it is
 written again with ``zipfile``: lump-relative offsets, the original archive
 comment, no encryption, no zip64 (the engine reads neither).
+
+Untrusted input: reading and extracting are held to :class:`PakLimits`
+(size per file, per call, compression ratio), checked from the zip
+directory before anything is decompressed; encrypted entries are refused;
+extraction is all or nothing and replaces no file unless asked.
 """
 from __future__ import annotations
 

@@ -20,6 +20,11 @@ their layout; :meth:`Visibility.from_matrices` lays out new data as vvis does.
 The value is immutable (a new value is made with :meth:`Visibility.replace`
 or :meth:`Visibility.from_matrices` and stored with ``bsp.set_lump``), which
 is why the codec is not ``mutable``.
+
+Rows may be shared, so the full matrices can be far larger than the lump
+(100,000 clusters sharing one row: 9 GiB).  :meth:`Visibility.visible` and
+:meth:`Visibility.validate` decode a bounded number of rows at a time; the
+matrices are sized against the memory budget of :mod:`sourcebsp.resources`.
 """
 from __future__ import annotations
 

@@ -33,6 +33,11 @@ any brush entity's model uses belongs to that model; the world (model 0)
 keeps the rest.  Brushes no leaf refers to (vbsp writes every brush, even
 those entirely outside the map) go to the model whose brush index range
 encloses them, else to the world.
+
+Untrusted input: :func:`build_brushes` first validates every brush's side
+range, side plane numbers and planes, and sizes the clipping (which grows
+with the square of a brush's sides) against the budget of
+:mod:`sourcebsp.resources`, before any array is built.
 """
 from __future__ import annotations
 

@@ -34,6 +34,12 @@ Facts applied (bspfile.h, bspflags.h, the SDK's builddisp.cpp):
   ``vec * dist``; each grid quad is split along the diagonal from its first
   corner when its first vertex index is even, along the other diagonal when
   odd; ``DISP_TRIS`` holds one tag word per triangle in that order.
+
+Untrusted input (the resource rule of :mod:`sourcebsp.resources`): every
+``firstedge, numedges`` range is checked against ``SURFEDGES`` before a
+polygon is expanded, and the total against the memory budget; a mesh whose
+corners, normals or texture coordinates are not finite is refused with a
+:class:`~sourcebsp.errors.BspFormatError`, never warned about.
 """
 from __future__ import annotations
 

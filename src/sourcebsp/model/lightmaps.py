@@ -24,6 +24,10 @@ look in the engine, which clamps overbright values as well.  ``"reinhard"``
 channel ``c`` to ``c / (1 + c)``, which keeps detail in bright areas while
 dark areas stay nearly linear.  Both then apply the sRGB transfer curve,
 since PNG viewers and glTF base-colour textures expect sRGB-encoded values.
+
+Untrusted input (:mod:`sourcebsp.resources`): every face's lightmap must lie
+inside its lighting lump (sizes compared without integer overflow), and an
+atlas is sized against the memory budget before it is allocated.
 """
 from __future__ import annotations
 
