@@ -443,11 +443,13 @@ def _validated_sides(bsp: Any, brushes: np.ndarray, sides: Any, planes: Any,
         check_indices(planenum, 0 if planes is None else len(planes), bsp=bsp,
                       lump=LumpId.BRUSHSIDES, field="planenum", target="PLANES", records=used,
                       itemsize=sides.dtype.itemsize)
-        normal, dist = planes["normal"][planenum], planes["dist"][planenum]
-        bad = ~(np.isfinite(normal).all(axis=1) & np.isfinite(dist))
+        normal, dist = planes["normal"][planenum].astype(np.float64), planes["dist"][planenum]
+        with np.errstate(over="ignore", invalid="ignore"):
+            length = np.linalg.norm(normal, axis=1)
+        bad = ~(np.isfinite(length) & (length > 1e-6) & np.isfinite(dist))
         if bad.any():
             plane = int(planenum[int(np.argmax(bad))])
-            raise BspFormatError(f"plane {plane} of a brush side is not finite: normal "
+            raise BspFormatError(f"plane {plane} of a brush side has no direction or is not finite: normal "
                                  f"{planes['normal'][plane].tolist()}, dist {float(planes['dist'][plane])}",
                                  lump="PLANES", offset=bsp.entry(LumpId.PLANES).fileofs + plane * planes.dtype.itemsize)
         padded = _bucket_of(rows["numsides"].astype(np.int64))
