@@ -85,6 +85,9 @@ def displacement_faces(bsp: Any, faces: np.ndarray, face_points: np.ndarray,
             raise BspFormatError(f"displacement {i} has a base face of {end - start} corners, not 4",
                                  lump="DISPINFO", offset=bsp.entry(LumpId.DISPINFO).fileofs + i * dispinfo.dtype.itemsize)
         pn = int(faces["planenum"][face])
+        if not 0 <= pn < len(planes):
+            raise BspFormatError(f"displacement {i}'s base face {face} uses plane {pn} of {len(planes)}",
+                                 lump="FACES", offset=bsp.entry(LumpId.FACES).fileofs + face * faces.dtype.itemsize)
         out.append(DispFace(i, face, face_points[start:end].copy(), planes["normal"][pn].astype(np.float64),
                             float(planes["dist"][pn]), pn, int(faces["texinfo"][face])))
     return out
