@@ -526,7 +526,6 @@ class Pakfile:
     def _check_limits(self, slots: list[_Slot], limits: PakLimits | None) -> None:
         """Refuse, before decompressing anything, files that would break ``limits`` or cannot be read."""
         limits = self.limits if limits is None else limits
-        how = "pass limits=PakLimits(...) with a larger {} (or set pakfile.limits) to allow it"
         total = 0
         for slot in slots:
             info = slot.info
@@ -536,26 +535,23 @@ class Pakfile:
                 raise UnsupportedError(f"pakfile entry {slot.name!r} is encrypted (zip flag bit 0); "
                                        f"no Source engine reads encrypted entries", lump=self.lump,
                                        offset=self._where(slot))
-            size, stored = int(info.file_size), int(info.compress_size)
-            if size > limits.max_entry_size:
-                raise LimitExceededError(
-                    f"pakfile entry {slot.name!r} decompresses to {size} bytes, over the limit of "
-                    f"{limits.max_entry_size} per file; {how.format('max_entry_size')}",
-                    limit="max_entry_size", lump=self.lump, offset=self._where(slot), needed=size,
-                    available=limits.max_entry_size)
-            if size > limits.ratio_exempt and size > limits.max_ratio * max(stored, 1):
-                raise LimitExceededError(
-                    f"pakfile entry {slot.name!r} expands {size / max(stored, 1):.0f} times ({stored} bytes "
-                    f"to {size}), over the limit of {limits.max_ratio:g}; {how.format('max_ratio')}",
-                    limit="max_ratio", lump=self.lump, offset=self._where(slot), needed=size,
-                    available=int(limits.max_ratio * max(stored, 1)))
+            size, stored = int(info.file_size), max(int(info.compress_size), 1)
             total += size
-            if total > limits.max_total_size:
-                raise LimitExceededError(
-                    f"the pakfile entries read together decompress to more than {limits.max_total_size} "
-                    f"bytes (at {slot.name!r}); {how.format('max_total_size')}",
-                    limit="max_total_size", lump=self.lump, offset=self._where(slot), needed=total,
-                    available=limits.max_total_size)
+            for limit, needed, allowed, what in (
+                ("max_entry_size", size, limits.max_entry_size,
+                 f"pakfile entry {slot.name!r} decompresses to {size} bytes, over the limit per file"),
+                ("max_ratio", size if size > limits.ratio_exempt else 0, int(limits.max_ratio * stored),
+                 f"pakfile entry {slot.name!r} expands {size / stored:.0f} times, over the limit of "
+                 f"{limits.max_ratio:g}"),
+                ("max_total_size", total, limits.max_total_size,
+                 f"the pakfile entries read together (up to {slot.name!r}) decompress to {total} bytes, "
+                 f"over the limit"),
+            ):
+                if needed > allowed:
+                    raise LimitExceededError(
+                        f"{what} ({allowed} bytes); pass limits=PakLimits({limit}=...) (or set pakfile.limits) "
+                        f"to allow it", limit=limit, lump=self.lump, offset=self._where(slot), needed=needed,
+                        available=allowed)
 
     def _contents(self, slot: _Slot) -> bytes:
         if slot.data is not None:
