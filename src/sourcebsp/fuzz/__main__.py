@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 
-def _atheris(out: Path, extra: list[str]) -> int:  # pragma: no cover - long runs only
+def _atheris(out: Path, extra: list[str], ignore: list[str]) -> int:  # pragma: no cover - long runs only
     import random
     import tempfile
 
@@ -29,7 +29,7 @@ def _atheris(out: Path, extra: list[str]) -> int:  # pragma: no cover - long run
     from .runner import DEFAULT_MEMORY_LIMIT, limit_memory, strict_warnings
 
     with atheris.instrument_imports(include=["sourcebsp"]):
-        from .campaign import _run_entry
+        from .campaign import _key, _run_entry
         from .entry_points import ENTRY_POINTS
         from .mutate import apply, random_mutations, seeds
 
@@ -44,7 +44,7 @@ def _atheris(out: Path, extra: list[str]) -> int:  # pragma: no cover - long run
         path.write_bytes(data)
         for name in ENTRY_POINTS:
             outcome = _run_entry(name, path, scratch, 10.0)
-            if isinstance(outcome, BaseException):
+            if isinstance(outcome, BaseException) and not any(i in _key(outcome) for i in ignore):
                 raise outcome
 
     def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
@@ -71,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="random seed of the first worker")
     ap.add_argument("--engine", choices=("mutate", "atheris"), default="mutate")
     ap.add_argument("--replay", nargs="+", type=Path, metavar="MAP", help="run these maps through every entry point")
+    ap.add_argument("--ignore", action="append", default=[], metavar="TEXT",
+                    help="atheris: do not stop on crashes whose key (type_module_line) contains TEXT")
     ap.add_argument("extra", nargs="*", help="options for libFuzzer (after --)")
     args = ap.parse_args(argv)
     if args.replay:
@@ -85,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(args.replay)} maps, {bad} broken promises")
         return 1 if bad else 0
     if args.engine == "atheris":
-        return _atheris(args.out, args.extra)
+        return _atheris(args.out, args.extra, args.ignore)
     from .campaign import run_campaign
 
     stats = run_campaign(args.out, args.minutes * 60, rng_seed=args.seed, log=sys.stderr)
