@@ -134,3 +134,15 @@ def test_extract_respects_limits(tmp_path: Path) -> None:
     with pytest.raises(LimitExceededError):
         two_files().extract_all(tmp_path / "out", limits=PakLimits(max_total_size=5))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_rewriting_a_changed_pakfile_is_held_to_the_limits() -> None:
+    pak = Pakfile(archive(("big.bin", bytes(range(256)) * 8192, zipfile.ZIP_STORED)))
+    pak.limits = PakLimits(max_total_size=MIB)
+    pak.add("new.txt", b"new")
+    with pytest.raises(LimitExceededError, match="max_total_size"):
+        pak.to_bytes()
+    with pytest.raises(LimitExceededError):
+        pak.set_compression("lzma")
+    pak.limits = PakLimits()
+    assert Pakfile(pak.to_bytes()).read("big.bin") == bytes(range(256)) * 8192

@@ -717,6 +717,7 @@ class Pakfile:
     def set_compression(self, compression: Compression) -> None:
         """Store every file with ``compression`` (``ZIP_STORED`` or ``ZIP_LZMA``) from now on."""
         kind = _compression(compression)
+        self._check_limits([s for s in self._slots if s.compress_type != kind], None)
         for slot in self._slots:
             if slot.compress_type != kind:
                 slot.data = self._contents(slot)
@@ -742,6 +743,7 @@ class Pakfile:
                 "preload section are not rebuilt",
                 lump=self.lump, offset=self.offset,
             )
+        self._check_limits(self._slots, None)  # every original file is read again to be rewritten
         out = io.BytesIO()
         try:
             with zipfile.ZipFile(out, "w", allowZip64=False) as archive:
