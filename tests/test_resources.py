@@ -173,10 +173,12 @@ def test_faces_of_unknown_layout_name_the_lump() -> None:
 def test_non_finite_vertices_are_refused() -> None:
     from sourcebsp.model.geometry import build_mesh
 
-    bsp = set_field(LumpId.VERTEXES, 3, "point", [np.nan, 0, 0])
-    with pytest.raises(BspFormatError, match="not a finite point") as info:
-        build_mesh(bsp)
-    assert info.value.lump == "VERTEXES"
+    for bad in ([np.nan, 0, 0], [0, np.inf, 0], [0, 0, 3e38]):
+        bsp = set_field(LumpId.VERTEXES, 3, "point", bad)
+        with pytest.raises(BspFormatError, match="vertex 3 is not a usable point") as info:
+            build_mesh(bsp)
+        assert info.value.lump == "VERTEXES"
+        assert info.value.offset == bsp.entry(LumpId.VERTEXES).fileofs + 3 * 12
 
 
 # ---- visibility --------------------------------------------------------------------

@@ -224,6 +224,25 @@ def face_polygons(bsp: Any, faces: np.ndarray | None = None) -> tuple[np.ndarray
     return indices, offsets
 
 
+#: Coordinates beyond this (2**24 units, 500 times the engine's map size) are damage, not a map.
+MAX_COORDINATE = float(1 << 24)
+
+
+def vertex_points(bsp: Any, indices: np.ndarray) -> np.ndarray:
+    """``VERTEXES`` points ``indices`` as float64 ``(N, 3)``, checked finite and within :data:`MAX_COORDINATE`."""
+    if not len(indices):
+        return np.zeros((0, 3))
+    vertexes = _need(bsp, LumpId.VERTEXES)
+    points = vertexes["point"][indices].astype(np.float64)
+    bad = ~(np.abs(points) <= MAX_COORDINATE).all(axis=1)  # also catches NaN
+    if bad.any():
+        vertex = int(indices[int(np.argmax(bad))])
+        raise BspFormatError(f"vertex {vertex} is not a usable point: {vertexes['point'][vertex].tolist()}",
+                             lump="VERTEXES", offset=bsp.entry(LumpId.VERTEXES).fileofs
+                             + vertex * vertexes.dtype.itemsize)
+    return points
+
+
 def _check_range(index: np.ndarray, size: int, target: str, bsp: Any, lump: LumpId) -> None:
     if len(index) and (int(index.min()) < 0 or int(index.max()) >= size):
         bad = int(index.max()) if int(index.max()) >= size else int(index.min())
@@ -556,8 +575,7 @@ def _plain_faces(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np
     sub = faces[which]
     indices, offsets = face_polygons(bsp, sub)
     counts = np.diff(offsets)
-    vertexes = _lump(bsp, LumpId.VERTEXES)
-    points = vertexes["point"][indices].astype(np.float64) if len(indices) else np.zeros((0, 3))
+    points = vertex_points(bsp, indices)
     local_face = np.repeat(np.arange(len(sub)), counts)
     face = which[local_face]
     uv, luxels = _uvs(bsp, faces, face, points)
@@ -609,7 +627,7 @@ def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, 
     _check_range(di, len(dispinfo), "DISPINFO", bsp, LumpId.FACES)
     info = dispinfo[di]
     indices, _ = face_polygons(bsp, sub)
-    corners = vertexes["point"][indices].astype(np.float64).reshape(-1, 4, 3)
+    corners = vertex_points(bsp, indices).reshape(-1, 4, 3)
     # Rotate each quad so that the corner nearest startPosition comes first.
     start = info["start_position"].astype(np.float64)
     first = np.argmin(((corners - start[:, None, :]) ** 2).sum(-1), axis=1)
