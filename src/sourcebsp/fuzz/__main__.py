@@ -28,10 +28,21 @@ def _atheris(out: Path, extra: list[str], ignore: list[str]) -> int:  # pragma: 
 
     from .runner import DEFAULT_MEMORY_LIMIT, limit_memory, strict_warnings
 
-    with atheris.instrument_imports(include=["sourcebsp"]):
-        from .campaign import _key, _run_entry
-        from .entry_points import ENTRY_POINTS
-        from .mutate import apply, random_mutations, seeds
+    import importlib
+    import pkgutil
+
+    import sourcebsp
+
+    from .campaign import _key, _run_entry
+    from .entry_points import ENTRY_POINTS
+    from .mutate import apply, random_mutations, seeds
+
+    # The package is imported already (and its modules lazily): load every module, then
+    # instrument everything loaded, so coverage reaches the code the entry points use.
+    for module in pkgutil.walk_packages(sourcebsp.__path__, "sourcebsp."):
+        if not module.name.startswith(("sourcebsp.cli", "sourcebsp.fuzz")):
+            importlib.import_module(module.name)
+    atheris.instrument_all()
 
     corpus = out / "corpus"
     corpus.mkdir(parents=True, exist_ok=True)
