@@ -9,7 +9,7 @@ promise being tested: whatever the bytes, each one returns or raises a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -36,9 +36,11 @@ def _decode_all(path: Path, scratch: Path) -> None:
 
 
 def _entities(path: Path, scratch: Path) -> None:
+    from ..codecs.entities import Entities
+
     with open_bsp(path) as bsp:
         entities = bsp.get_lump(LumpId.ENTITIES)
-        for entity in entities:
+        for entity in entities if isinstance(entities, Entities) else ():
             entity.classname
             list(entity.items())
 
@@ -51,23 +53,31 @@ def _static_props(path: Path, scratch: Path) -> None:
         bsp.detail_props
 
 
+def _pakfile(bsp: Any) -> Any:
+    """The decoded pakfile, or None for a map without one."""
+    from ..codecs.pakfile import Pakfile
+
+    value = bsp.find_lump(LumpId.PAKFILE)
+    return value if isinstance(value, Pakfile) else None
+
+
 def _pak_list(path: Path, scratch: Path) -> None:
     with open_bsp(path) as bsp:
-        if bsp.entry(LumpId.PAKFILE).filelen:
-            bsp.get_lump(LumpId.PAKFILE).entries()
+        if (pak := _pakfile(bsp)) is not None:
+            pak.entries()
 
 
 def _pak_read(path: Path, scratch: Path) -> None:
     with open_bsp(path) as bsp:
-        if bsp.entry(LumpId.PAKFILE).filelen:
-            for _name, _data in bsp.get_lump(LumpId.PAKFILE).iter_files():
+        if (pak := _pakfile(bsp)) is not None:
+            for _name, _data in pak.iter_files():
                 pass
 
 
 def _pak_extract(path: Path, scratch: Path) -> None:
     with open_bsp(path) as bsp:
-        if bsp.entry(LumpId.PAKFILE).filelen:
-            bsp.get_lump(LumpId.PAKFILE).extract_all(scratch / "pak")
+        if (pak := _pakfile(bsp)) is not None:
+            pak.extract_all(scratch / "pak")
 
 
 def _visibility(path: Path, scratch: Path) -> None:
