@@ -48,9 +48,10 @@ from typing import Any, Iterable, Literal, Sequence
 
 import numpy as np
 
-from ..codecs.geometry import FACE
-from ..errors import BspFormatError, UnsupportedError
+from ..errors import BspFormatError
 from ..lump_ids import LumpId
+from ..codecs.geometry import FACE  # noqa: I001 - kept apart from the imports above
+from ..errors import UnsupportedError
 from ..resources import expand_ranges
 
 __all__ = [

@@ -219,10 +219,8 @@ class LightmapAtlas:
     def sample(self, uv: np.ndarray) -> np.ndarray:
         """Bilinear samples of the linear image at UVs ``(N, 2)``: ``(N, 3)``."""
         w, h = self.width, self.height
-        # A NaN UV (from a map's NaN vertex or vector) samples the corner, not a wild index.
-        uv = np.nan_to_num(np.asarray(uv, np.float64), nan=0.0, posinf=1.0, neginf=0.0)
-        x = np.clip(uv[:, 0] * w - 0.5, 0, w - 1)
-        y = np.clip(uv[:, 1] * h - 0.5, 0, h - 1)
+        x = np.clip(uv[:, 0].astype(np.float32) * w - 0.5, 0, w - 1)
+        y = np.clip(uv[:, 1].astype(np.float32) * h - 0.5, 0, h - 1)
         x0 = x.astype(np.int64)  # x >= 0: truncation is floor
         y0 = y.astype(np.int64)
         dx = np.minimum(x0 + 1, w - 1) - x0
@@ -255,8 +253,7 @@ class LightmapAtlas:
 
 def tonemap(linear: np.ndarray, *, method: Tonemap = "clip", exposure: float = 1.0) -> np.ndarray:
     """Linear RGB to 8-bit sRGB: scale by ``exposure``, then ``clip`` or ``reinhard`` (``c/(1+c)``)."""
-    # NaN (from a damaged map's colours) is black, not an undefined cast.
-    value = np.maximum(np.nan_to_num(np.asarray(linear, np.float32) * np.float32(exposure), nan=0.0), 0)
+    value = np.maximum(np.asarray(linear, np.float32) * np.float32(exposure), 0)
     if method == "reinhard":
         value = value / (1 + value)
     elif method != "clip":
