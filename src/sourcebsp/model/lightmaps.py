@@ -286,6 +286,15 @@ def _shelf_pack(widths: np.ndarray, heights: np.ndarray, atlas_width: int) -> tu
     return x, y, top
 
 
+def _check_atlas_size(bsp: Any, hdr: bool, width: int, packed_height: int, luxels: int) -> None:
+    """The atlas (its height rounded up to a power of two: at most twice the packed height) fits the budget."""
+    lump = LumpId.LIGHTING_HDR if hdr else LumpId.LIGHTING
+    height = 2 * max(packed_height, 4)
+    check_memory(bsp, width * height * _BYTES_PER_ATLAS_PIXEL + luxels * _BYTES_PER_COPIED_PIXEL,
+                 f"a lightmap atlas of {width} x {packed_height}+ luxels", lump=lump.name,
+                 offset=bsp.entry(lump).fileofs)
+
+
 def build_atlas(bsp: Any, *, hdr: bool = False, style: int = 0, bump: int = 0,
                 faces: Sequence[int] | np.ndarray | None = None, padding: int = 1) -> LightmapAtlas | None:
     """Pack the lightmap block ``(style, bump)`` of every lit face into one atlas.
@@ -311,11 +320,8 @@ def build_atlas(bsp: Any, *, hdr: bool = False, style: int = 0, bump: int = 0,
     area = int((bw * bh).sum())
     atlas_width = 1 << max(int(np.ceil(np.log2(max(np.sqrt(area * 1.1), int(bw.max()), 4)))), 2)
     x, y, total = _shelf_pack(bw, bh, atlas_width)
+    _check_atlas_size(bsp, hdr, atlas_width, total, area)
     atlas_height = 1 << max(int(np.ceil(np.log2(max(total, 4)))), 2)  # powers of two suit every GPU
-    lump = LumpId.LIGHTING_HDR if hdr else LumpId.LIGHTING
-    check_memory(bsp, atlas_width * atlas_height * _BYTES_PER_ATLAS_PIXEL + area * _BYTES_PER_COPIED_PIXEL,
-                 f"a lightmap atlas of {atlas_width} x {atlas_height} luxels", lump=lump.name,
-                 offset=bsp.entry(lump).fileofs)
     image = np.zeros((atlas_height, atlas_width, 3), np.float32)
     image[y[0] : y[0] + bh[0], x[0] : x[0] + bw[0]] = 1.0
     rects = np.full((len(start), 4), -1, np.int64)
