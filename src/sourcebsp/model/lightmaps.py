@@ -94,6 +94,15 @@ def decode_samples(raw: np.ndarray, byte_offsets: np.ndarray) -> np.ndarray:
     return rgb * np.ldexp(np.float32(1.0 / 255.0), exponent)[..., None].astype(np.float32)
 
 
+def _check_atlas_size(bsp: Any, hdr: bool, width: int, packed_height: int, luxels: int) -> None:
+    """The atlas (its height rounded up to a power of two: at most twice the packed height) fits the budget."""
+    lump = LumpId.LIGHTING_HDR if hdr else LumpId.LIGHTING
+    height = 2 * max(packed_height, 4)
+    check_memory(bsp, width * height * _BYTES_PER_ATLAS_PIXEL + luxels * _BYTES_PER_COPIED_PIXEL,
+                 f"a lightmap atlas of {width} x {packed_height}+ luxels", lump=lump.name,
+                 offset=bsp.entry(lump).fileofs)
+
+
 @dataclass
 class LightmapLayout:
     """Where every face's lightmap samples are: arrays with one entry per face.
@@ -284,15 +293,6 @@ def _shelf_pack(widths: np.ndarray, heights: np.ndarray, atlas_width: int) -> tu
         top += int(h[start])  # the tallest box of the shelf comes first
         start = stop
     return x, y, top
-
-
-def _check_atlas_size(bsp: Any, hdr: bool, width: int, packed_height: int, luxels: int) -> None:
-    """The atlas (its height rounded up to a power of two: at most twice the packed height) fits the budget."""
-    lump = LumpId.LIGHTING_HDR if hdr else LumpId.LIGHTING
-    height = 2 * max(packed_height, 4)
-    check_memory(bsp, width * height * _BYTES_PER_ATLAS_PIXEL + luxels * _BYTES_PER_COPIED_PIXEL,
-                 f"a lightmap atlas of {width} x {packed_height}+ luxels", lump=lump.name,
-                 offset=bsp.entry(lump).fileofs)
 
 
 def build_atlas(bsp: Any, *, hdr: bool = False, style: int = 0, bump: int = 0,
