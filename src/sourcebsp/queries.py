@@ -25,6 +25,7 @@ from .codecs.base import RawLump
 from .codecs.visibility import Visibility
 from .errors import BspFormatError
 from .lump_ids import LumpId
+from .resources import floats
 
 __all__ = ["leaf_at", "cluster_at", "num_clusters", "pvs", "pas", "is_visible", "visibility"]
 
@@ -113,8 +114,8 @@ def leaf_at(bsp: Any, points: Any, *, model: int = 0) -> Any:
     _check_tree(bsp, nodes, planes, leafs)
     planenum = nodes["planenum"].astype(np.int64)
     children = nodes["children"].astype(np.int64)
-    normal = planes["normal"].astype(np.float64)
-    dist = planes["dist"].astype(np.float64)
+    normal = floats(planes["normal"])
+    dist = floats(planes["dist"])
 
     current = np.full(len(pts), head, dtype=np.int64)
     walking = np.arange(len(pts))

@@ -41,7 +41,7 @@ import numpy as np
 from .errors import BspFormatError, LimitExceededError
 
 __all__ = ["Budget", "budget", "current_budget", "input_size", "memory_limit", "check_memory",
-           "expand_ranges", "check_indices"]
+           "expand_ranges", "check_indices", "floats"]
 
 _MIB = 1 << 20
 
@@ -205,3 +205,14 @@ def expand_ranges(first: np.ndarray, count: np.ndarray, size: int, *, bsp: Any, 
     starts = np.cumsum(count) - count
     index = first[owner] + (np.arange(total) - starts[owner])
     return owner, index
+
+
+def floats(values: Any, dtype: Any = np.float64) -> np.ndarray:
+    """Floats read from a map as ``dtype``, without a warning for a signalling NaN.
+
+    Converting a signalling NaN (which a damaged map can hold) raises the
+    "invalid" floating-point flag, which numpy reports as a RuntimeWarning;
+    the result is a quiet NaN either way, and callers check finiteness.
+    """
+    with np.errstate(invalid="ignore"):
+        return np.asarray(values).astype(dtype)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import BspFormatError
+from ..resources import floats
 from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, reflectivity
 from ..model.lightmaps import LightmapAtlas, build_atlas
 from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
@@ -284,8 +285,8 @@ def _static_props(bsp: Any, scale: float) -> list[dict[str, Any]]:
         return []
     names = props.model_names()
     fields = records.dtype.names or ()
-    origin = to_y_up(records["origin"].astype(np.float64), scale)
-    rotation = Z_UP_TO_Y_UP @ angles_matrix(records["angles"].astype(np.float64)) @ Z_UP_TO_Y_UP.T
+    origin = to_y_up(floats(records["origin"]), scale)
+    rotation = Z_UP_TO_Y_UP @ angles_matrix(floats(records["angles"])) @ Z_UP_TO_Y_UP.T
     quat = quaternions(rotation)
     size = np.ones((len(records), 3))
     if "uniform_scale" in fields:

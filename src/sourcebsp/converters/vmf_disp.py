@@ -35,6 +35,7 @@ import numpy as np
 
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
+from ..resources import floats
 from .vmf_writer import VmfDisp
 
 __all__ = ["DISP_BRUSH_DEPTH", "CORNER_EPSILON", "DispFace", "displacement_faces", "disp_block"]
@@ -122,12 +123,12 @@ def disp_block(bsp: Any, disp: DispFace, normal: np.ndarray) -> VmfDisp:
     allowed = np.where(allowed >= 1 << 31, allowed - (1 << 32), allowed)
     return VmfDisp(
         power=power,
-        start_position=np.asarray(row["start_position"], np.float64),
-        normals=dv["vec"].astype(np.float64),
-        distances=dv["dist"].astype(np.float64),
+        start_position=floats(row["start_position"]),
+        normals=floats(dv["vec"]),
+        distances=floats(dv["dist"]),
         offsets=np.zeros((nverts, 3)),
         offset_normals=np.tile(np.asarray(normal, np.float64), (nverts, 1)),
-        alphas=dv["alpha"].astype(np.float64),
+        alphas=floats(dv["alpha"]),
         triangle_tags=tags,
         allowed_verts=allowed,
         flags=flags,

@@ -37,7 +37,9 @@ _LUMP_T = 16  # fileofs, filelen, version, fourCC
 _INTERESTING = (0, 1, 2, 3, 4, -1, -2, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, 1023, 1024, 4095,
                 4096, 32767, 32768, 65535, 65536, 1 << 20, 1 << 24, (1 << 28) + 7, (1 << 31) - 1, -(1 << 31),
                 (1 << 30), 100_000)
-_FLOATS = (float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 1e30, -1e30, 1e-40, 3.4e38, 65536.0)
+_FLOATS = (float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 1e30, -1e30, 1e-40, 3.4e38, 65536.0, "snan")
+# Signalling NaNs: converting one raises the "invalid" flag (Python floats cannot carry them).
+_SNAN = {4: (0x7F800001).to_bytes(4, "little"), 8: (0x7FF0000000000001).to_bytes(8, "little")}
 
 
 @dataclass(frozen=True)
@@ -179,6 +181,8 @@ def _mutate_record(data: bytearray, m: Mutation, kind: str) -> None:
         position = ofs + record * dtype.itemsize + at
         if kind == "i":
             _put_int(data, position, scalar, m.value)
+        elif m.value == "snan":
+            data[position : position + scalar.itemsize] = _SNAN.get(scalar.itemsize, b"\xff" * scalar.itemsize)
         else:
             data[position : position + scalar.itemsize] = np.array(m.value, scalar.newbyteorder("<")).tobytes()
 

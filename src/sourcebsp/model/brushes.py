@@ -48,7 +48,7 @@ import numpy as np
 
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
-from ..resources import check_indices, check_memory, expand_ranges
+from ..resources import check_indices, check_memory, expand_ranges, floats
 
 __all__ = [
     "ON_EPSILON", "NORMAL_EPSILON", "DIST_EPSILON", "SNAP_EPSILON", "BIG",
@@ -443,7 +443,7 @@ def _validated_sides(bsp: Any, brushes: np.ndarray, sides: Any, planes: Any,
         check_indices(planenum, 0 if planes is None else len(planes), bsp=bsp,
                       lump=LumpId.BRUSHSIDES, field="planenum", target="PLANES", records=used,
                       itemsize=sides.dtype.itemsize)
-        normal, dist = planes["normal"][planenum].astype(np.float64), planes["dist"][planenum]
+        normal, dist = floats(planes["normal"][planenum]), floats(planes["dist"][planenum])
         with np.errstate(over="ignore", invalid="ignore"):
             length = np.linalg.norm(normal, axis=1)
         bad = ~(np.isfinite(length) & (length > 1e-6) & np.isfinite(dist))
@@ -480,8 +480,8 @@ def build_brushes(bsp: Any, indices: np.ndarray | None = None) -> BrushSet:
     use = ~bevel
     owner, side_idx, side_rows = owner[use], side_idx[use], side_rows[use]
     planenum = side_rows["planenum"].astype(np.int64)
-    normal = planes["normal"][planenum].astype(np.float64)
-    dist = planes["dist"][planenum].astype(np.float64)
+    normal = floats(planes["normal"][planenum])
+    dist = floats(planes["dist"][planenum])
     keep, poly_offsets, points = clip_brushes(normal, dist, owner, len(chosen))
     owner = owner[keep]
     counts = np.bincount(owner, minlength=len(chosen))

@@ -52,7 +52,7 @@ from ..errors import BspFormatError
 from ..lump_ids import LumpId
 from ..codecs.geometry import FACE  # noqa: I001 - kept apart from the imports above
 from ..errors import UnsupportedError
-from ..resources import expand_ranges
+from ..resources import expand_ranges, floats
 
 __all__ = [
     "SURF_LIGHT", "SURF_SKY2D", "SURF_SKY", "SURF_WARP", "SURF_TRANS", "SURF_NOPORTAL",
@@ -155,7 +155,7 @@ def reflectivity(texdata: Any, default: float) -> np.ndarray:
     """
     if texdata is None:
         return np.zeros((0, 3))
-    value = np.asarray(texdata["reflectivity"], np.float64)
+    value = floats(texdata["reflectivity"])
     return np.clip(np.where(np.isfinite(value), value, default), 0.0, 1.0)
 
 
@@ -234,7 +234,7 @@ def vertex_points(bsp: Any, indices: np.ndarray) -> np.ndarray:
     if not len(indices):
         return np.zeros((0, 3))
     vertexes = _need(bsp, LumpId.VERTEXES)
-    points = vertexes["point"][indices].astype(np.float64)
+    points = floats(vertexes["point"][indices])
     bad = ~(np.abs(points) <= MAX_COORDINATE).all(axis=1)  # also catches NaN
     if bad.any():
         vertex = int(indices[int(np.argmax(bad))])
@@ -337,8 +337,7 @@ def brush_models(bsp: Any) -> list[BrushModel]:
     if models is None:
         return []
     out = [
-        BrushModel(i, int(m["firstface"]), int(m["numfaces"]), m["mins"].astype(np.float64),
-                   m["maxs"].astype(np.float64))
+        BrushModel(i, int(m["firstface"]), int(m["numfaces"]), floats(m["mins"]), floats(m["maxs"]))
         for i, m in enumerate(models)
     ]
     entities = _lump(bsp, LumpId.ENTITIES)
@@ -506,8 +505,9 @@ def _check_finite(bsp: Any, mesh: dict[str, np.ndarray], faces: np.ndarray) -> N
     for key, lump, what in (("positions", None, "a corner that is not a finite point"),
                             ("normals", LumpId.PLANES, "a normal that is not finite"),
                             ("uv", LumpId.TEXINFO, "texture coordinates that are not finite float32 numbers"),
-                            ("luxels", LumpId.TEXINFO, "lightmap coordinates that are not finite float32 numbers")):
-        bad = ~np.isfinite(mesh[key]).all(axis=1)
+                            ("luxels", LumpId.TEXINFO, "lightmap coordinates that are not finite float32 numbers"),
+                            ("alpha", LumpId.DISP_VERTS, "a displacement alpha that is not finite")):
+        bad = ~np.isfinite(mesh[key].reshape(len(mesh[key]), -1)).all(axis=1)
         if not bad.any():
             continue
         row = int(np.argmax(bad))
@@ -667,7 +667,7 @@ def _disp_group(bsp: Any, faces: np.ndarray, which: np.ndarray, info: np.ndarray
     _check_range(vert_index.ravel(), len(dispverts), "DISP_VERTS", bsp, LumpId.DISPINFO)
     dv = dispverts[vert_index]
     points = flat + dv["vec"].astype(np.float64) * dv["dist"].astype(np.float64)[..., None]
-    alpha = dv["alpha"].astype(np.float32)
+    alpha = floats(dv["alpha"], np.float64)  # a float64 copy: a signalling NaN becomes a quiet one
     # Texture UVs interpolate the base face's corner UVs: project the flat grid.
     face = np.repeat(which, nverts)
     uv, _ = _uvs(bsp, faces, face, flat.reshape(-1, 3))
@@ -707,7 +707,7 @@ def _disp_group(bsp: Any, faces: np.ndarray, which: np.ndarray, info: np.ndarray
         "normals": vnormal.astype(np.float32),
         "uv": uv.astype(np.float32),
         "luxels": luxels.reshape(-1, 2).astype(np.float32),
-        "alpha": alpha.ravel(),
+        "alpha": alpha.ravel().astype(np.float32),
         "vertex_face": face.astype(np.int64),
         "triangles": flat_tri,
         "triangle_face": np.repeat(which, ntri).astype(np.int64),
