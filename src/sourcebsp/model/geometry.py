@@ -507,7 +507,8 @@ def _check_finite(bsp: Any, mesh: dict[str, np.ndarray], faces: np.ndarray) -> N
                             ("uv", LumpId.TEXINFO, "texture coordinates that are not finite float32 numbers"),
                             ("luxels", LumpId.TEXINFO, "lightmap coordinates that are not finite float32 numbers"),
                             ("alpha", LumpId.DISP_VERTS, "a displacement alpha that is not finite")):
-        bad = ~np.isfinite(mesh[key].reshape(len(mesh[key]), -1)).all(axis=1)
+        values = mesh[key]
+        bad = ~np.isfinite(values).all(axis=tuple(range(1, values.ndim)))
         if not bad.any():
             continue
         row = int(np.argmax(bad))
