@@ -412,6 +412,8 @@ class Pakfile:
         try:
             readable = data if end.compatible else _xzp2_as_standard_zip(data, end)
             self._zip = zipfile.ZipFile(io.BytesIO(readable))
+        except NotImplementedError as exc:  # a zip feature zipfile lacks (a "version needed" it does not know)
+            raise UnsupportedError(f"unsupported zip archive: {exc}", lump=self.lump, offset=self.offset) from exc
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError, struct.error) as exc:
             raise self._error(f"bad zip data: {exc}") from exc
         infos = self._zip.infolist()
