@@ -146,3 +146,17 @@ def test_rewriting_a_changed_pakfile_is_held_to_the_limits() -> None:
         pak.set_compression("lzma")
     pak.limits = PakLimits()
     assert Pakfile(pak.to_bytes()).read("big.bin") == bytes(range(256)) * 8192
+
+
+def test_lzma_dictionary_limit() -> None:
+    data = bytearray(archive(("sound/a.raw", bytes(5000), zipfile.ZIP_LZMA)))
+    pak = Pakfile(bytes(data))
+    assert pak.read("sound/a.raw") == bytes(5000)
+    # The entry's data: LZMA SDK version (2), properties size (2), lc/lp/pb (1), dictionary size (4).
+    start = data.find(b"PK\x03\x04") + 30 + len("sound/a.raw")
+    assert struct.unpack_from("<H", data, start + 2)[0] == 5
+    assert struct.unpack_from("<I", data, start + 5)[0] <= 64 * MIB
+    struct.pack_into("<I", data, start + 5, 0xFFFF0000)
+    with pytest.raises(LimitExceededError, match="LZMA dictionary of 4294901760") as info:
+        Pakfile(bytes(data)).read("sound/a.raw")
+    assert info.value.limit == "max_dictionary_size"

@@ -310,12 +310,16 @@ class PakLimits:
     ratio_exempt : int
         Files up to this size are not held to ``max_ratio`` (default 1 MiB:
         a blank texture of 76 KB compresses 600 times).
+    max_dictionary_size : int
+        The LZMA dictionary an LZMA entry's properties may ask for (default
+        128 MiB; the decoder allocates it before reading a byte).
     """
 
     max_entry_size: int = 256 * _MIB
     max_total_size: int = 1024 * _MIB
     max_ratio: float = 1000.0
     ratio_exempt: int = _MIB
+    max_dictionary_size: int = 128 * _MIB
 
 
 # ---- the view ----------------------------------------------------------------------------------
@@ -539,7 +543,10 @@ class Pakfile:
                                        offset=self._where(slot))
             size, stored = int(info.file_size), max(int(info.compress_size), 1)
             total += size
+            dictionary = self._lzma_dictionary(info) if info.compress_type == ZIP_LZMA else 0
             for limit, needed, allowed, what in (
+                ("max_dictionary_size", dictionary, limits.max_dictionary_size,
+                 f"pakfile entry {slot.name!r} asks for an LZMA dictionary of {dictionary} bytes, over the limit"),
                 ("max_entry_size", size, limits.max_entry_size,
                  f"pakfile entry {slot.name!r} decompresses to {size} bytes, over the limit per file"),
                 ("max_ratio", size if size > limits.ratio_exempt else 0, int(limits.max_ratio * stored),
@@ -554,6 +561,24 @@ class Pakfile:
                         f"{what} ({allowed} bytes); pass limits=PakLimits({limit}=...) (or set pakfile.limits) "
                         f"to allow it", limit=limit, lump=self.lump, offset=self._where(slot), needed=needed,
                         available=allowed)
+
+    def _lzma_dictionary(self, info: zipfile.ZipInfo) -> int:
+        """The dictionary size an LZMA entry's properties ask for (0 when they cannot be read).
+
+        The entry's data starts with the LZMA SDK version (2 bytes), the
+        properties' size (2 bytes) and the properties: the lc/lp/pb byte and
+        the dictionary size (4 bytes, little-endian).
+        """
+        assert self._zip is not None and self._zip.fp is not None
+        fp = self._zip.fp
+        fp.seek(info.header_offset)
+        local = fp.read(LOCAL_FILE_HEADER_SIZE)
+        if len(local) < LOCAL_FILE_HEADER_SIZE:
+            return 0
+        name_length, extra_length = struct.unpack_from("<HH", local, 26)
+        fp.seek(info.header_offset + LOCAL_FILE_HEADER_SIZE + name_length + extra_length)
+        head = fp.read(9)
+        return struct.unpack_from("<I", head, 5)[0] if len(head) == 9 else 0
 
     def _contents(self, slot: _Slot) -> bytes:
         if slot.data is not None:
