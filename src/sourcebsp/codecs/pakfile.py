@@ -571,6 +571,8 @@ class Pakfile:
         """
         assert self._zip is not None and self._zip.fp is not None
         fp = self._zip.fp
+        if info.header_offset < 0:
+            return 0  # reading the entry fails in its own words
         fp.seek(info.header_offset)
         local = fp.read(LOCAL_FILE_HEADER_SIZE)
         if len(local) < LOCAL_FILE_HEADER_SIZE:
