@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import BspError
 from ..model.geometry import MapMesh, angles_matrix, build_mesh
+from ..model.geometry import reflectivity as texdata_reflectivity
 from ..model.lightmaps import LightmapAtlas, build_atlas, tonemap
 from ._common import Progress, opened, report, require
 
@@ -314,7 +315,7 @@ def _albedo(bsp: Any, mesh: MapMesh) -> np.ndarray:
     reflectivity = np.full((max(len(mesh.textures), 1), 3), 0.5)
     if bsp.entry("TEXDATA").filelen:
         texdata = bsp.texdata
-        reflectivity[: len(texdata)] = np.clip(np.asarray(texdata["reflectivity"], np.float64), 0, 1)
+        reflectivity[: len(texdata)] = texdata_reflectivity(texdata, 0.5)
     td = mesh.triangle_texture
     colour = reflectivity[np.where((td >= 0) & (td < len(reflectivity)), td, 0)]
     return 0.15 + 0.85 * colour  # type: ignore[no-any-return]
