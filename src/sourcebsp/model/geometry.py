@@ -293,7 +293,8 @@ def _vector(text: str | None) -> np.ndarray | None:
         values = [float(p) for p in text.split()]
     except ValueError:
         return None
-    return np.array(values, np.float64) if len(values) == 3 else None
+    # "nan" and "inf" parse as floats; a key holding them is as unusable as a missing one.
+    return np.array(values, np.float64) if len(values) == 3 and np.isfinite(values).all() else None
 
 
 @dataclass
