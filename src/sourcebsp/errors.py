@@ -13,6 +13,7 @@ __all__ = [
     "LumpSizeError",
     "CompressionError",
     "UnsupportedError",
+    "LimitExceededError",
 ]
 
 
@@ -73,3 +74,17 @@ class CompressionError(BspFormatError):
 
 class UnsupportedError(BspError):
     """A valid-looking file that this version of sourcebsp cannot read."""
+
+
+class LimitExceededError(BspError):
+    """Reading the map would take more than a resource limit allows.
+
+    Raised before the memory is asked for.  ``limit`` names the limit (an
+    attribute of :class:`sourcebsp.resources.Budget` or of
+    :class:`sourcebsp.codecs.pakfile.PakLimits`) and the message says how to
+    raise it; ``needed`` and ``available`` are the sizes compared.
+    """
+
+    def __init__(self, message: str, *, limit: str, **context: object) -> None:
+        self.limit = limit
+        super().__init__(message, **context)  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ from .codecs.base import RawLump
 from .codecs.visibility import Visibility
 from .errors import BspFormatError
 from .lump_ids import LumpId
+from .resources import floats
 
 __all__ = ["leaf_at", "cluster_at", "num_clusters", "pvs", "pas", "is_visible", "visibility"]
 
@@ -113,8 +114,8 @@ def leaf_at(bsp: Any, points: Any, *, model: int = 0) -> Any:
     _check_tree(bsp, nodes, planes, leafs)
     planenum = nodes["planenum"].astype(np.int64)
     children = nodes["children"].astype(np.int64)
-    normal = planes["normal"].astype(np.float64)
-    dist = planes["dist"].astype(np.float64)
+    normal = floats(planes["normal"])
+    dist = floats(planes["dist"])
 
     current = np.full(len(pts), head, dtype=np.int64)
     walking = np.arange(len(pts))
@@ -195,7 +196,15 @@ def _clusters(bsp: Any, place: Any, count: int) -> tuple[np.ndarray, bool]:
             raise IndexError(f"cluster {cluster} is outside -1..{count - 1}")
         return np.array([cluster], np.int64), True
     pts, single = _points(place)
-    return np.atleast_1d(np.asarray(cluster_at(bsp, pts), np.int64)), single
+    leaf = np.atleast_1d(np.asarray(leaf_at(bsp, pts), np.int64))
+    leafs = _table(bsp, LumpId.LEAFS)
+    clusters = leafs["cluster"][leaf].astype(np.int64)
+    bad = (clusters < -1) | (clusters >= count)
+    if bad.any():
+        i = int(leaf[int(np.argmax(bad))])
+        raise BspFormatError(f"leaf {i} is in cluster {int(leafs['cluster'][i])}, but the visibility data "
+                             f"has {count} clusters", lump="LEAFS", offset=_record_offset(bsp, LumpId.LEAFS, i, leafs))
+    return clusters, single
 
 
 def is_visible(bsp: Any, a: Place, b: Place) -> Any:
@@ -221,11 +230,6 @@ def is_visible(bsp: Any, a: Place, b: Place) -> Any:
     ca, cb = np.broadcast_arrays(ca, cb)
     open_ = (ca >= 0) & (cb >= 0)
     vis = visibility(bsp)
-    if not vis.present:
-        result = open_
-    elif single_a and single_b:
-        result = np.array([bool(open_[0]) and bool(vis.pvs(int(ca[0]))[cb[0]])])
-    else:
-        matrix = vis.pvs_matrix()
-        result = open_ & matrix[np.maximum(ca, 0), np.maximum(cb, 0)]
+    # Only the rows asked about are decoded: the whole matrix is numclusters squared.
+    result = vis.visible(ca, cb) if vis.present else open_
     return bool(result[0]) if single_a and single_b else result

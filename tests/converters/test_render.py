@@ -17,6 +17,7 @@ from sourcebsp.converters import render_overview as ov
 from sourcebsp.converters.render_camera import EYE_HEIGHT, PLAYER_STARTS, player_starts
 from sourcebsp.converters.render_raster import clip_near, project_orthographic, rasterize
 from sourcebsp.converters.render_scene import _BOX_TRIANGLES, LUMINANCE
+from sourcebsp.errors import BspFormatError
 from sourcebsp.examples import build_example_map
 from sourcebsp.examples.room import ROOM, WALL_MATERIAL
 
@@ -365,13 +366,15 @@ def test_a_wall_at_arms_length_scores_lower():
 
 @pytest.mark.parametrize("view", ["overview", "player", "top"])
 def test_damaged_numbers_do_not_crash(view):
-    """NaN vertices and lightmap vectors (as fuzzed maps have) are left out, not fatal."""
+    """NaN lightmap vectors (as fuzzed maps have) are left out; a NaN vertex is a typed error."""
     bsp = build_example_map()
-    vertexes = bsp.vertexes.copy()
-    vertexes["point"][0] = np.nan
-    bsp.vertexes = vertexes
     texinfo = bsp.texinfo.copy()
     texinfo["lightmap_vecs"][0] = np.nan
     bsp.texinfo = texinfo
     result = rd.render(bsp, view=view, size=(48, 48))
     assert result.covered > 0.2 and np.all(np.isfinite(result.image))
+    vertexes = bsp.vertexes.copy()
+    vertexes["point"][0] = np.nan
+    bsp.vertexes = vertexes
+    with pytest.raises(BspFormatError, match="VERTEXES"):
+        rd.render(bsp, view=view, size=(48, 48))

@@ -270,4 +270,4 @@ def test_synthetic_map_box():
 def test_bad_plane_index_is_a_format_error():
     with pytest.raises(sourcebsp.BspFormatError) as exc:
         build_brushes(synthetic_box_map(bad_plane=True))
-    assert exc.value.lump == "BRUSHSIDES" and "plane 99" in str(exc.value)
+    assert exc.value.lump == "BRUSHSIDES" and "planenum 99" in str(exc.value)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import inspect
 import os
 from pathlib import Path
 from typing import Sequence
@@ -198,15 +197,8 @@ def _extract(pak: Pakfile, folder: str, patterns: Sequence[str], overwrite: bool
             more = f" and {len(existing) - 1} more" if len(existing) > 1 else ""
             raise _common.CommandError(f"{existing[0]}{more} exist(s) already: give --overwrite to replace "
                                        "files under " + folder)
-    source = pak
-    if patterns:
-        # Extract through a pakfile of the chosen files: the same checks, limits and staging as a full extract.
-        source = Pakfile()
-        for name in names:
-            if not name.endswith(("/", "\\")):
-                source.add(name, pak.read(name))
-    options = {"overwrite": overwrite} if "overwrite" in inspect.signature(source.extract_all).parameters else {}
-    written = source.extract_all(folder, **options)
+    # The library checks names and limits again, stages the files and moves them in only when all were read.
+    written = pak.extract_all(folder, names=names if patterns else None, overwrite=overwrite)
     print(f"extracted {_files(len(written))} to {folder}")
     return 0
 

@@ -28,6 +28,7 @@ changed, so an untouched lump encodes to the bytes it was decoded from.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence, overload
 
@@ -53,7 +54,12 @@ _ENCODING = ("utf-8", "surrogateescape")
 _WS = r"[ \t\r\n\f\v]"
 # One well-formed entity and the whitespace after it.  Group 1: the key/value
 # pairs; group 2: the trailing whitespace.  A string holds anything but '"'.
-_BLOCK = re.compile(rf'\{{((?:{_WS}*"[^"]*"{_WS}*"[^"]*")*){_WS}*\}}({_WS}*)')
+# The pairs are matched possessively (Python 3.11+): a block that does not close
+# then fails at once, instead of backtracking through every pair it read, which
+# took a second and tens of bytes of regex stack per byte of an unclosed block.
+_PAIRS = rf'(?:{_WS}*+"[^"]*+"{_WS}*+"[^"]*+")*+' if sys.version_info >= (3, 11) else \
+    rf'(?:{_WS}*"[^"]*"{_WS}*"[^"]*")*'
+_BLOCK = re.compile(rf'\{{({_PAIRS}){_WS}*\}}({_WS}*)')
 _SPACE = re.compile(rf"{_WS}*")
 # Used only to explain why _BLOCK did not match.
 _TOKEN = re.compile(

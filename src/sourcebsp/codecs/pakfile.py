@@ -26,29 +26,38 @@ Two quirks are handled here:
 An untouched pakfile encodes to its original bytes.  Once changed it is
 written again with ``zipfile``: lump-relative offsets, the original archive
 comment, no encryption, no zip64 (the engine reads neither).
+
+Untrusted input: reading and extracting are held to :class:`PakLimits`
+(size per file, per call, compression ratio), checked from the zip
+directory before anything is decompressed; encrypted entries are refused;
+extraction is all or nothing and replaces no file unless asked.
 """
 from __future__ import annotations
 
+import fnmatch
 import io
 import lzma
 import os
 import re
+import shutil
 import struct
+import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Literal, Union
+from typing import Iterable, Iterator, Literal, Union
 
 import numpy as np
 
-from ..errors import BspError, BspFormatError, UnsupportedError
+from ..errors import BspError, BspFormatError, LimitExceededError, UnsupportedError
 from ..lump_ids import LumpId
 from .base import LumpContext
 
 __all__ = [
     "Pakfile",
     "PakEntry",
+    "PakLimits",
     "counts_from_file_start",
     "PakfileCodec",
     "XZIP_COMMENT",
@@ -272,6 +281,47 @@ def _compression(value: Compression | None) -> int:
     raise ValueError(f"compression must be ZIP_STORED / 'stored' or ZIP_LZMA / 'lzma', not {value!r}")
 
 
+# ---- limits -------------------------------------------------------------------------------------
+_MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class PakLimits:
+    """How much a pakfile may expand to when its files are read or extracted.
+
+    Sizes are checked from the zip directory before anything is decompressed
+    (and the decompressors never produce more than the size stated there).
+    Exceeding one raises :class:`~sourcebsp.errors.LimitExceededError` naming
+    the limit.  Pass other limits as ``limits=`` to :meth:`Pakfile.read`,
+    :meth:`Pakfile.iter_files` and :meth:`Pakfile.extract_all`, or set
+    :attr:`Pakfile.limits`.
+
+    Attributes
+    ----------
+    max_entry_size : int
+        Bytes one file may have once decompressed (default 256 MiB; the
+        largest files maps carry, textures and sounds, are a few MiB).
+    max_total_size : int
+        Bytes all the files read by one call may have together (default 1 GiB).
+    max_ratio : float
+        Decompressed size over stored size of one compressed file of more
+        than ``ratio_exempt`` bytes (default 1000: game content compresses a
+        few times, zip bombs a thousand times and more).
+    ratio_exempt : int
+        Files up to this size are not held to ``max_ratio`` (default 1 MiB:
+        a blank texture of 76 KB compresses 600 times).
+    max_dictionary_size : int
+        The LZMA dictionary an LZMA entry's properties may ask for (default
+        128 MiB; the decoder allocates it before reading a byte).
+    """
+
+    max_entry_size: int = 256 * _MIB
+    max_total_size: int = 1024 * _MIB
+    max_ratio: float = 1000.0
+    ratio_exempt: int = _MIB
+    max_dictionary_size: int = 128 * _MIB
+
+
 # ---- the view ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class PakEntry:
@@ -342,6 +392,8 @@ class Pakfile:
         #: ``"lump"`` when zip offsets count from the lump's start (what the engine
         #: reads), ``"file"`` when from the BSP file's start (old bspzip builds).
         self.offset_base: Literal["lump", "file"] = "lump"
+        #: The limits :meth:`read`, :meth:`iter_files` and :meth:`extract_all` apply when given none.
+        self.limits = PakLimits()
         if self._original:
             self._parse()
 
@@ -364,6 +416,8 @@ class Pakfile:
         try:
             readable = data if end.compatible else _xzp2_as_standard_zip(data, end)
             self._zip = zipfile.ZipFile(io.BytesIO(readable))
+        except NotImplementedError as exc:  # a zip feature zipfile lacks (a "version needed" it does not know)
+            raise UnsupportedError(f"unsupported zip archive: {exc}", lump=self.lump, offset=self.offset) from exc
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError, struct.error) as exc:
             raise self._error(f"bad zip data: {exc}") from exc
         infos = self._zip.infolist()
@@ -466,57 +520,189 @@ class Pakfile:
             raise KeyError(f"no file named {name!r} in the pakfile")
         return self._slots[index]
 
-    def read(self, name: str) -> bytes:
-        """The contents of one file (decompressed, CRC checked)."""
-        return self._contents(self._slot(name))
+    def read(self, name: str, *, limits: PakLimits | None = None) -> bytes:
+        """The contents of one file (decompressed, CRC checked), within ``limits``."""
+        slot = self._slot(name)
+        self._check_limits([slot], limits)
+        return self._contents(slot)
+
+    def _where(self, slot: _Slot) -> int:
+        return self.offset + slot.info.header_offset if slot.info is not None else self.offset
+
+    def _check_limits(self, slots: list[_Slot], limits: PakLimits | None) -> None:
+        """Refuse, before decompressing anything, files that would break ``limits`` or cannot be read."""
+        limits = self.limits if limits is None else limits
+        total = 0
+        for slot in slots:
+            info = slot.info
+            if slot.data is not None or info is None:
+                continue
+            if info.flag_bits & 0x1:
+                raise UnsupportedError(f"pakfile entry {slot.name!r} is encrypted (zip flag bit 0); "
+                                       f"no Source engine reads encrypted entries", lump=self.lump,
+                                       offset=self._where(slot))
+            size, stored = int(info.file_size), max(int(info.compress_size), 1)
+            total += size
+            dictionary = self._lzma_dictionary(info) if info.compress_type == ZIP_LZMA else 0
+            for limit, needed, allowed, what in (
+                ("max_dictionary_size", dictionary, limits.max_dictionary_size,
+                 f"pakfile entry {slot.name!r} asks for an LZMA dictionary of {dictionary} bytes, over the limit"),
+                ("max_entry_size", size, limits.max_entry_size,
+                 f"pakfile entry {slot.name!r} decompresses to {size} bytes, over the limit per file"),
+                ("max_ratio", size if size > limits.ratio_exempt else 0, int(limits.max_ratio * stored),
+                 f"pakfile entry {slot.name!r} expands {size / stored:.0f} times, over the limit of "
+                 f"{limits.max_ratio:g}"),
+                ("max_total_size", total, limits.max_total_size,
+                 f"the pakfile entries read together (up to {slot.name!r}) decompress to {total} bytes, "
+                 f"over the limit"),
+            ):
+                if needed > allowed:
+                    raise LimitExceededError(
+                        f"{what} ({allowed} bytes); pass limits=PakLimits({limit}=...) (or set pakfile.limits) "
+                        f"to allow it", limit=limit, lump=self.lump, offset=self._where(slot), needed=needed,
+                        available=allowed)
+
+    def _lzma_dictionary(self, info: zipfile.ZipInfo) -> int:
+        """The dictionary size an LZMA entry's properties ask for (0 when they cannot be read).
+
+        The entry's data starts with the LZMA SDK version (2 bytes), the
+        properties' size (2 bytes) and the properties: the lc/lp/pb byte and
+        the dictionary size (4 bytes, little-endian).
+        """
+        assert self._zip is not None and self._zip.fp is not None
+        fp = self._zip.fp
+        if info.header_offset < 0:
+            return 0  # reading the entry fails in its own words
+        fp.seek(info.header_offset)
+        local = fp.read(LOCAL_FILE_HEADER_SIZE)
+        if len(local) < LOCAL_FILE_HEADER_SIZE:
+            return 0
+        name_length, extra_length = struct.unpack_from("<HH", local, 26)
+        fp.seek(info.header_offset + LOCAL_FILE_HEADER_SIZE + name_length + extra_length)
+        head = fp.read(9)
+        return struct.unpack_from("<I", head, 5)[0] if len(head) == 9 else 0
 
     def _contents(self, slot: _Slot) -> bytes:
         if slot.data is not None:
             return slot.data
         assert self._zip is not None and slot.info is not None
-        where = self.offset + slot.info.header_offset
+        where = self._where(slot)
         try:
             return self._zip.read(slot.info)
         except NotImplementedError as exc:
             raise UnsupportedError(f"pakfile entry {slot.name!r}: {exc}", lump=self.lump, offset=where) from exc
-        except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, ValueError, OSError,
+        except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, ValueError, OSError, RuntimeError,
                 struct.error) as exc:
             raise self._error(f"bad zip data in pakfile entry {slot.name!r}: {exc}", where) from exc
 
-    def iter_files(self) -> Iterator[tuple[str, bytes]]:
-        """(name, contents) of every file, in archive order."""
+    def iter_files(self, *, limits: PakLimits | None = None) -> Iterator[tuple[str, bytes]]:
+        """(name, contents) of every file, in archive order, within ``limits`` (checked first)."""
+        self._check_limits(self._slots, limits)
         for slot in self._slots:
             yield slot.name, self._contents(slot)
 
-    def extract_all(self, folder: str | os.PathLike[str]) -> list[Path]:
-        """Write every file under ``folder``; returns the paths written.
+    def _select(self, names: Iterable[str] | None, patterns: Iterable[str] | None) -> list[_Slot]:
+        if names is None and patterns is None:
+            return list(self._slots)
+        chosen: set[int] = set()
+        for name in names or ():
+            index = self._find(name)
+            if index is None:
+                raise KeyError(f"no file named {name!r} in the pakfile")
+            chosen.add(index)
+        folded = [p.replace("\\", "/").lower() for p in patterns or ()]
+        for index, slot in enumerate(self._slots):
+            if any(fnmatch.fnmatchcase(_key(slot.name), p) for p in folded):
+                chosen.add(index)
+        return [self._slots[i] for i in sorted(chosen)]
 
-        Every name is checked before anything is written: a name that is an
-        absolute path or climbs out with ``..`` raises :class:`BspFormatError`
-        (a map must not write outside the folder it is unpacked into).
+    def extract_all(self, folder: str | os.PathLike[str], *, names: Iterable[str] | None = None,
+                    patterns: Iterable[str] | None = None, overwrite: bool = False,
+                    limits: PakLimits | None = None) -> list[Path]:
+        """Write the files (all, or those chosen) under ``folder``; returns the paths written.
+
+        Nothing is written unless everything can be: every name, every
+        limit and (unless ``overwrite``) every target path is checked first,
+        the files are written into a temporary folder beside ``folder``, and
+        they are moved into place only once all of them were read.  A
+        failure leaves ``folder`` as it was.
+
+        Parameters
+        ----------
+        folder
+            Where to extract (created when missing).
+        names, patterns
+            Extract only these files (names matched as the engine matches
+            them) and those matching these globs (``"materials/*.vmt"``, no
+            regard to case); all files when both are None.
+        overwrite
+            Replace files that exist already; otherwise they make it fail.
+        limits
+            Size limits (default :attr:`limits`).
+
+        Raises
+        ------
+        BspFormatError
+            A name is an absolute path or climbs out of ``folder``.
+        BspError
+            A file exists and ``overwrite`` is False.
+        LimitExceededError
+            The files are larger than ``limits`` allow.
         """
         root = Path(folder)
         resolved_root = root.resolve()
+        slots = self._select(names, patterns)
         targets = []
-        for slot in self._slots:
+        for slot in slots:
             reason = _unsafe_reason(slot.name)
-            target = root.joinpath(*[p for p in slot.name.replace("\\", "/").split("/") if p not in ("", ".")]) \
-                if reason is None else root
+            parts = [p for p in slot.name.replace("\\", "/").split("/") if p not in ("", ".")]
+            target = root.joinpath(*parts) if reason is None else root
             if reason is None and not target.resolve().is_relative_to(resolved_root):
                 reason = "it leads outside the folder (through a link)"
             if reason is not None:
-                where = self.offset + slot.info.header_offset if slot.info is not None else self.offset
-                raise self._error(f"refusing to extract pakfile entry {slot.name!r} into {root}: {reason}", where)
-            targets.append(target)
-        written = []
-        for slot, target in zip(self._slots, targets):
-            if slot.name.endswith(("/", "\\")):
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(self._contents(slot))
-            written.append(target)
-        return written
+                raise self._error(f"refusing to extract pakfile entry {slot.name!r} into {root}: {reason}",
+                                  self._where(slot))
+            targets.append((parts, target))
+        if not overwrite:
+            for slot, (_, target) in zip(slots, targets):
+                if target.exists() and not (slot.name.endswith(("/", "\\")) and target.is_dir()):
+                    raise BspError(f"refusing to overwrite {target} with pakfile entry {slot.name!r} "
+                                   f"(pass overwrite=True to replace existing files)",
+                                   lump=self.lump, offset=self._where(slot))
+        self._check_limits(slots, limits)
+        # The temporary folder goes beside the target (the same file system, so moves are renames),
+        # in its nearest existing ancestor so that a failure creates nothing.
+        anchor = root.absolute().parent
+        while not anchor.is_dir():
+            anchor = anchor.parent
+        staging = Path(tempfile.mkdtemp(prefix=f".{root.name or 'pak'}.extract-", dir=anchor))
+        try:
+            staged = []
+            for slot, (parts, _) in zip(slots, targets):
+                if slot.name.endswith(("/", "\\")):
+                    continue
+                path = staging.joinpath(*parts)
+                contents = self._contents(slot)
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(contents)
+                except (FileExistsError, NotADirectoryError, IsADirectoryError) as exc:
+                    # Two entries that cannot both be files: "a" and "a/b".
+                    raise self._error(f"cannot extract pakfile entry {slot.name!r}: it clashes with another "
+                                      f"entry ({exc.strerror})", self._where(slot)) from exc
+                staged.append((path, parts))
+            written = []
+            for slot, (_, target) in zip(slots, targets):
+                if slot.name.endswith(("/", "\\")):
+                    target.mkdir(parents=True, exist_ok=True)
+            for path, parts in staged:
+                target = root.joinpath(*parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(path, target)
+                written.append(target)
+            return written
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
     # ---- editing ----------------------------------------------------------------------------
     def add(self, name: str, data: bytes | bytearray | memoryview, *,
@@ -560,6 +746,7 @@ class Pakfile:
     def set_compression(self, compression: Compression) -> None:
         """Store every file with ``compression`` (``ZIP_STORED`` or ``ZIP_LZMA``) from now on."""
         kind = _compression(compression)
+        self._check_limits([s for s in self._slots if s.compress_type != kind], None)
         for slot in self._slots:
             if slot.compress_type != kind:
                 slot.data = self._contents(slot)
@@ -585,6 +772,7 @@ class Pakfile:
                 "preload section are not rebuilt",
                 lump=self.lump, offset=self.offset,
             )
+        self._check_limits(self._slots, None)  # every original file is read again to be rewritten
         out = io.BytesIO()
         try:
             with zipfile.ZipFile(out, "w", allowZip64=False) as archive:

@@ -20,6 +20,11 @@ their layout; :meth:`Visibility.from_matrices` lays out new data as vvis does.
 The value is immutable (a new value is made with :meth:`Visibility.replace`
 or :meth:`Visibility.from_matrices` and stored with ``bsp.set_lump``), which
 is why the codec is not ``mutable``.
+
+Rows may be shared, so the full matrices can be far larger than the lump
+(100,000 clusters sharing one row: 9 GiB).  :meth:`Visibility.visible` and
+:meth:`Visibility.validate` decode a bounded number of rows at a time; the
+matrices are sized against the memory budget of :mod:`sourcebsp.resources`.
 """
 from __future__ import annotations
 
@@ -30,6 +35,7 @@ import numpy as np
 
 from ..errors import BspFormatError, TruncatedError
 from ..lump_ids import LumpId
+from ..resources import check_memory
 from .base import Endian, LumpContext
 
 __all__ = [
@@ -48,6 +54,8 @@ _KIND_NAMES = {DVIS_PVS: "PVS", DVIS_PAS: "PAS"}
 NUMCLUSTERS = np.dtype("<i4")  # int numclusters
 BITOFS = np.dtype("<i4")  # int bitofs[numclusters][2]
 _MAX_RUN = 255  # a zero run's count is one byte
+_CHUNK_BYTES = 32 << 20  # expanded rows decoded at once when only some are wanted
+_STREAM_FACTOR = 16  # the all-rows-at-once decoder may expand the row data this much
 
 
 def _row_bytes(num_clusters: int) -> int:
@@ -227,8 +235,15 @@ class Visibility:
         """Which clusters ``cluster`` can hear: bool array of shape ``(numclusters,)``."""
         return self._row(cluster, DVIS_PAS)
 
+    def _input_size(self) -> int:
+        return self.header_size + len(self.data)
+
     def _matrix(self, kind: int) -> np.ndarray:
         if kind not in self._matrices:
+            # Rows may be shared, so the matrix can be far larger than the lump.
+            check_memory(self._input_size(), self.num_clusters * (2 * self.num_clusters + 9 * self.row_bytes),
+                         f"the {_KIND_NAMES[kind]} matrix of {self.num_clusters} clusters", lump=self.lump,
+                         offset=self.file_offset)
             expanded = _decode_rows(self._blob(), self.bitofs[:, kind].astype(np.int64) - self.header_size,
                                     self.row_bytes, lambda c: self._where(c, kind))
             matrix = _unpack(expanded, self.num_clusters)
@@ -249,8 +264,44 @@ class Visibility:
 
     def validate(self) -> None:
         """Decode every row, raising the first format error found."""
-        self.pvs_matrix()
-        self.pas_matrix()
+        clusters = np.arange(self.num_clusters)
+        for kind in (DVIS_PVS, DVIS_PAS):
+            for _ in self._packed_chunks(clusters, kind):
+                pass
+
+    def _packed_chunks(self, clusters: np.ndarray, kind: int) -> Any:
+        """(first position, packed rows ``(k, row_bytes)``) of ``clusters`` (>= 0), a bounded chunk at a time."""
+        if kind in self._matrices:
+            yield 0, _pack(self._matrices[kind][clusters])
+            return
+        chunk = max(1, _CHUNK_BYTES // max(9 * self.row_bytes, 1))  # rows and their int64 gather index
+        bitofs = self.bitofs[:, kind].astype(np.int64) - self.header_size
+        for first in range(0, len(clusters), chunk):
+            part = clusters[first : first + chunk]
+            yield first, _decode_rows(self._blob(), bitofs[part], self.row_bytes,
+                                      lambda c, part=part: self._where(int(part[c]), kind))
+
+    def visible(self, a: np.ndarray, b: np.ndarray, kind: int = DVIS_PVS) -> np.ndarray:
+        """Whether cluster ``b[i]`` is in the PVS (or PAS) of cluster ``a[i]``, for arrays of clusters.
+
+        Only the distinct rows of ``a`` are decoded, a bounded number at a
+        time, so the memory needed does not grow with ``numclusters`` squared.
+        Cluster -1 sees nothing and is seen by nothing.
+        """
+        a, b = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
+        a, b = a.ravel(), b.ravel()
+        for values in (a, b):
+            if len(values) and (values.min() < -1 or values.max() >= self.num_clusters):
+                bad = values[(values < -1) | (values >= self.num_clusters)][0]
+                raise IndexError(f"cluster {int(bad)} is outside -1..{self.num_clusters - 1}")
+        result = np.zeros(len(a), bool)
+        open_ = np.flatnonzero((a >= 0) & (b >= 0))
+        unique, inverse = np.unique(a[open_], return_inverse=True)
+        for first, rows in self._packed_chunks(unique, kind):
+            mine = (inverse >= first) & (inverse < first + len(rows))
+            row, column = inverse[mine] - first, b[open_][mine]
+            result[open_[mine]] = (rows[row, column >> 3] >> (column & 7)) & 1
+        return result
 
     def compressed_row(self, cluster: int, kind: int = DVIS_PVS) -> bytes:
         """The stored (compressed) bytes of one row."""
@@ -446,6 +497,8 @@ def _decode_rows_together(blob: np.ndarray, starts: np.ndarray, row_bytes: int) 
     following = np.concatenate((blob[1:], [0])).astype(np.int64)
     out_len = np.where(is_count, 0, np.where(zero, following, 1))
     ends = np.cumsum(out_len)  # stream position after each byte's token
+    if int(ends[-1]) > _STREAM_FACTOR * size + len(starts) * row_bytes:
+        return None  # expanding everything would cost more than the rows asked for
     row_begin = ends[starts] - out_len[starts]
     row_end = row_begin + row_bytes
     last = np.searchsorted(ends, row_end, "left")

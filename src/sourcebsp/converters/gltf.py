@@ -29,7 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models
+from ..errors import BspFormatError
+from ..resources import floats
+from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, reflectivity
 from ..model.lightmaps import LightmapAtlas, build_atlas
 from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
                       unit_scale)
@@ -94,7 +96,7 @@ class _Blob:
         accessor = self.lib.Accessor(bufferView=self.view(memoryview(array.data).cast("B"), target),
                                      componentType=component, count=int(array.shape[0]), type=kind)
         if bounds:
-            flat = array.reshape(len(array), -1)
+            flat = _finite(array.reshape(len(array), -1), "vertex positions")
             accessor.min = [float(v) for v in flat.min(0)]
             accessor.max = [float(v) for v in flat.max(0)]
         self.gltf.accessors.append(accessor)
@@ -175,7 +177,7 @@ def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texda
         color = [0.8, 0.8, 0.8]
         extras: dict[str, Any] = {"texture": name}
         if texdata is not None and 0 <= td < len(texdata):
-            color = [float(np.clip(c, 0.0, 1.0)) for c in texdata["reflectivity"][td]]
+            color = reflectivity(texdata[td : td + 1], 0.8)[0].tolist()
             extras["width"] = int(texdata["width"][td])
             extras["height"] = int(texdata["height"][td])
         pbr = lib.PbrMetallicRoughness(baseColorFactor=color + [1.0], metallicFactor=0.0, roughnessFactor=1.0)
@@ -211,7 +213,7 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, texdata: Any, s
         remap[vertex_ids] = np.arange(len(vertex_ids))
         position = to_y_up(mesh.positions[vertex_ids], scale).astype(np.float32)
         normal = to_y_up(mesh.normals[vertex_ids]).astype(np.float32)
-        normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+        normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
         attributes = lib.Attributes(
             POSITION=blob.accessor(position, "VEC3", bounds=True),
             NORMAL=blob.accessor(normal, "VEC3"),
@@ -239,9 +241,10 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, texdata: Any, s
                         extras={"model": model.index, "classname": model.classname or ""})
         if model.index and model.angles.any():
             rotation = Z_UP_TO_Y_UP @ model.rotation @ Z_UP_TO_Y_UP.T
-            node.rotation = [float(v) for v in quaternions(rotation[None])[0]]
+            node.rotation = [float(v) for v in _finite(quaternions(rotation[None])[0], f"{model.name}'s angles")]
         if model.index and model.origin.any():
-            node.translation = [float(v) for v in to_y_up(model.origin[None], scale)[0]]
+            node.translation = [float(v) for v in _finite(to_y_up(model.origin[None], scale)[0],
+                                                          f"{model.name}'s origin")]
         gltf.nodes.append(node)
         root_children.append(len(gltf.nodes) - 1)
         stats.meshes += 1
@@ -263,6 +266,17 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, texdata: Any, s
     return gltf, blob, stats
 
 
+def _finite(values: np.ndarray, what: str) -> np.ndarray:
+    """``values``, or a BspFormatError when one is NaN or infinite (JSON has no such numbers)."""
+    values = np.asarray(values)
+    if not np.isfinite(values).all():
+        row = int(np.flatnonzero(~np.isfinite(values.reshape(len(values), -1)).all(axis=1))[0]) \
+            if values.ndim > 1 else 0
+        raise BspFormatError(f"cannot export to glTF: {what} hold a value that is not a finite number "
+                             f"(row {row}: {values[row].tolist()})")
+    return values
+
+
 def _static_props(bsp: Any, scale: float) -> list[dict[str, Any]]:
     """Node fields (name, translation, rotation, scale, extras) of every static prop."""
     try:
@@ -274,8 +288,8 @@ def _static_props(bsp: Any, scale: float) -> list[dict[str, Any]]:
         return []
     names = props.model_names()
     fields = records.dtype.names or ()
-    origin = to_y_up(records["origin"].astype(np.float64), scale)
-    rotation = Z_UP_TO_Y_UP @ angles_matrix(records["angles"].astype(np.float64)) @ Z_UP_TO_Y_UP.T
+    origin = to_y_up(floats(records["origin"]), scale)
+    rotation = Z_UP_TO_Y_UP @ angles_matrix(floats(records["angles"])) @ Z_UP_TO_Y_UP.T
     quat = quaternions(rotation)
     size = np.ones((len(records), 3))
     if "uniform_scale" in fields:
@@ -285,6 +299,7 @@ def _static_props(bsp: Any, scale: float) -> list[dict[str, Any]]:
         vec = records["non_uniform_scale"].astype(np.float64)[:, [0, 2, 1]]
         size *= np.where(vec > 0, vec, 1.0)
     skins = records["skin"].tolist() if "skin" in fields else [0] * len(records)
+    _finite(np.concatenate([origin, quat, size], axis=1), "static prop origins, angles and scales")
     out = []
     for i, model in enumerate(names):
         node: dict[str, Any] = {

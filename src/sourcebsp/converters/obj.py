@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model.geometry import build_mesh, iter_models
+from ..model.geometry import build_mesh, iter_models, reflectivity
 from ._common import Progress, Units, opened, report, to_y_up, unit_scale
 
 __all__ = ["export_obj", "material_name"]
@@ -85,11 +85,12 @@ def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", inclu
         name = mesh.textures[td] if 0 <= td < len(mesh.textures) else f"texdata_{td}"
         color = [0.8, 0.8, 0.8]
         if texdata is not None and 0 <= td < len(texdata):
-            color = [float(np.clip(c, 0, 1)) for c in texdata["reflectivity"][td]]
+            color = reflectivity(texdata[td : td + 1], 0.8)[0].tolist()
         mtl.append(f"\nnewmtl {material_name(name)}\n# texture {name}\n"
                    f"Kd {color[0]:.4f} {color[1]:.4f} {color[2]:.4f}\nKa 0 0 0\nKs 0 0 0\nillum 1\n")
-    path.write_text("".join(out), encoding="utf-8")
-    mtl_path.write_text("".join(mtl), encoding="utf-8")
+    # Names the map stores in another encoding keep their bytes (decoded with surrogateescape).
+    path.write_text("".join(out), encoding="utf-8", errors="surrogateescape")
+    mtl_path.write_text("".join(mtl), encoding="utf-8", errors="surrogateescape")
     report(progress, "write")
     return {"triangles": triangles, "vertices": written, "materials": len(used),
             "objects": len(mesh.model_indices()), "mtl": str(mtl_path)}

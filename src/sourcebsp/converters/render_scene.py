@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model.geometry import MapMesh
+from ..model.geometry import MapMesh, reflectivity
 from ..model.lightmaps import LightmapAtlas, tonemap
 from ..protocols import MapReader
 from .render_raster import Frame
@@ -62,11 +62,9 @@ class Scene:
 def _reflectivity(bsp: MapReader, count: int) -> np.ndarray:
     """Linear average colour of every texdata entry (0.5 grey where unknown)."""
     out = np.full((max(count, 1), 3), 0.5)
-    texdata = bsp.find_lump("TEXDATA")
-    if texdata is not None and len(texdata):
-        n = min(len(texdata), len(out))
-        value = np.asarray(texdata["reflectivity"][:n], np.float64)
-        out[:n] = np.where(np.isfinite(value), np.clip(value, 0, 1), 0.5)
+    value = reflectivity(bsp.find_lump("TEXDATA"), 0.5)
+    n = min(len(value), len(out))
+    out[:n] = value[:n]
     return out
 
 
@@ -88,9 +86,9 @@ def build_scene(bsp: MapReader, mesh: MapMesh, atlas: LightmapAtlas | None, *,
         attrs[..., LM_UV:LM_UV + 2] = atlas.uv(mesh.vertex_face, mesh.luxels)[tri]
     attrs[..., TEX_UV:TEX_UV + 2] = mesh.uv[tri]
     td = mesh.triangle_texture
-    reflectivity = _reflectivity(bsp, len(mesh.textures))
-    valid = (td >= 0) & (td < len(reflectivity))
-    albedo = reflectivity[np.where(valid, td, 0)]
+    average_colour = _reflectivity(bsp, len(mesh.textures))
+    valid = (td >= 0) & (td < len(average_colour))
+    albedo = average_colour[np.where(valid, td, 0)]
     images = None
     texture = np.full(len(tri), -1, np.int64)
     if texture_images is not None:

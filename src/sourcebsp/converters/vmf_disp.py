@@ -35,6 +35,7 @@ import numpy as np
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
 from ..protocols import MapReader
+from ..resources import floats
 from .vmf_writer import VmfDisp
 
 __all__ = ["DISP_BRUSH_DEPTH", "CORNER_EPSILON", "DispFace", "displacement_faces", "disp_block"]
@@ -81,6 +82,9 @@ def displacement_faces(bsp: MapReader, faces: np.ndarray, face_points: np.ndarra
             raise BspFormatError(f"displacement {i} has a base face of {end - start} corners, not 4",
                                  lump="DISPINFO", offset=bsp.entry(LumpId.DISPINFO).fileofs + i * dispinfo.dtype.itemsize)
         pn = int(faces["planenum"][face])
+        if not 0 <= pn < len(planes):
+            raise BspFormatError(f"displacement {i}'s base face {face} uses plane {pn} of {len(planes)}",
+                                 lump="FACES", offset=bsp.entry(LumpId.FACES).fileofs + face * faces.dtype.itemsize)
         out.append(DispFace(i, face, face_points[start:end].copy(), planes["normal"][pn].astype(np.float64),
                             float(planes["dist"][pn]), pn, int(faces["texinfo"][face])))
     return out
@@ -115,12 +119,12 @@ def disp_block(bsp: MapReader, disp: DispFace, normal: np.ndarray) -> VmfDisp:
     allowed = np.where(allowed >= 1 << 31, allowed - (1 << 32), allowed)
     return VmfDisp(
         power=power,
-        start_position=np.asarray(row["start_position"], np.float64),
-        normals=dv["vec"].astype(np.float64),
-        distances=dv["dist"].astype(np.float64),
+        start_position=floats(row["start_position"]),
+        normals=floats(dv["vec"]),
+        distances=floats(dv["dist"]),
         offsets=np.zeros((nverts, 3)),
         offset_normals=np.tile(np.asarray(normal, np.float64), (nverts, 1)),
-        alphas=dv["alpha"].astype(np.float64),
+        alphas=floats(dv["alpha"]),
         triangle_tags=tags,
         allowed_verts=allowed,
         flags=flags,

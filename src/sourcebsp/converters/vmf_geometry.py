@@ -333,9 +333,7 @@ def prism_planes(polygon: np.ndarray, normal: np.ndarray, depth: float) -> tuple
 
 def face_corner_points(bsp: MapReader, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Corner positions and offsets of ``faces`` (polygons as stored, clockwise)."""
-    from ..model.geometry import face_polygons
+    from ..model.geometry import face_polygons, vertex_points
 
     indices, offsets = face_polygons(bsp, faces)
-    vertexes = bsp.vertexes
-    points = vertexes["point"][indices].astype(np.float64) if len(indices) else np.zeros((0, 3))
-    return points, offsets
+    return vertex_points(bsp, indices), offsets

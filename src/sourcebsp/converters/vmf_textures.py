@@ -273,6 +273,9 @@ def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.nda
     normals = np.asarray(normals, np.float64).reshape(-1, 3)
     ti = np.asarray(texinfo_index, np.int64)
     ok = (ti >= 0) & (ti < (0 if texinfo is None else len(texinfo)))
+    if texinfo is not None and ok.any():  # a damaged texinfo (NaN or infinite vectors) counts as none
+        ok[ok] = np.isfinite(texinfo["texture_vecs"][ti[ok]]).all(axis=(1, 2)) & \
+            np.isfinite(texinfo["lightmap_vecs"][ti[ok]]).all(axis=(1, 2))
     vecs = np.zeros((n, 2, 4))
     lvecs = np.zeros((n, 2, 4))
     if texinfo is not None and ok.any():

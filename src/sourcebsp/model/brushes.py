@@ -33,6 +33,11 @@ any brush entity's model uses belongs to that model; the world (model 0)
 keeps the rest.  Brushes no leaf refers to (vbsp writes every brush, even
 those entirely outside the map) go to the model whose brush index range
 encloses them, else to the world.
+
+Untrusted input: :func:`build_brushes` first validates every brush's side
+range, side plane numbers and planes, and sizes the clipping (which grows
+with the square of a brush's sides) against the budget of
+:mod:`sourcebsp.resources`, before any array is built.
 """
 from __future__ import annotations
 
@@ -43,6 +48,7 @@ import numpy as np
 
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
+from ..resources import check_indices, check_memory, expand_ranges, floats
 
 __all__ = [
     "ON_EPSILON", "NORMAL_EPSILON", "DIST_EPSILON", "SNAP_EPSILON", "BIG",
@@ -393,6 +399,50 @@ def closed_brushes(brushes: BrushSet) -> np.ndarray:
 
 
 # ---- from a map -------------------------------------------------------------------
+# Per side, what clipping keeps (padded polygons, distances, masks): bytes.  Clipping
+# a brush compares every pair of its sides, so its cost also grows with sides squared.
+_BYTES_PER_SIDE = 2048
+_BYTES_PER_SIDE_PAIR = 256
+
+
+def _validated_sides(bsp: Any, brushes: np.ndarray, sides: Any, planes: Any,
+                     indices: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The chosen brushes, and the owner and row of each of their sides, checked before use.
+
+    Brush indices, each brush's ``firstside, numsides`` range and every
+    side's plane number are checked against the tables they refer to, and
+    the total number of sides against the memory budget, before any array
+    is sized from them.
+    """
+    chosen = np.arange(len(brushes)) if indices is None else np.asarray(indices, np.int64)
+    _check(chosen, len(brushes), "brush", bsp, LumpId.BRUSHES)
+    rows = brushes[chosen]
+    owner, side_idx = expand_ranges(
+        rows["firstside"], rows["numsides"], 0 if sides is None else len(sides), bsp=bsp,
+        lump=LumpId.BRUSHES, fields=("firstside", "numsides"), target="BRUSHSIDES",
+        bytes_per_item=_BYTES_PER_SIDE, records=chosen, itemsize=brushes.dtype.itemsize)
+    if len(side_idx):
+        used = side_idx[sides["bevel"][side_idx] == 0]  # bevel sides are skipped, their planes unused
+        planenum = sides["planenum"][used]
+        check_indices(planenum, 0 if planes is None else len(planes), bsp=bsp,
+                      lump=LumpId.BRUSHSIDES, field="planenum", target="PLANES", records=used,
+                      itemsize=sides.dtype.itemsize)
+        normal, dist = floats(planes["normal"][planenum]), floats(planes["dist"][planenum])
+        with np.errstate(over="ignore", invalid="ignore"):
+            length = np.linalg.norm(normal, axis=1)
+        bad = ~(np.isfinite(length) & (length > 1e-6) & np.isfinite(dist))
+        if bad.any():
+            plane = int(planenum[int(np.argmax(bad))])
+            raise BspFormatError(f"plane {plane} of a brush side has no direction or is not finite: normal "
+                                 f"{planes['normal'][plane].tolist()}, dist {float(planes['dist'][plane])}",
+                                 lump="PLANES", offset=bsp.entry(LumpId.PLANES).fileofs + plane * planes.dtype.itemsize)
+        padded = _bucket_of(rows["numsides"].astype(np.int64))
+        check_memory(bsp, int((padded * padded).sum()) * _BYTES_PER_SIDE_PAIR,
+                     f"clipping brushes of up to {int(rows['numsides'].max())} sides", lump="BRUSHES",
+                     offset=bsp.entry(LumpId.BRUSHES).fileofs)
+    return chosen, owner, side_idx
+
+
 def build_brushes(bsp: Any, indices: np.ndarray | None = None) -> BrushSet:
     """The side polygons of the map's brushes (all, or those in ``indices``).
 
@@ -407,22 +457,15 @@ def build_brushes(bsp: Any, indices: np.ndarray | None = None) -> BrushSet:
         empty = np.zeros(0, np.int64)
         return BrushSet(empty, np.zeros(1, np.int64), empty, empty, np.zeros((0, 3)), np.zeros(0),
                         empty, empty, np.zeros(1, np.int64), np.zeros((0, 3)), np.zeros(0, bool))
-    chosen = np.arange(len(brushes)) if indices is None else np.asarray(indices, np.int64)
-    _check(chosen, len(brushes), "brush", bsp, LumpId.BRUSHES)
+    chosen, owner, side_idx = _validated_sides(bsp, brushes, sides, planes, indices)
     rows = brushes[chosen]
-    numsides = np.maximum(rows["numsides"].astype(np.int64), 0)
-    owner = np.repeat(np.arange(len(chosen)), numsides)
-    side_idx = rows["firstside"].astype(np.int64)[owner] + (np.arange(int(numsides.sum())) -
-                                                            np.repeat(np.cumsum(numsides) - numsides, numsides))
-    _check(side_idx, 0 if sides is None else len(sides), "brush side", bsp, LumpId.BRUSHES)
     side_rows = sides[side_idx] if len(side_idx) else sides[:0]
     bevel = side_rows["bevel"].astype(np.int64) != 0
     use = ~bevel
     owner, side_idx, side_rows = owner[use], side_idx[use], side_rows[use]
     planenum = side_rows["planenum"].astype(np.int64)
-    _check(planenum, 0 if planes is None else len(planes), "plane", bsp, LumpId.BRUSHSIDES)
-    normal = planes["normal"][planenum].astype(np.float64)
-    dist = planes["dist"][planenum].astype(np.float64)
+    normal = floats(planes["normal"][planenum])
+    dist = floats(planes["dist"][planenum])
     keep, poly_offsets, points = clip_brushes(normal, dist, owner, len(chosen))
     owner = owner[keep]
     counts = np.bincount(owner, minlength=len(chosen))
@@ -470,7 +513,12 @@ def leaf_models(bsp: Any) -> np.ndarray:
     nodes = bsp.require_lump(LumpId.NODES, "find the leaves of each model")
     leafs = bsp.require_lump(LumpId.LEAFS, "find the leaves of each model")
     leaf_model = np.full(0 if leafs is None else len(leafs), -1, np.int64)
-    if models is None or not len(models) or leafs is None or nodes is None:
+    if models is None or not len(models) or leafs is None:
+        return leaf_model
+    if nodes is None:
+        if bool((models["headnode"] >= 0).any()):
+            raise BspFormatError("the models have head nodes but the map has no NODES lump", lump="NODES",
+                                 offset=bsp.entry(LumpId.NODES).fileofs)
         return leaf_model
     n_nodes = len(nodes)
     node_model = np.full(n_nodes, -1, np.int64)
@@ -512,13 +560,10 @@ def brush_models_of(bsp: Any) -> np.ndarray:
         return owner
     leaf_model = leaf_models(bsp)
     used = leaf_model >= 0
-    first = leafs["firstleafbrush"].astype(np.int64)[used]
-    num = leafs["numleafbrushes"].astype(np.int64)[used]
-    lab = leaf_model[used]
-    pos = np.repeat(first - np.cumsum(num) + num, num) + np.arange(int(num.sum()))
-    lab_of = np.repeat(lab, num)
-    in_range = (pos >= 0) & (pos < len(leafbrushes))
-    pos, lab_of = pos[in_range], lab_of[in_range]
+    leaf_of, pos = expand_ranges(leafs["firstleafbrush"][used], leafs["numleafbrushes"][used], len(leafbrushes),
+                                 bsp=bsp, lump=LumpId.LEAFS, fields=("firstleafbrush", "numleafbrushes"),
+                                 target="LEAFBRUSHES", records=np.flatnonzero(used), itemsize=leafs.dtype.itemsize)
+    lab_of = leaf_model[used][leaf_of]
     brush_of = leafbrushes.astype(np.int64)[pos]
     ok = (brush_of >= 0) & (brush_of < n_brushes)
     brush_of, lab_of = brush_of[ok], lab_of[ok]

@@ -34,6 +34,12 @@ Facts applied (bspfile.h, bspflags.h, the SDK's builddisp.cpp):
   ``vec * dist``; each grid quad is split along the diagonal from its first
   corner when its first vertex index is even, along the other diagonal when
   odd; ``DISP_TRIS`` holds one tag word per triangle in that order.
+
+Untrusted input (the resource rule of :mod:`sourcebsp.resources`): every
+``firstedge, numedges`` range is checked against ``SURFEDGES`` before a
+polygon is expanded, and the total against the memory budget; a mesh whose
+corners, normals or texture coordinates are not finite is refused with a
+:class:`~sourcebsp.errors.BspFormatError`, never warned about.
 """
 from __future__ import annotations
 
@@ -48,6 +54,9 @@ from ..flags import (
     SURF_SKY2D, SURF_TRANS, SURF_TRIGGER, SURF_WARP,
 )
 from ..lump_ids import LumpId
+from ..codecs.geometry import FACE  # noqa: I001 - kept apart from the imports above
+from ..errors import UnsupportedError
+from ..resources import expand_ranges, floats
 
 __all__ = [
     "SURF_LIGHT", "SURF_SKY2D", "SURF_SKY", "SURF_WARP", "SURF_TRANS", "SURF_NOPORTAL",
@@ -63,6 +72,10 @@ _DRAWN_TOOL_TEXTURES = frozenset({"tools/toolsblack"})
 
 ModelSelection = Literal["world", "all"] | Sequence[int]
 
+# What a mesh keeps and computes per polygon corner (positions, normals, UVs,
+# triangles and their int64 temporaries): the budget's estimate, in bytes.
+_BYTES_PER_CORNER = 256
+
 
 # ---- lumps ------------------------------------------------------------------------
 def _lump(bsp: Any, lump: LumpId) -> Any:
@@ -71,13 +84,15 @@ def _lump(bsp: Any, lump: LumpId) -> Any:
 
 
 def _need(bsp: Any, lump: LumpId) -> Any:
+    """A decoded lump the mesh cannot be built without: a missing or raw one raises."""
     value = _lump(bsp, lump)
     if value is None:
         entry = bsp.entry(lump)
         if entry.filelen:
-            raise BspFormatError(f"cannot build meshes: this lump's layout is not known "
-                                 f"(lump version {entry.version})", lump=lump.name, offset=entry.fileofs)
-        return None
+            raise UnsupportedError(f"cannot build meshes: this lump's layout is not known "
+                                   f"(lump version {entry.version})", lump=lump.name, offset=entry.fileofs)
+        raise BspFormatError("cannot build meshes: the map has no such lump", lump=lump.name,
+                             offset=entry.fileofs)
     return value
 
 
@@ -88,20 +103,23 @@ def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
     such as Xbox 360 ones) or when ``hdr`` is asked for and present.  Both
     describe the same polygons; they differ in their lightmap offsets.
     """
-    ldr = _lump(bsp, LumpId.FACES)
-    high = _lump(bsp, LumpId.FACES_HDR)
+    ldr = _face_lump(bsp, LumpId.FACES)
+    high = _face_lump(bsp, LumpId.FACES_HDR)
     if hdr and high is not None and len(high):
         return high  # type: ignore[no-any-return]
     if ldr is not None and len(ldr):
         return ldr  # type: ignore[no-any-return]
     if high is not None and len(high):
         return high  # type: ignore[no-any-return]
-    return np.zeros(0, _face_dtype(bsp))
+    return np.zeros(0, FACE)
 
 
-def _face_dtype(bsp: Any) -> np.dtype:
-    codec = bsp.codec(LumpId.FACES)
-    return getattr(codec, "dtype", np.dtype([("numedges", "<i4")]))
+def _face_lump(bsp: Any, lump: LumpId) -> Any:
+    """A face lump, None when empty; one whose layout is unknown raises (never a face-less mesh)."""
+    value = _lump(bsp, lump)
+    if value is None and bsp.entry(lump).filelen:
+        _need(bsp, lump)
+    return value
 
 
 def texture_names(bsp: Any) -> list[str]:
@@ -118,6 +136,17 @@ def texture_names(bsp: Any) -> list[str]:
         except (IndexError, KeyError):
             names.append("")
     return names
+
+
+def reflectivity(texdata: Any, default: float) -> np.ndarray:
+    """``dtexdata_t.reflectivity`` of every texdata as RGB in ``[0, 1]``, ``(N, 3)``.
+
+    A value that is not finite (a damaged texdata) gives ``default``.
+    """
+    if texdata is None:
+        return np.zeros((0, 3))
+    value = floats(texdata["reflectivity"])
+    return np.clip(np.where(np.isfinite(value), value, default), 0.0, 1.0)
 
 
 def face_textures(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
@@ -165,24 +194,44 @@ def face_polygons(bsp: Any, faces: np.ndarray | None = None) -> tuple[np.ndarray
     ``indices[offsets[k]:offsets[k + 1]]`` (indices into ``bsp.vertexes``).
     """
     faces = face_table(bsp) if faces is None else faces
-    edges = _need(bsp, LumpId.EDGES)
-    surfedges = _need(bsp, LumpId.SURFEDGES)
-    vertexes = _need(bsp, LumpId.VERTEXES)
-    counts = np.maximum(faces["numedges"].astype(np.int64), 0)
+    counts = faces["numedges"].astype(np.int64)
     offsets = np.zeros(len(faces) + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    if not offsets[-1]:
+    if not len(faces) or not counts.any():
         return np.zeros(0, np.int64), offsets
-    owner = np.repeat(np.arange(len(faces)), counts)
-    se_index = faces["firstedge"].astype(np.int64)[owner] + (np.arange(offsets[-1]) - offsets[owner])
-    _check_range(se_index, 0 if surfedges is None else len(surfedges), "SURFEDGES", bsp, LumpId.FACES)
+    surfedges = _need(bsp, LumpId.SURFEDGES)
+    # Validate every range before expanding it (an edge count of 2**28 must not allocate GiBs).
+    _, se_index = expand_ranges(faces["firstedge"], counts, len(surfedges), bsp=bsp, lump=LumpId.FACES,
+                                fields=("firstedge", "numedges"), target="SURFEDGES",
+                                bytes_per_item=_BYTES_PER_CORNER, itemsize=faces.dtype.itemsize)
+    np.cumsum(counts, out=offsets[1:])
+    edges = _need(bsp, LumpId.EDGES)
+    vertexes = _need(bsp, LumpId.VERTEXES)
     se = surfedges[se_index].astype(np.int64)
     edge = np.abs(se)
-    _check_range(edge, 0 if edges is None else len(edges), "EDGES", bsp, LumpId.SURFEDGES)
+    _check_range(edge, len(edges), "EDGES", bsp, LumpId.SURFEDGES)
     v = edges["v"]
     indices = np.where(se >= 0, v[edge, 0], v[edge, 1]).astype(np.int64)
-    _check_range(indices, 0 if vertexes is None else len(vertexes), "VERTEXES", bsp, LumpId.EDGES)
+    _check_range(indices, len(vertexes), "VERTEXES", bsp, LumpId.EDGES)
     return indices, offsets
+
+
+#: Coordinates beyond this (2**24 units, 500 times the engine's map size) are damage, not a map.
+MAX_COORDINATE = float(1 << 24)
+
+
+def vertex_points(bsp: Any, indices: np.ndarray) -> np.ndarray:
+    """``VERTEXES`` points ``indices`` as float64 ``(N, 3)``, checked finite and within :data:`MAX_COORDINATE`."""
+    if not len(indices):
+        return np.zeros((0, 3))
+    vertexes = _need(bsp, LumpId.VERTEXES)
+    points = floats(vertexes["point"][indices])
+    bad = ~(np.abs(points) <= MAX_COORDINATE).all(axis=1)  # also catches NaN
+    if bad.any():
+        vertex = int(indices[int(np.argmax(bad))])
+        raise BspFormatError(f"vertex {vertex} is not a usable point: {vertexes['point'][vertex].tolist()}",
+                             lump="VERTEXES", offset=bsp.entry(LumpId.VERTEXES).fileofs
+                             + vertex * vertexes.dtype.itemsize)
+    return points
 
 
 def _check_range(index: np.ndarray, size: int, target: str, bsp: Any, lump: LumpId) -> None:
@@ -234,7 +283,8 @@ def _vector(text: str | None) -> np.ndarray | None:
         values = [float(p) for p in text.split()]
     except ValueError:
         return None
-    return np.array(values, np.float64) if len(values) == 3 else None
+    # "nan" and "inf" parse as floats; a key holding them is as unusable as a missing one.
+    return np.array(values, np.float64) if len(values) == 3 and np.isfinite(values).all() else None
 
 
 @dataclass
@@ -278,8 +328,7 @@ def brush_models(bsp: Any) -> list[BrushModel]:
     if models is None:
         return []
     out = [
-        BrushModel(i, int(m["firstface"]), int(m["numfaces"]), m["mins"].astype(np.float64),
-                   m["maxs"].astype(np.float64))
+        BrushModel(i, int(m["firstface"]), int(m["numfaces"]), floats(m["mins"]), floats(m["maxs"]))
         for i, m in enumerate(models)
     ]
     entities = _lump(bsp, LumpId.ENTITIES)
@@ -427,15 +476,38 @@ def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool 
         raise BspFormatError("faces refer to displacements but the map has no DISPINFO lump",
                              lump="FACES", offset=bsp.entry(LumpId.FACES).fileofs)
     plain = selected[~disp]
-    parts = [_plain_faces(bsp, faces, plain)]
-    if disp.any():
-        parts.append(_displacements(bsp, faces, selected[disp]))
+    # The map's floats are untrusted: arithmetic on them may overflow.  Rather than
+    # warn, the results are checked below and a mesh that is not finite is refused.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        parts = [_plain_faces(bsp, faces, plain)]
+        if disp.any():
+            parts.append(_displacements(bsp, faces, selected[disp]))
     mesh = _concat(parts)
+    _check_finite(bsp, mesh, faces)
     texture = face_textures(bsp, faces)
     return MapMesh(
         **mesh, faces=selected, face_model=face_model, face_texture=texture,
         textures=texture_names(bsp), models=table, face_table=np.array(faces),
     )
+
+
+def _check_finite(bsp: Any, mesh: dict[str, np.ndarray], faces: np.ndarray) -> None:
+    """Every corner, normal and texture coordinate is a finite float32: otherwise the map is broken."""
+    for key, lump, what in (("positions", None, "a corner that is not a finite point"),
+                            ("normals", LumpId.PLANES, "a normal that is not finite"),
+                            ("uv", LumpId.TEXINFO, "texture coordinates that are not finite float32 numbers"),
+                            ("luxels", LumpId.TEXINFO, "lightmap coordinates that are not finite float32 numbers"),
+                            ("alpha", LumpId.DISP_VERTS, "a displacement alpha that is not finite")):
+        values = mesh[key]
+        bad = ~np.isfinite(values).all(axis=tuple(range(1, values.ndim)))
+        if not bad.any():
+            continue
+        row = int(np.argmax(bad))
+        face = int(mesh["vertex_face"][row])
+        if lump is None:
+            lump = LumpId.DISP_VERTS if int(faces["dispinfo"][face]) != -1 else LumpId.VERTEXES
+        raise BspFormatError(f"face {face} has {what}: {mesh[key][row].tolist()}", lump=lump.name,
+                             offset=bsp.entry(lump).fileofs)
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -484,15 +556,16 @@ def _face_normals(bsp: Any, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
     planes = _need(bsp, LumpId.PLANES)
     pn = faces["planenum"][which].astype(np.int64)
     _check_range(pn, len(planes), "PLANES", bsp, LumpId.FACES)
-    return planes["normal"][pn].astype(np.float64)
+    normal = planes["normal"][pn].astype(np.float64)
+    # Unit length, whatever the file holds (a damaged plane must not overflow later sums of squares).
+    return normal / np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)  # type: ignore[no-any-return]
 
 
 def _plain_faces(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
     sub = faces[which]
     indices, offsets = face_polygons(bsp, sub)
     counts = np.diff(offsets)
-    vertexes = _lump(bsp, LumpId.VERTEXES)
-    points = vertexes["point"][indices].astype(np.float64) if len(indices) else np.zeros((0, 3))
+    points = vertex_points(bsp, indices)
     local_face = np.repeat(np.arange(len(sub)), counts)
     face = which[local_face]
     uv, luxels = _uvs(bsp, faces, face, points)
@@ -544,7 +617,7 @@ def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, 
     _check_range(di, len(dispinfo), "DISPINFO", bsp, LumpId.FACES)
     info = dispinfo[di]
     indices, _ = face_polygons(bsp, sub)
-    corners = vertexes["point"][indices].astype(np.float64).reshape(-1, 4, 3)
+    corners = vertex_points(bsp, indices).reshape(-1, 4, 3)
     # Rotate each quad so that the corner nearest startPosition comes first.
     start = info["start_position"].astype(np.float64)
     first = np.argmin(((corners - start[:, None, :]) ** 2).sum(-1), axis=1)
@@ -583,7 +656,7 @@ def _disp_group(bsp: Any, faces: np.ndarray, which: np.ndarray, info: np.ndarray
     _check_range(vert_index.ravel(), len(dispverts), "DISP_VERTS", bsp, LumpId.DISPINFO)
     dv = dispverts[vert_index]
     points = flat + dv["vec"].astype(np.float64) * dv["dist"].astype(np.float64)[..., None]
-    alpha = dv["alpha"].astype(np.float32)
+    alpha = floats(dv["alpha"], np.float64)  # a float64 copy: a signalling NaN becomes a quiet one
     # Texture UVs interpolate the base face's corner UVs: project the flat grid.
     face = np.repeat(which, nverts)
     uv, _ = _uvs(bsp, faces, face, flat.reshape(-1, 3))
@@ -623,7 +696,7 @@ def _disp_group(bsp: Any, faces: np.ndarray, which: np.ndarray, info: np.ndarray
         "normals": vnormal.astype(np.float32),
         "uv": uv.astype(np.float32),
         "luxels": luxels.reshape(-1, 2).astype(np.float32),
-        "alpha": alpha.ravel(),
+        "alpha": alpha.ravel().astype(np.float32),
         "vertex_face": face.astype(np.int64),
         "triangles": flat_tri,
         "triangle_face": np.repeat(which, ntri).astype(np.int64),

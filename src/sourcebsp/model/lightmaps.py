@@ -24,6 +24,10 @@ look in the engine, which clamps overbright values as well.  ``"reinhard"``
 channel ``c`` to ``c / (1 + c)``, which keeps detail in bright areas while
 dark areas stay nearly linear.  Both then apply the sRGB transfer curve,
 since PNG viewers and glTF base-colour textures expect sRGB-encoded values.
+
+Untrusted input (:mod:`sourcebsp.resources`): every face's lightmap must lie
+inside its lighting lump (sizes compared without integer overflow), and an
+atlas is sized against the memory budget before it is allocated.
 """
 from __future__ import annotations
 
@@ -36,6 +40,7 @@ import numpy as np
 from ..codecs.base import RawLump
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
+from ..resources import check_memory
 from .geometry import SURF_BUMPLIGHT, face_table
 
 __all__ = [
@@ -44,6 +49,11 @@ __all__ = [
 ]
 
 Tonemap = Literal["clip", "reinhard"]
+
+# Memory of an atlas: its float32 RGB image, and per copied luxel the int64 index
+# arrays that place it (the budget's estimate, in bytes).
+_BYTES_PER_ATLAS_PIXEL = 12
+_BYTES_PER_COPIED_PIXEL = 96
 
 
 def require_pillow() -> Any:
@@ -82,6 +92,15 @@ def decode_samples(raw: np.ndarray, byte_offsets: np.ndarray) -> np.ndarray:
     rgb = np.stack([raw[o], raw[o + 1], raw[o + 2]], axis=-1).astype(np.float32)
     exponent = raw[o + 3].view(np.int8).astype(np.int32)
     return rgb * np.ldexp(np.float32(1.0 / 255.0), exponent)[..., None].astype(np.float32)
+
+
+def _check_atlas_size(bsp: Any, hdr: bool, width: int, packed_height: int, luxels: int) -> None:
+    """The atlas (its height rounded up to a power of two: at most twice the packed height) fits the budget."""
+    lump = LumpId.LIGHTING_HDR if hdr else LumpId.LIGHTING
+    height = 2 * max(packed_height, 4)
+    check_memory(bsp, width * height * _BYTES_PER_ATLAS_PIXEL + luxels * _BYTES_PER_COPIED_PIXEL,
+                 f"a lightmap atlas of {width} x {packed_height}+ luxels", lump=lump.name,
+                 offset=bsp.entry(lump).fileofs)
 
 
 @dataclass
@@ -137,8 +156,9 @@ def lightmap_layout(bsp: Any, *, hdr: bool = False) -> LightmapLayout:
     if raw is None:
         lit[:] = False
     offset = np.where(lit, lightofs, -1)
-    end = offset + 4 * count * sets * width * height
     total = 0 if raw is None else len(raw)
+    # In floating point: sizes read from the file could overflow int64 when multiplied.
+    end = offset + 4.0 * count * sets * width.astype(np.float64) * height
     over = lit & (end > total)
     if over.any():
         k = int(np.flatnonzero(over)[0])
@@ -383,6 +403,7 @@ def build_atlas(bsp: Any, *, hdr: bool = False, style: int = 0, bump: int = 0,
     area = int((bw * bh).sum())
     atlas_width = 1 << max(int(np.ceil(np.log2(max(np.sqrt(area * 1.1), int(bw.max()), 4)))), 2)
     x, y, total = _shelf_pack(bw, bh, atlas_width)
+    _check_atlas_size(bsp, hdr, atlas_width, total, area)
     atlas_height = 1 << max(int(np.ceil(np.log2(max(total, 4)))), 2)  # powers of two suit every GPU
     image = np.zeros((atlas_height, atlas_width, 3), np.float32 if method is None else np.uint8)
     image[y[0] : y[0] + bh[0], x[0] : x[0] + bw[0]] = 1.0 if method is None else tonemap(np.ones(3), method=method)

@@ -1,0 +1,196 @@
+"""Every public way into a map, as small functions a fuzzer can call.
+
+Each entry point takes the path of a map and a scratch folder and exercises
+one part of the library the way a user would (opening the map itself).  The
+promise being tested: whatever the bytes, each one returns or raises a
+:class:`~sourcebsp.errors.BspError`, within the resource rule of the package
+(see :mod:`sourcebsp.budgets`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import open_bsp
+from ..lump_ids import LumpId
+
+__all__ = ["ENTRY_POINTS", "EntryPoint"]
+
+EntryPoint = Callable[[Path, Path], None]
+
+
+def _open(path: Path, scratch: Path) -> None:
+    with open_bsp(path) as bsp:
+        for index, entry in bsp.iter_lumps():
+            bsp.entry(index)
+        repr(bsp)
+
+
+def _decode_all(path: Path, scratch: Path) -> None:
+    with open_bsp(path) as bsp:
+        bsp.decode_all()
+        for index, _ in bsp.iter_lumps():
+            bsp.count(index)
+
+
+def _entities(path: Path, scratch: Path) -> None:
+    from ..codecs.entities import Entities
+
+    with open_bsp(path) as bsp:
+        entities = bsp.get_lump(LumpId.ENTITIES)
+        for entity in entities if isinstance(entities, Entities) else ():
+            entity.classname
+            list(entity.items())
+
+
+def _static_props(path: Path, scratch: Path) -> None:
+    with open_bsp(path) as bsp:
+        props = bsp.static_props
+        props.model_names()
+        len(props.props)
+        bsp.detail_props
+
+
+def _pakfile(bsp: Any) -> Any:
+    """The decoded pakfile, or None for a map without one."""
+    from ..codecs.pakfile import Pakfile
+
+    value = bsp.find_lump(LumpId.PAKFILE)
+    return value if isinstance(value, Pakfile) else None
+
+
+def _pak_list(path: Path, scratch: Path) -> None:
+    with open_bsp(path) as bsp:
+        if (pak := _pakfile(bsp)) is not None:
+            pak.entries()
+
+
+def _pak_read(path: Path, scratch: Path) -> None:
+    with open_bsp(path) as bsp:
+        if (pak := _pakfile(bsp)) is not None:
+            for _name, _data in pak.iter_files():
+                pass
+
+
+def _pak_extract(path: Path, scratch: Path) -> None:
+    with open_bsp(path) as bsp:
+        if (pak := _pakfile(bsp)) is not None:
+            pak.extract_all(scratch / "pak")
+
+
+def _visibility(path: Path, scratch: Path) -> None:
+    with open_bsp(path) as bsp:
+        count = bsp.num_clusters
+        for cluster in {-1, 0, count // 2, count - 1}:
+            if -1 <= cluster < count:
+                bsp.pvs(cluster)
+                bsp.pas(cluster)
+
+
+def _probe_points(bsp: object) -> np.ndarray:
+    """A few points inside the world: the corners and centre of model 0, and the origin."""
+    points = [np.zeros(3)]
+    models = bsp.find_lump(LumpId.MODELS)  # type: ignore[attr-defined]
+    if models is not None and len(models):
+        # The probe is the harness's, not the library's: it may not warn on a damaged model.
+        with np.errstate(all="ignore"):
+            lo = np.clip(np.nan_to_num(np.asarray(models["mins"][0], np.float64)), -1e6, 1e6)
+            hi = np.clip(np.nan_to_num(np.asarray(models["maxs"][0], np.float64)), -1e6, 1e6)
+        points += [lo, hi, (lo + hi) / 2]
+    return np.array(points)
+
+
+def _leaf_at(path: Path, scratch: Path) -> None:
+    with open_bsp(path) as bsp:
+        points = _probe_points(bsp)
+        bsp.leaf_at(points)
+        bsp.leaf_at(points[0])
+        bsp.cluster_at(points)
+        bsp.is_visible(points[0], points[-1])        # scalar path
+        bsp.is_visible(points, points[::-1])         # array path
+        count = bsp.num_clusters
+        if count:
+            bsp.is_visible(0, count - 1)
+
+
+def _geometry(path: Path, scratch: Path) -> None:
+    from ..model.geometry import build_mesh, face_polygons
+
+    with open_bsp(path) as bsp:
+        face_polygons(bsp)
+        build_mesh(bsp, models="all", include_tools=True)
+
+
+def _brushes(path: Path, scratch: Path) -> None:
+    from ..model.brushes import build_brushes, closed_brushes, model_brushes
+
+    with open_bsp(path) as bsp:
+        brushes = build_brushes(bsp)
+        closed_brushes(brushes)
+        model_brushes(bsp)
+
+
+def _lightmaps(path: Path, scratch: Path) -> None:
+    from ..model.lightmaps import build_atlas
+
+    with open_bsp(path) as bsp:
+        for hdr in (False, True):
+            atlas = build_atlas(bsp, hdr=hdr)
+            if atlas is not None:
+                atlas.to_rgb8()
+
+
+def _render(path: Path, scratch: Path) -> None:
+    from ..converters.render import render
+
+    for view in ("overview", "top", "player"):
+        render(path, view=view, size=(64, 48))
+
+
+def _gltf(path: Path, scratch: Path) -> None:
+    from ..converters.gltf import export_glb
+
+    export_glb(path, scratch / "out.glb")
+
+
+def _obj(path: Path, scratch: Path) -> None:
+    from ..converters.obj import export_obj
+
+    export_obj(path, scratch / "out.obj")
+
+
+def _decompile(path: Path, scratch: Path) -> None:
+    from ..converters.vmf import decompile
+
+    decompile(path, scratch / "out.vmf")
+
+
+def _save(path: Path, scratch: Path) -> None:
+    with open_bsp(path) as bsp:
+        bsp.save(scratch / "same.bsp")
+    with open_bsp(path) as bsp:
+        bsp.save(scratch / "reencoded.bsp", reencode=True)
+
+
+#: name -> entry point, in the order a user meets them.
+ENTRY_POINTS: dict[str, EntryPoint] = {
+    "open": _open,
+    "decode_all": _decode_all,
+    "entities": _entities,
+    "static_props": _static_props,
+    "pak_list": _pak_list,
+    "pak_read": _pak_read,
+    "pak_extract": _pak_extract,
+    "visibility": _visibility,
+    "leaf_at": _leaf_at,
+    "geometry": _geometry,
+    "brushes": _brushes,
+    "lightmaps": _lightmaps,
+    "render": _render,
+    "gltf": _gltf,
+    "obj": _obj,
+    "decompile": _decompile,
+    "save": _save,
+}
