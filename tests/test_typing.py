@@ -10,15 +10,6 @@ from mypy import api  # in the test extra
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "sourcebsp"
 CACHE = ["--cache-dir", "/tmp/sourcebsp-mypy-cache"]
-# Files whose --strict errors are still tolerated while another branch edits
-# them; the rest of the package is held to --strict. Empty this set as they pass.
-NOT_YET_STRICT = {
-    "src/sourcebsp/codecs/entities.py",
-    "src/sourcebsp/codecs/visibility.py",
-    "src/sourcebsp/model/brushes.py",
-    "src/sourcebsp/model/geometry.py",
-    "src/sourcebsp/queries.py",
-}
 
 
 def _mypy(*args: str) -> None:
@@ -31,24 +22,18 @@ def test_mypy_is_clean() -> None:
 
 
 def test_package_passes_strict(tmp_path: Path, monkeypatch) -> None:
-    """``mypy --strict`` on the whole package: no error outside NOT_YET_STRICT."""
+    """``mypy --strict`` on the whole package, with no per-module relaxation."""
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
-    bare = tmp_path / "no-overrides.ini"  # pyproject's overrides relax these files; this run does not
+    bare = tmp_path / "bare.ini"  # only --strict, whatever pyproject says
     bare.write_text("[mypy]\nignore_missing_imports = True\n", encoding="utf-8")
-    out, err, status = api.run(["--config-file", str(bare), "--strict", "src/sourcebsp", "--no-error-summary", *CACHE])
-    errors = [line for line in out.splitlines() if ": error: " in line]
-    assert status == 0 or errors, out + err  # a crash is not a pass
-    unlisted = [line for line in errors if line.split(":", 1)[0].replace("\\", "/") not in NOT_YET_STRICT]
-    assert not unlisted, "\n".join(unlisted)
+    _mypy("--config-file", str(bare), "--strict", "src/sourcebsp")
 
 
-def test_pyproject_relaxes_only_the_files_not_yet_strict() -> None:
+def test_pyproject_asks_for_strict_everywhere() -> None:
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
-    assert config.get("strict") is True
-    relaxed = {module for override in config.get("overrides", []) for module in override["module"]}
-    assert relaxed == {path[len("src/"):-len(".py")].replace("/", ".") for path in NOT_YET_STRICT}
+    assert config.get("strict") is True and not config.get("overrides")
 
 
 def test_container_satisfies_its_protocol(tmp_path: Path, monkeypatch) -> None:

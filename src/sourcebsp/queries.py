@@ -29,7 +29,7 @@ from .resources import floats
 
 __all__ = ["leaf_at", "cluster_at", "num_clusters", "pvs", "pas", "is_visible", "visibility"]
 
-Place = Union[int, np.integer, "np.ndarray", list, tuple]
+Place = Union[int, np.integer, "np.ndarray", list[Any], tuple[Any, ...]]
 
 
 def _table(bsp: Any, lump: LumpId) -> np.ndarray:

@@ -262,7 +262,8 @@ class Entity:
 
     @property
     def classname(self) -> str | None:
-        return self.get("classname")
+        value: str | None = self.get("classname")
+        return value
 
     @classname.setter
     def classname(self, value: str) -> None:
@@ -270,7 +271,8 @@ class Entity:
 
     @property
     def targetname(self) -> str | None:
-        return self.get("targetname")
+        value: str | None = self.get("targetname")
+        return value
 
     @targetname.setter
     def targetname(self, value: str) -> None:

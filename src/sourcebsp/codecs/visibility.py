@@ -218,7 +218,7 @@ class Visibility:
             # A point in solid (cluster -1) sees and hears nothing.
             return np.zeros(self.num_clusters, bool)
         if kind in self._matrices:
-            return self._matrices[kind][cluster]
+            return np.asarray(self._matrices[kind][cluster])
         start = int(self.bitofs[cluster, kind])
         expanded = _decode_row(self._blob(), start - self.header_size, self.row_bytes,
                                self._where(cluster, kind))
@@ -506,7 +506,7 @@ def _decode_rows_together(blob: np.ndarray, starts: np.ndarray, row_bytes: int) 
         return None
     token = ~is_count
     stream = np.repeat(blob[token], out_len[token])
-    return stream[row_begin[:, None] + np.arange(row_bytes)]
+    return np.asarray(stream[row_begin[:, None] + np.arange(row_bytes)])
 
 
 class VisibilityCodec:

@@ -98,11 +98,11 @@ class Brush:
 
     @property
     def mins(self) -> np.ndarray:
-        return np.min([s.vertices.min(0) for s in self.sides], axis=0)
+        return np.asarray(np.min([s.vertices.min(0) for s in self.sides], axis=0))
 
     @property
     def maxs(self) -> np.ndarray:
-        return np.max([s.vertices.max(0) for s in self.sides], axis=0)
+        return np.asarray(np.max([s.vertices.max(0) for s in self.sides], axis=0))
 
 
 @dataclass
@@ -187,7 +187,7 @@ def _perpendicular(normal: np.ndarray) -> np.ndarray:
     # The world axis least aligned with the normal.
     axis[np.arange(len(normal)), np.argmin(np.abs(normal), axis=1)] = 1.0
     u = np.cross(normal, axis)
-    return u / np.linalg.norm(u, axis=1, keepdims=True)
+    return np.asarray(u / np.linalg.norm(u, axis=1, keepdims=True))
 
 
 def _start_squares(normal: np.ndarray, dist: np.ndarray) -> np.ndarray:
@@ -196,7 +196,7 @@ def _start_squares(normal: np.ndarray, dist: np.ndarray) -> np.ndarray:
     v = np.cross(normal, u)  # (u, v, normal) is right-handed: u -> v turns counter-clockwise
     centre = normal * dist[:, None]
     corners = np.array([(1, -1), (-1, -1), (-1, 1), (1, 1)], np.float64) * BIG
-    return centre[:, None, :] + corners[None, :, 0, None] * u[:, None, :] + corners[None, :, 1, None] * v[:, None, :]
+    return np.asarray(centre[:, None, :] + corners[None, :, 0, None] * u[:, None, :] + corners[None, :, 1, None] * v[:, None, :])
 
 
 def _clip(points: np.ndarray, counts: np.ndarray, normal: np.ndarray, dist: np.ndarray,
@@ -264,7 +264,7 @@ def _snap(points: np.ndarray) -> np.ndarray:
 
 def _bucket_of(m: np.ndarray) -> np.ndarray:
     """Padded plane count of each brush: the next power of two, at least 4."""
-    return np.maximum(4, 1 << np.ceil(np.log2(np.maximum(m, 1))).astype(np.int64))
+    return np.asarray(np.maximum(4, 1 << np.ceil(np.log2(np.maximum(m, 1))).astype(np.int64)))
 
 
 def clip_brushes(normal: np.ndarray, dist: np.ndarray, side_brush: np.ndarray,

@@ -183,7 +183,7 @@ def hidden_faces(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
                      n.lower().replace("\\", "/") not in _DRAWN_TOOL_TEXTURES for n in names] + [True], bool)
     td = face_textures(bsp, faces)
     td = np.where((td < 0) | (td >= len(names)), len(names), td)
-    return hidden | tool[td]
+    return np.asarray(hidden | tool[td])
 
 
 # ---- polygons ---------------------------------------------------------------------
@@ -396,15 +396,15 @@ class MapMesh:
 
     @property
     def triangle_model(self) -> np.ndarray:
-        return self.face_model[self.triangle_face]
+        return np.asarray(self.face_model[self.triangle_face])
 
     @property
     def vertex_model(self) -> np.ndarray:
-        return self.face_model[self.vertex_face]
+        return np.asarray(self.face_model[self.vertex_face])
 
     @property
     def triangle_texture(self) -> np.ndarray:
-        return self.face_texture[self.triangle_face]
+        return np.asarray(self.face_texture[self.triangle_face])
 
     def world_positions(self) -> np.ndarray:
         """Positions placed in the world by each model's origin and angles."""
@@ -537,7 +537,7 @@ def _texture_sizes(bsp: Any, texdata_index: np.ndarray) -> np.ndarray:
 
 def _project(points: np.ndarray, vecs: np.ndarray) -> np.ndarray:
     """``dot(p, v.xyz) + v.w`` for the two rows of ``vecs`` ``(N, 2, 4)``: ``(N, 2)``."""
-    return np.einsum("nk,njk->nj", points, vecs[:, :, :3].astype(np.float64)) + vecs[:, :, 3]
+    return np.asarray(np.einsum("nk,njk->nj", points, vecs[:, :, :3].astype(np.float64)) + vecs[:, :, 3])
 
 
 def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
