@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..lump_ids import LumpId
 from ..errors import BspFormatError
 from ..resources import floats
 from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, reflectivity
@@ -128,7 +129,8 @@ def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = Fa
         report(progress, "lightmaps")
         prop_nodes = _static_props(bsp, scale) if props else []
         name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
-        texdata = np.array(bsp.texdata) if bsp.entry("TEXDATA").filelen else None
+        texdata = bsp.find_lump(LumpId.TEXDATA)
+        texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
     gltf, blob, info = _build(lib, mesh, atlas, texdata, scale, units, name, prop_nodes)
     del mesh, atlas
     report(progress, "gltf")

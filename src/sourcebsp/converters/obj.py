@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..lump_ids import LumpId
 from ..model.geometry import build_mesh, iter_models, reflectivity
 from ._common import Progress, Units, opened, report, to_y_up, unit_scale
 
@@ -42,7 +43,8 @@ def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", inclu
     with opened(bsp_or_path) as bsp:
         mesh = build_mesh(bsp, models=models, include_tools=include_tools)
         report(progress, "meshes")
-        texdata = np.array(bsp.texdata) if bsp.entry("TEXDATA").filelen else None
+        texdata = bsp.find_lump(LumpId.TEXDATA)
+        texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
         try:
             props = bsp.static_props
             prop_lines = [f"# static prop {i}: {name} origin {' '.join(f'{v:g}' for v in rec['origin'])} "

@@ -78,14 +78,9 @@ _BYTES_PER_CORNER = 256
 
 
 # ---- lumps ------------------------------------------------------------------------
-def _lump(bsp: Any, lump: LumpId) -> Any:
-    """A decoded lump, or None when it is absent or kept raw."""
-    return bsp.find_lump(lump)
-
-
 def _need(bsp: Any, lump: LumpId) -> Any:
     """A decoded lump the mesh cannot be built without: a missing or raw one raises."""
-    value = _lump(bsp, lump)
+    value = bsp.find_lump(lump)
     if value is None:
         entry = bsp.entry(lump)
         if entry.filelen:
@@ -116,17 +111,17 @@ def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
 
 def _face_lump(bsp: Any, lump: LumpId) -> Any:
     """A face lump, None when empty; one whose layout is unknown raises (never a face-less mesh)."""
-    value = _lump(bsp, lump)
-    if value is None and bsp.entry(lump).filelen:
+    value = bsp.find_lump(lump)
+    if value is None and bsp.has_lump(lump):
         _need(bsp, lump)
     return value
 
 
 def texture_names(bsp: Any) -> list[str]:
     """The material name of every texdata entry (``""`` when it cannot be found)."""
-    texdata = _lump(bsp, LumpId.TEXDATA)
-    table = _lump(bsp, LumpId.TEXDATA_STRING_TABLE)
-    strings = _lump(bsp, LumpId.TEXDATA_STRING_DATA)
+    texdata = bsp.find_lump(LumpId.TEXDATA)
+    table = bsp.find_lump(LumpId.TEXDATA_STRING_TABLE)
+    strings = bsp.find_lump(LumpId.TEXDATA_STRING_DATA)
     if texdata is None:
         return []
     names = []
@@ -152,7 +147,7 @@ def reflectivity(texdata: Any, default: float) -> np.ndarray:
 def face_textures(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
     """The texdata index of every face (``-1`` for a face without texinfo)."""
     faces = face_table(bsp) if faces is None else faces
-    texinfo = _lump(bsp, LumpId.TEXINFO)
+    texinfo = bsp.find_lump(LumpId.TEXINFO)
     ti = faces["texinfo"].astype(np.int64)
     if texinfo is None or not len(texinfo):
         return np.full(len(faces), -1, np.int64)
@@ -171,7 +166,7 @@ def hidden_faces(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
     which is drawn as a black surface.
     """
     faces = face_table(bsp) if faces is None else faces
-    texinfo = _lump(bsp, LumpId.TEXINFO)
+    texinfo = bsp.find_lump(LumpId.TEXINFO)
     ti = faces["texinfo"].astype(np.int64)
     if texinfo is None:
         return np.ones(len(faces), bool)
@@ -324,14 +319,14 @@ class BrushModel:
 
 def brush_models(bsp: Any) -> list[BrushModel]:
     """Every ``dmodel_t`` with the entity that uses it (``"model" "*N"``)."""
-    models = _lump(bsp, LumpId.MODELS)
+    models = bsp.find_lump(LumpId.MODELS)
     if models is None:
         return []
     out = [
         BrushModel(i, int(m["firstface"]), int(m["numfaces"]), floats(m["mins"]), floats(m["maxs"]))
         for i, m in enumerate(models)
     ]
-    entities = _lump(bsp, LumpId.ENTITIES)
+    entities = bsp.find_lump(LumpId.ENTITIES)
     for entity in entities or ():
         model = entity.get("model")
         if not model or not model.startswith("*") or not model[1:].isdigit():
@@ -471,7 +466,7 @@ def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool 
     wanted &= faces["numedges"] >= 3
     selected = np.flatnonzero(wanted)
     disp = faces["dispinfo"][selected].astype(np.int64) != -1
-    dispinfo = _lump(bsp, LumpId.DISPINFO)
+    dispinfo = bsp.find_lump(LumpId.DISPINFO)
     if disp.any() and dispinfo is None:
         raise BspFormatError("faces refer to displacements but the map has no DISPINFO lump",
                              lump="FACES", offset=bsp.entry(LumpId.FACES).fileofs)
@@ -524,7 +519,7 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 def _texture_sizes(bsp: Any, texdata_index: np.ndarray) -> np.ndarray:
-    texdata = _lump(bsp, LumpId.TEXDATA)
+    texdata = bsp.find_lump(LumpId.TEXDATA)
     size = np.ones((len(texdata_index), 2), np.float64)
     if texdata is None or not len(texdata):
         return size
@@ -605,9 +600,9 @@ def _grid_triangles(power: int) -> np.ndarray:
 
 def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
     dispinfo = _need(bsp, LumpId.DISPINFO)
-    dispverts = _lump(bsp, LumpId.DISP_VERTS)
-    disptris = _lump(bsp, LumpId.DISP_TRIS)
-    vertexes = _lump(bsp, LumpId.VERTEXES)
+    dispverts = bsp.find_lump(LumpId.DISP_VERTS)
+    disptris = bsp.find_lump(LumpId.DISP_TRIS)
+    vertexes = bsp.find_lump(LumpId.VERTEXES)
     sub = faces[which]
     if np.any(sub["numedges"] != 4):
         bad = int(which[np.flatnonzero(sub["numedges"] != 4)[0]])

@@ -72,7 +72,7 @@ def _lump_bytes(bsp: Any, hdr: bool) -> np.ndarray | None:
     that are not multiples of 4, so whole-sample indexing would be wrong.
     """
     lump = LumpId.LIGHTING_HDR if hdr else LumpId.LIGHTING
-    if not bsp.entry(lump).filelen:
+    if not bsp.has_lump(lump):
         return None
     value = bsp.get_lump(lump)
     if isinstance(value, RawLump):
@@ -145,7 +145,7 @@ def lightmap_layout(bsp: Any, *, hdr: bool = False) -> LightmapLayout:
     lightofs = faces["lightofs"].astype(np.int64)
     width = faces["lightmap_texture_size_in_luxels"][:, 0].astype(np.int64) + 1
     height = faces["lightmap_texture_size_in_luxels"][:, 1].astype(np.int64) + 1
-    texinfo = bsp.get_lump(LumpId.TEXINFO) if bsp.entry(LumpId.TEXINFO).filelen else None
+    texinfo = bsp.find_lump(LumpId.TEXINFO)
     bump = np.zeros(len(faces), bool)
     if texinfo is not None and not isinstance(texinfo, RawLump) and len(texinfo):
         ti = faces["texinfo"].astype(np.int64)
