@@ -6,9 +6,9 @@ a 2 GiB address-space limit, with an ASCII-only locale (``LC_ALL=C``,
 ``PYTHONIOENCODING=ascii``) so that text the terminal cannot show is tested too.
 Every stderr line must be one of ours (``sourcebsp: error: ...``, or a Python
 warning the CLI prints as one ``sourcebsp: warning: ...`` line).  An unexpected
-exception ends in one ``sourcebsp: internal error: ...`` line, which this test
-accepts: whether the library raises a ``BspError`` for each reproducer is
-tested with the library's entry points.
+exception would end in one ``sourcebsp: internal error: ...`` line (and memory
+running out in ``out of memory``): this test accepts neither, since every
+reproducer must end in success or a ``BspError``.
 """
 from __future__ import annotations
 
@@ -78,6 +78,9 @@ def problems(name: str, result: subprocess.CompletedProcess[str]) -> list[str]:
         found.append(f"{name}: traceback: {lines[-1]}")
     elif any(not line.startswith("sourcebsp") for line in lines):
         found.append(f"{name}: stderr not in the one-line form: {result.stderr.strip()[:300]}")
+    elif "internal error" in result.stderr or "out of memory" in result.stderr:
+        # Each reproducer must end in a typed error from the library, not the CLI's last resort.
+        found.append(f"{name}: not a BspError: {result.stderr.strip()[:300]}")
     elif result.returncode == 1 and sum("error: " in line for line in lines) != 1:
         found.append(f"{name}: not one error line: {result.stderr.strip()[:300]}")
     return found
