@@ -107,6 +107,20 @@ SLOW_TESTS = {
     "tests/test_corpus.py::test_compress_then_decompress_restores_contents",
     "tests/test_queries.py::test_leaf_at_matches_srctools",
     "tests/test_typing.py::test_mypy_is_clean",
+    "tests/test_typing.py::test_package_passes_strict",
+    "tests/test_typing.py::test_container_satisfies_its_protocol",
+    "tests/converters/test_decompile_fidelity.py::test_every_side_lies_on_its_bsp_plane",
+    "tests/converters/test_decompile_fidelity.py::test_no_texture_axis_is_perpendicular_to_its_face",
+    "tests/converters/test_decompile_fidelity.py::test_the_vmf_is_ready_to_compile",
+    "tests/fuzz/test_reproducers.py::test_regression_keeps_the_promise",
+    "tests/fuzz/test_reproducers.py::test_reproducer_keeps_the_promise",
+    "tests/fuzz/test_campaign.py::test_a_short_fuzzing_run_finds_nothing",
+    "tests/converters/test_decompile_visclusters.py::test_corpus_visclusters_parse_check_and_count",
+    "tests/test_resources.py::test_real_maps_keep_the_rule_with_a_small_allowance",
+    "tests/converters/test_decompile_entities.py::test_format_sets_the_output_separator",
+    "tests/cli/test_decompile_batch.py::test_report_on_stdout_and_options",
+    "tests/converters/test_gltf_memory.py::test_glb_export_peak_memory",
+    "tests/converters/test_render.py::test_player_view_starts_at_a_spawn",
 }
 
 
