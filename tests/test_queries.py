@@ -211,7 +211,7 @@ def test_bad_point_shapes() -> None:
 
 
 def test_map_without_tree() -> None:
-    with pytest.raises(BspFormatError, match="no BSP tree"):
+    with pytest.raises(BspFormatError, match="walk the BSP tree: the map has no NODES lump"):
         sourcebsp.BspFile().leaf_at([0, 0, 0])
 
 

@@ -144,7 +144,7 @@ def test_missing_texinfo_is_a_format_error() -> None:
     from sourcebsp.model.geometry import build_mesh
 
     bsp = example(Mutation("dir", int(LumpId.TEXINFO), 1, value=0))
-    with pytest.raises(BspFormatError, match="no such lump") as info:
+    with pytest.raises(BspFormatError, match="the map has no TEXINFO lump") as info:
         build_mesh(bsp)
     assert info.value.lump == "TEXINFO"
 

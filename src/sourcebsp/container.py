@@ -408,13 +408,24 @@ class BspFile:
     def require_lump(self, key: LumpKey, purpose: str) -> Any: ...
 
     def require_lump(self, key: LumpKey, purpose: str) -> Any:
-        """The decoded lump, None when the map has none; a lump kept raw raises,
-        naming ``purpose`` (what needed it)."""
+        """The decoded lump, None when the map has none; a lump kept raw (no layout
+        known for it) raises :class:`UnsupportedError` naming ``purpose`` (what needed it)."""
         index = _lump_index(key)
         value = self.find_lump(index)
         if value is None and index in self._decoded:
             raw = self._decoded[index]
-            raise BspFormatError(f"cannot {purpose}: {raw.reason}", lump=lump_name(index, self.version),
+            raise UnsupportedError(f"cannot {purpose}: {raw.reason}", lump=lump_name(index, self.version),
+                                   offset=self.header.lumps[index].fileofs)
+        return value
+
+    def need_lump(self, key: LumpKey, purpose: str) -> Any:
+        """Like :meth:`require_lump`, for work that cannot go on without the lump:
+        a missing one raises :class:`BspFormatError` too."""
+        index = _lump_index(key)
+        value = self.require_lump(index, purpose)
+        if value is None:
+            name = lump_name(index, self.version)
+            raise BspFormatError(f"cannot {purpose}: the map has no {name} lump", lump=name,
                                  offset=self.header.lumps[index].fileofs)
         return value
 

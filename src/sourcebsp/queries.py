@@ -32,14 +32,6 @@ __all__ = ["leaf_at", "cluster_at", "num_clusters", "pvs", "pas", "is_visible", 
 Place = Union[int, np.integer, "np.ndarray", list[Any], tuple[Any, ...]]
 
 
-def _table(bsp: Any, lump: LumpId) -> np.ndarray:
-    value = bsp.get_lump(lump)
-    if isinstance(value, RawLump):
-        raise BspFormatError(f"cannot walk the BSP tree: {value.reason}", lump=bsp.lump_name(lump),
-                             offset=bsp.entry(lump).fileofs)
-    return value  # type: ignore[no-any-return]
-
-
 def _points(points: Any) -> tuple[np.ndarray, bool]:
     """Points as a float64 ``(N, 3)`` array, and whether one point was given."""
     array = np.asarray(points, dtype=np.float64)
@@ -93,9 +85,9 @@ def leaf_at(bsp: Any, points: Any, *, model: int = 0) -> Any:
     one vectorized step per level of the deepest path, not one per point.
     """
     pts, single = _points(points)
-    nodes = _table(bsp, LumpId.NODES)
-    planes = _table(bsp, LumpId.PLANES)
-    leafs = _table(bsp, LumpId.LEAFS)
+    nodes = bsp.need_lump(LumpId.NODES, "walk the BSP tree")
+    planes = bsp.need_lump(LumpId.PLANES, "walk the BSP tree")
+    leafs = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")
     if not len(nodes):
         raise BspFormatError("the map has no BSP tree (the node lump is empty)", lump="NODES",
                              offset=bsp.entry(LumpId.NODES).fileofs)
@@ -138,7 +130,7 @@ def leaf_at(bsp: Any, points: Any, *, model: int = 0) -> Any:
 def cluster_at(bsp: Any, points: Any) -> Any:
     """The visibility cluster of each point's leaf (-1 in solid); int or int64 array."""
     leaf = leaf_at(bsp, points)
-    clusters = _table(bsp, LumpId.LEAFS)["cluster"]
+    clusters = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")["cluster"]
     if isinstance(leaf, int):
         return int(clusters[leaf])
     return clusters[leaf].astype(np.int64)
@@ -158,7 +150,7 @@ def num_clusters(bsp: Any) -> int:
     vis = visibility(bsp)
     if vis.present:
         return vis.num_clusters
-    leafs = _table(bsp, LumpId.LEAFS)
+    leafs = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")
     return int(leafs["cluster"].max()) + 1 if len(leafs) else 0
 
 
@@ -197,7 +189,7 @@ def _clusters(bsp: Any, place: Any, count: int) -> tuple[np.ndarray, bool]:
         return np.array([cluster], np.int64), True
     pts, single = _points(place)
     leaf = np.atleast_1d(np.asarray(leaf_at(bsp, pts), np.int64))
-    leafs = _table(bsp, LumpId.LEAFS)
+    leafs = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")
     clusters = leafs["cluster"][leaf].astype(np.int64)
     bad = (clusters < -1) | (clusters >= count)
     if bad.any():

@@ -55,7 +55,6 @@ from ..flags import (
 )
 from ..lump_ids import LumpId
 from ..codecs.geometry import FACE  # noqa: I001 - kept apart from the imports above
-from ..errors import UnsupportedError
 from ..resources import expand_ranges, floats
 
 __all__ = [
@@ -78,19 +77,6 @@ _BYTES_PER_CORNER = 256
 
 
 # ---- lumps ------------------------------------------------------------------------
-def _need(bsp: Any, lump: LumpId) -> Any:
-    """A decoded lump the mesh cannot be built without: a missing or raw one raises."""
-    value = bsp.find_lump(lump)
-    if value is None:
-        entry = bsp.entry(lump)
-        if entry.filelen:
-            raise UnsupportedError(f"cannot build meshes: this lump's layout is not known "
-                                   f"(lump version {entry.version})", lump=lump.name, offset=entry.fileofs)
-        raise BspFormatError("cannot build meshes: the map has no such lump", lump=lump.name,
-                             offset=entry.fileofs)
-    return value
-
-
 def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
     """The ``dface_t`` array meshes are built from.
 
@@ -98,8 +84,9 @@ def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
     such as Xbox 360 ones) or when ``hdr`` is asked for and present.  Both
     describe the same polygons; they differ in their lightmap offsets.
     """
-    ldr = _face_lump(bsp, LumpId.FACES)
-    high = _face_lump(bsp, LumpId.FACES_HDR)
+    # A face lump of unknown layout raises: never a face-less mesh.
+    ldr = bsp.require_lump(LumpId.FACES, "build meshes")
+    high = bsp.require_lump(LumpId.FACES_HDR, "build meshes")
     if hdr and high is not None and len(high):
         return high  # type: ignore[no-any-return]
     if ldr is not None and len(ldr):
@@ -107,14 +94,6 @@ def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
     if high is not None and len(high):
         return high  # type: ignore[no-any-return]
     return np.zeros(0, FACE)
-
-
-def _face_lump(bsp: Any, lump: LumpId) -> Any:
-    """A face lump, None when empty; one whose layout is unknown raises (never a face-less mesh)."""
-    value = bsp.find_lump(lump)
-    if value is None and bsp.has_lump(lump):
-        _need(bsp, lump)
-    return value
 
 
 def texture_names(bsp: Any) -> list[str]:
@@ -193,14 +172,14 @@ def face_polygons(bsp: Any, faces: np.ndarray | None = None) -> tuple[np.ndarray
     offsets = np.zeros(len(faces) + 1, np.int64)
     if not len(faces) or not counts.any():
         return np.zeros(0, np.int64), offsets
-    surfedges = _need(bsp, LumpId.SURFEDGES)
+    surfedges = bsp.need_lump(LumpId.SURFEDGES, "build meshes")
     # Validate every range before expanding it (an edge count of 2**28 must not allocate GiBs).
     _, se_index = expand_ranges(faces["firstedge"], counts, len(surfedges), bsp=bsp, lump=LumpId.FACES,
                                 fields=("firstedge", "numedges"), target="SURFEDGES",
                                 bytes_per_item=_BYTES_PER_CORNER, itemsize=faces.dtype.itemsize)
     np.cumsum(counts, out=offsets[1:])
-    edges = _need(bsp, LumpId.EDGES)
-    vertexes = _need(bsp, LumpId.VERTEXES)
+    edges = bsp.need_lump(LumpId.EDGES, "build meshes")
+    vertexes = bsp.need_lump(LumpId.VERTEXES, "build meshes")
     se = surfedges[se_index].astype(np.int64)
     edge = np.abs(se)
     _check_range(edge, len(edges), "EDGES", bsp, LumpId.SURFEDGES)
@@ -218,7 +197,7 @@ def vertex_points(bsp: Any, indices: np.ndarray) -> np.ndarray:
     """``VERTEXES`` points ``indices`` as float64 ``(N, 3)``, checked finite and within :data:`MAX_COORDINATE`."""
     if not len(indices):
         return np.zeros((0, 3))
-    vertexes = _need(bsp, LumpId.VERTEXES)
+    vertexes = bsp.need_lump(LumpId.VERTEXES, "build meshes")
     points = floats(vertexes["point"][indices])
     bad = ~(np.abs(points) <= MAX_COORDINATE).all(axis=1)  # also catches NaN
     if bad.any():
@@ -536,7 +515,7 @@ def _project(points: np.ndarray, vecs: np.ndarray) -> np.ndarray:
 
 
 def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    texinfo = _need(bsp, LumpId.TEXINFO)
+    texinfo = bsp.need_lump(LumpId.TEXINFO, "build meshes")
     ti = faces["texinfo"][face_of_vertex].astype(np.int64)
     _check_range(ti, len(texinfo), "TEXINFO", bsp, LumpId.FACES)
     # One field per vertex at a time: whole texinfo_t records would be 72 bytes a vertex.
@@ -548,7 +527,7 @@ def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.nda
 
 
 def _face_normals(bsp: Any, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
-    planes = _need(bsp, LumpId.PLANES)
+    planes = bsp.need_lump(LumpId.PLANES, "build meshes")
     pn = faces["planenum"][which].astype(np.int64)
     _check_range(pn, len(planes), "PLANES", bsp, LumpId.FACES)
     normal = planes["normal"][pn].astype(np.float64)
@@ -599,7 +578,7 @@ def _grid_triangles(power: int) -> np.ndarray:
 
 
 def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
-    dispinfo = _need(bsp, LumpId.DISPINFO)
+    dispinfo = bsp.need_lump(LumpId.DISPINFO, "build meshes")
     dispverts = bsp.find_lump(LumpId.DISP_VERTS)
     disptris = bsp.find_lump(LumpId.DISP_TRIS)
     vertexes = bsp.find_lump(LumpId.VERTEXES)
