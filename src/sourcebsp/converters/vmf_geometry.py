@@ -166,7 +166,10 @@ def candidate_pairs(face_plane: np.ndarray, side_plane: np.ndarray, face_model: 
         finite = np.all(np.isfinite(side_box[0]) & np.isfinite(side_box[1]), axis=1)
         lo_f = np.where(finite[:, None], np.floor((side_box[0] - CONTAIN_EPSILON) / CELL_SIZE), 0.0)
         hi_f = np.where(finite[:, None], np.floor((side_box[1] + CONTAIN_EPSILON) / CELL_SIZE), 0.0)
-        small = finite & np.all(hi_f - lo_f < MAX_SIDE_CELLS, axis=1) & np.all(hi_f >= lo_f, axis=1)
+        # Beyond the cell grid (huge coordinates) a side goes in the "every cell" bucket too,
+        # before anything is cast to integers.
+        in_grid = np.all((np.abs(lo_f) <= 1 << _CELL_BITS) & (np.abs(hi_f) <= 1 << _CELL_BITS), axis=1)
+        small = finite & in_grid & np.all(hi_f - lo_f < MAX_SIDE_CELLS, axis=1) & np.all(hi_f >= lo_f, axis=1)
         lo = np.where(small[:, None], lo_f, 0.0).astype(np.int64)
         extent = np.where(small[:, None], hi_f - lo_f + 1, 1.0).astype(np.int64)
         count = extent.prod(axis=1)
