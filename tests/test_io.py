@@ -61,6 +61,25 @@ def test_a_stale_temp_file_is_replaced_by_the_next_save(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]
 
 
+@pytest.mark.skipif(os.name != "posix", reason="save locks are POSIX file locks")
+def test_a_save_in_progress_is_never_taken_for_a_stale_one(tmp_path: Path) -> None:
+    import fcntl
+
+    target = tmp_path / "map.bsp"
+    target.write_bytes(b"the user's map")
+    busy = temp_path(target)
+    busy.write_bytes(b"another save, half written")
+    with open(busy, "rb") as other:  # another save holds its lock on the temp file
+        fcntl.flock(other.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(BlockingIOError, match="in progress") as info:
+            atomic_write(target, b"second save")
+        assert info.value.filename == str(target)
+        assert busy.read_bytes() == b"another save, half written" and target.read_bytes() == b"the user's map"
+    # Once that save is gone (its lock with it), its file is stale and replaced.
+    atomic_write(target, b"second save")
+    assert target.read_bytes() == b"second save" and not busy.exists()
+
+
 def test_a_failed_write_leaves_the_target_and_no_temp_file(tmp_path: Path) -> None:
     target = tmp_path / "map.bsp"
     target.write_bytes(b"original")

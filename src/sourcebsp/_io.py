@@ -1,6 +1,7 @@
 """File writing shared by every writer: atomic replacement."""
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import BinaryIO, Callable
@@ -37,12 +38,7 @@ def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | C
     temp = temp_path(target)
     try:
         mode = target.stat().st_mode & 0o7777 if target.exists() else None
-        try:
-            handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-        except FileExistsError:
-            # Left by an interrupted save to this target: it holds nothing the user owns.
-            os.unlink(temp)
-            handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        handle = _open_temp(temp)
         try:
             with os.fdopen(handle, "wb") as stream:
                 if mode is not None:
@@ -55,7 +51,11 @@ def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | C
                 stream.flush()
                 if fsync:
                     os.fsync(stream.fileno())
-            os.replace(temp, target)
+                if _LOCKS:
+                    # Renamed while still locked, so no other save takes it for a stale file.
+                    os.replace(temp, target)
+            if not _LOCKS:
+                os.replace(temp, target)
         except BaseException:
             try:
                 os.unlink(temp)
@@ -67,3 +67,55 @@ def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | C
             raise type(exc)(exc.errno, exc.strerror, str(target)) from exc
         raise
     return target
+
+
+try:  # POSIX: a save holds a lock on its temporary file; the lock dies with the process
+    import fcntl
+
+    _LOCKS = True
+except ImportError:  # pragma: no cover - Windows
+    _LOCKS = False
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+
+
+def _in_use(temp: Path) -> bool:
+    """Whether another save is writing ``temp`` now (it holds the lock); False for a file
+    left by an interrupted save."""
+    if not _LOCKS:
+        return False
+    try:
+        handle = os.open(temp, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(handle)
+    return False
+
+
+def _open_temp(temp: Path) -> int:
+    """Create ``temp`` (mode 0o666 less the umask, applied by the kernel) and lock it.
+
+    A temporary file left by an interrupted save is replaced; one that another
+    save is still writing makes this save fail, and that save stays intact.
+    """
+    for _ in range(3):
+        try:
+            handle = os.open(temp, _CREATE, 0o666)
+        except FileExistsError:
+            if _in_use(temp):
+                raise BlockingIOError(errno.EWOULDBLOCK, "another save to this file is in progress",
+                                      str(temp)) from None
+            try:
+                os.unlink(temp)  # left by an interrupted save: it holds nothing the user owns
+            except FileNotFoundError:
+                pass
+            continue
+        if _LOCKS:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        return handle
+    raise FileExistsError(errno.EEXIST, "cannot create the temporary file", str(temp))
