@@ -49,6 +49,12 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
     """
     damage = _Damage(strict)
     with open_bsp(path) as bsp:
+        try:
+            # Decompresses the LZMA lumps on every core; a lump that fails is
+            # decoded again below, where its error is recorded against it.
+            bsp.decode_all()
+        except BspError:
+            pass
         lumps = []
         for lump, entry in bsp.iter_lumps():
             name = bsp.lump_name(lump)
