@@ -8,6 +8,7 @@ are consistent with the file size.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field, replace
 from typing import Collection, Literal
 
@@ -107,10 +108,8 @@ class Header:
         record["ident"] = self.ident
         record["version"] = self.version
         record["map_revision"] = self.map_revision
-        table = record["lumps"]
-        names = _LUMP_FIELDS[self.lump_order]
-        for index, entry in enumerate(self.lumps):
-            table[index] = tuple(getattr(entry, name) for name in names)
+        fields = operator.attrgetter(*_LUMP_FIELDS[self.lump_order])
+        record["lumps"] = np.array([fields(entry) for entry in self.lumps], dtype.fields["lumps"][0].base)
         return record.tobytes()
 
     def with_entry(self, index: int, **changes: int) -> "Header":
