@@ -10,7 +10,10 @@ import importlib
 import os
 import sys
 import warnings
-from typing import Callable, Sequence, TextIO
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms before --help)
+if TYPE_CHECKING:
+    from typing import Callable, Sequence, TextIO
 
 COMMANDS = {
     "info": "Show the header, lump directory and contents of a map",
