@@ -51,21 +51,15 @@ __all__ = [
 ]
 
 # public name -> (module, name there), imported on first use
-_LAZY = {
-    "BspFile": (".container", "BspFile"),
-    "ClosedMapError": (".container", "ClosedMapError"),
-    "open_bsp": (".container", "open_bsp"),
-    "open": (".container", "open_bsp"),
-    "LumpId": (".lump_ids", "LumpId"),
-    "RawLump": (".codecs.base", "RawLump"),
-    "rgbexp_to_float": (".codecs.lighting", "rgbexp_to_float"),
-    "DecompressionLimitError": (".compression", "DecompressionLimitError"),
-    "Limits": (".compression", "Limits"),
-    "Variant": (".variants", "Variant"),
-    "register_codec": (".variants", "register_codec"),
-    "register_variant": (".variants", "register_variant"),
-    "variant_names": (".variants", "variant_names"),
-}
+_LAZY = {name: (module, name) for module, names in {
+    ".container": ("BspFile", "ClosedMapError", "open_bsp"),
+    ".lump_ids": ("LumpId",),
+    ".codecs.base": ("RawLump",),
+    ".codecs.lighting": ("rgbexp_to_float",),
+    ".compression": ("DecompressionLimitError", "Limits"),
+    ".variants": ("Variant", "register_codec", "register_variant", "variant_names"),
+}.items() for name in names}
+_LAZY["open"] = (".container", "open_bsp")
 
 if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all attribute
     def __getattr__(name: str) -> Any:
