@@ -161,3 +161,17 @@ def test_info_json_in_a_command_process_equals_in_process(tmp_path: Path, corpus
     expected = json.loads(capsys.readouterr().out)
     body = f"from sourcebsp.cli import main\nsys.argv[1:] = ['info', '--json', {path!r}]\nmain()"
     assert json.loads(_modules(tmp_path, body)[1]) == expected
+
+
+def test_a_map_freed_while_the_interpreter_exits_says_nothing(corpus_file) -> None:
+    """A map still open at exit, in a reference cycle that lives past the modules' globals, closes quietly."""
+    body = f"""
+import os
+import sourcebsp
+bsp = sourcebsp.open({str(corpus_file("css_de_rats.bsp"))!r})
+bsp.decode_all()
+os.keep_until_the_end = lambda: bsp  # os outlives sourcebsp.container: the map is freed after it
+"""
+    done = subprocess.run([sys.executable, "-c", body], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=300)
+    assert (done.returncode, done.stderr) == (0, "")
