@@ -1,10 +1,11 @@
-"""sourcebsp: read, edit, write and convert Valve Source engine BSP maps."""
+"""sourcebsp: read, edit, write and convert Valve Source engine BSP maps.
+
+The names below are loaded on first use (PEP 562), so ``import sourcebsp``
+and the ``sourcebsp`` command's ``--help`` and ``--version`` do not import
+numpy; ``sourcebsp.open`` and the rest load what they need.
+"""
 from __future__ import annotations
 
-from .codecs.base import RawLump
-from .codecs.lighting import rgbexp_to_float
-from .compression import DecompressionLimitError, Limits
-from .container import BspFile, ClosedMapError, open_bsp
 from .errors import (
     BspError,
     BspFormatError,
@@ -13,10 +14,18 @@ from .errors import (
     TruncatedError,
     UnsupportedError,
 )
-from .lump_ids import LumpId
-from .variants import Variant, register_codec, register_variant, variant_names
 
-open = open_bsp  # noqa: A001 - ``sourcebsp.open(path)`` mirrors ``BspFile.open``
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .codecs.base import RawLump
+    from .codecs.lighting import rgbexp_to_float
+    from .compression import DecompressionLimitError, Limits
+    from .container import BspFile, ClosedMapError, open_bsp
+    from .container import open_bsp as open  # noqa: A001 - ``sourcebsp.open(path)`` mirrors ``BspFile.open``
+    from .lump_ids import LumpId
+    from .variants import Variant, register_codec, register_variant, variant_names
 
 __version__ = "0.1.0"
 __all__ = [
@@ -40,3 +49,29 @@ __all__ = [
     "register_variant",
     "variant_names",
 ]
+
+# public name -> (module, name there), imported on first use
+_LAZY = {name: (module, name) for module, names in {
+    ".container": ("BspFile", "ClosedMapError", "open_bsp"),
+    ".lump_ids": ("LumpId",),
+    ".codecs.base": ("RawLump",),
+    ".codecs.lighting": ("rgbexp_to_float",),
+    ".compression": ("DecompressionLimitError", "Limits"),
+    ".variants": ("Variant", "register_codec", "register_variant", "variant_names"),
+}.items() for name in names}
+_LAZY["open"] = (".container", "open_bsp")
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all attribute
+    def __getattr__(name: str) -> Any:
+        try:
+            module, attribute = _LAZY[name]
+        except KeyError:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+        import importlib
+
+        value = getattr(importlib.import_module(module, __name__), attribute)
+        globals()[name] = value  # later lookups do not come here again
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(_LAZY))

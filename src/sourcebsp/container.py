@@ -15,7 +15,7 @@ from __future__ import annotations
 import mmap
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Generic, Iterator, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Collection, Generic, Iterator, Literal, TypeVar, overload
 
 
 from .codecs.base import Codec, LumpContext, RawLump
@@ -222,9 +222,10 @@ class BspFile:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self) -> None:
+    def __del__(self, _close: Callable[[int], None] = os.close) -> None:
+        # os.close bound here: a map freed while the interpreter exits may outlive this module's globals.
         if getattr(self, "_fd", None) is not None:
-            os.close(self._fd)  # type: ignore[arg-type]
+            _close(self._fd)  # type: ignore[arg-type]
             self._fd = None
 
     def __repr__(self) -> str:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import re
 import sys
@@ -235,6 +234,8 @@ def map_first(argv: Sequence[str] | None, actions: Sequence[str]) -> list[str]:
 def expand_maps(names: Sequence[str]) -> tuple[list[Path], bool]:
     """The maps named (folders' ``*.bsp`` and glob patterns expanded, each once) and whether
     this is a batch (several names, a folder or a pattern) rather than one map."""
+    import glob
+
     found: list[Path] = []
     batch = len(names) > 1
     for name in names:

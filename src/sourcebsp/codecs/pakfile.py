@@ -39,9 +39,7 @@ import io
 import lzma
 import os
 import re
-import shutil
 import struct
-import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -649,6 +647,9 @@ class Pakfile:
         LimitExceededError
             The files are larger than ``limits`` allow.
         """
+        import shutil  # only here: reading a map needs neither
+        import tempfile
+
         root = Path(folder)
         resolved_root = root.resolve()
         slots = self._select(names, patterns)

@@ -1,0 +1,177 @@
+"""What a fresh process imports: ``import sourcebsp``, ``sourcebsp --version``, ``info``, ``decode_all``.
+
+Every CLI call and every script pays for its imports (numpy alone is most of
+the start-up), so the paths below load no module they do not use; these tests
+keep a later change from bringing one back without anyone noticing.  Each
+child reports its ``sys.modules``; modules the bare interpreter (or numpy
+itself) already loads are not held against sourcebsp.  No timing is asserted.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import sourcebsp
+from sourcebsp.cli import main
+
+from .conftest import ROOT
+
+# Nothing the package's names, --help or --version need: they must not load numpy and the rest.
+NOT_ON_IMPORT = {"numpy", "typing", "dataclasses", "pathlib", "re", "enum", "argparse", "zipfile", "tempfile",
+                 "concurrent.futures", "sourcebsp.container", "sourcebsp.codecs", "sourcebsp.cli._common"}
+# Reading a map needs neither extraction, saving, batch work, terminal tables nor the converters.
+NOT_FOR_READING = {"tempfile", "random", "glob", "json", "multiprocessing", "rich", "PIL", "pygltflib",
+                   "sourcebsp._io", "sourcebsp.model", "sourcebsp.converters", "sourcebsp.content",
+                   "sourcebsp.queries"}
+NOT_FOR_DECODING = NOT_FOR_READING | {"argparse", "gettext", "sourcebsp.cli"}
+
+_REPORT = """
+import sys
+_report = open  # the body may import sourcebsp's ``open``
+{body}
+sys.stdout.flush()
+_report({out!r}, "w").write("\\n".join(sorted(sys.modules)))
+"""
+
+
+def _modules(tmp_path: Path, body: str) -> tuple[set[str], str]:
+    """The modules loaded once ``body`` ran in a fresh interpreter, and what it printed."""
+    out = tmp_path / f"modules-{len(list(tmp_path.iterdir()))}.txt"
+    done = subprocess.run([sys.executable, "-c", _REPORT.format(body=body, out=str(out))], capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return set(out.read_text().split("\n")), done.stdout
+
+
+def _unwanted(loaded: set[str], forbidden: set[str], baseline: set[str]) -> set[str]:
+    """Forbidden modules (or their submodules) that were loaded and that the baseline does not load."""
+    return {m for m in loaded - baseline if m in forbidden or any(m.startswith(f + ".") for f in forbidden)}
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    """What the interpreter loads by itself (site, encodings, ...)."""
+    return _modules(tmp_path_factory.mktemp("bare"), "pass")[0]
+
+
+@pytest.fixture(scope="module")
+def with_numpy(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    """What importing numpy loads by itself."""
+    return _modules(tmp_path_factory.mktemp("numpy"), "import numpy")[0]
+
+
+def test_import_sourcebsp_loads_no_numpy(tmp_path: Path, bare: set[str]) -> None:
+    loaded, _ = _modules(tmp_path, "import sourcebsp")
+    assert _unwanted(loaded, NOT_ON_IMPORT, bare) == set()
+    assert "sourcebsp.errors" in loaded  # the exceptions are there at once (cheap)
+
+
+def test_public_names_still_import(tmp_path: Path) -> None:
+    """Names load on first use, with ``from sourcebsp import ...``, attribute access and ``*``."""
+    body = """
+import sourcebsp
+from sourcebsp import BspFile, open, open_bsp, LumpId, RawLump, Limits, variant_names
+assert open is open_bsp is sourcebsp.open and BspFile.__module__ == "sourcebsp.container"
+assert LumpId.PAKFILE == 40 and "orange_box" in variant_names()
+namespace = {}
+exec("from sourcebsp import *", namespace)
+missing = [n for n in sourcebsp.__all__ if n not in namespace]
+assert not missing, missing
+assert set(sourcebsp.__all__) <= set(dir(sourcebsp))
+try:
+    sourcebsp.no_such_name
+except AttributeError as exc:
+    assert "no_such_name" in str(exc)
+else:
+    raise AssertionError("no AttributeError")
+print("ok")
+"""
+    assert _modules(tmp_path, body)[1].strip() == "ok"
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["no-such-command"]])
+def test_version_and_help_load_no_numpy(tmp_path: Path, bare: set[str], args: list[str]) -> None:
+    # As the ``sourcebsp`` console script runs it: ``sys.exit(main())``, arguments from sys.argv.
+    body = f"from sourcebsp.cli import main\nsys.argv[1:] = {args!r}\ncode = main()\nprint(code)"
+    loaded, printed = _modules(tmp_path, body)
+    assert printed.splitlines()[-1] == ("2" if args == ["no-such-command"] else "0")
+    assert _unwanted(loaded, NOT_ON_IMPORT, bare) == set()
+
+
+@pytest.mark.slow
+def test_info_loads_only_what_it_reads(tmp_path: Path, with_numpy: set[str], map_path: Path) -> None:
+    body = f"from sourcebsp.cli import main\nsys.argv[1:] = ['info', {str(map_path)!r}]\nprint(main())"
+    loaded, printed = _modules(tmp_path, body)
+    assert printed.splitlines()[-1] == "0"
+    assert f"{map_path}" in printed  # the report was written (stdout is a pipe: plain lines)
+    assert _unwanted(loaded, NOT_FOR_READING, with_numpy) == set()
+    assert "sourcebsp.codecs.pakfile" in loaded  # every lump was decoded to be counted
+
+
+@pytest.mark.slow
+def test_decode_all_loads_only_what_it_reads(tmp_path: Path, with_numpy: set[str], map_path: Path) -> None:
+    body = f"""
+import sourcebsp
+with sourcebsp.open({str(map_path)!r}) as bsp:
+    print(sorted(bsp.decode_all()))
+"""
+    loaded, printed = _modules(tmp_path, body)
+    with sourcebsp.open(map_path) as bsp:
+        assert printed.strip() == str([int(lump) for lump, _ in bsp.iter_lumps()])  # it did decode every lump
+    assert _unwanted(loaded, NOT_FOR_DECODING, with_numpy) == set()
+
+
+def test_command_process_gets_one_blas_thread_unless_the_user_chose(tmp_path: Path) -> None:
+    body = """
+import gc, os, sys
+from sourcebsp.cli import main
+sys.argv[1:] = ["--version"]
+main()
+print(os.environ.get("OPENBLAS_NUM_THREADS"), os.environ.get("MKL_NUM_THREADS"), gc.isenabled())
+"""
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_NUM_THREADS", "MAXIMUM_THREADS"))}
+    child = {**env, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run([sys.executable, "-c", body], capture_output=True, text=True, env=child, timeout=300)
+    assert done.stdout.split()[-3:] == ["1", "1", "True"], done.stderr
+    done = subprocess.run([sys.executable, "-c", body], capture_output=True, text=True,
+                          env={**child, "OPENBLAS_NUM_THREADS": "3"}, timeout=300)
+    assert done.stdout.split()[-3:] == ["3", "1", "True"], done.stderr
+
+
+def test_main_with_arguments_leaves_the_process_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    """``main(argv)`` inside a program (tests, scripts) changes neither its environment nor its collector."""
+    environ, frozen, collecting = dict(os.environ), gc.get_freeze_count(), gc.isenabled()
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("sourcebsp ")
+    assert dict(os.environ) == environ
+    assert (gc.get_freeze_count(), gc.isenabled()) == (frozen, collecting)
+
+
+def test_info_json_in_a_command_process_equals_in_process(tmp_path: Path, corpus_file,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The command-process set-up (collector off while loading, frozen after) changes no result."""
+    path = str(corpus_file("css_de_rats.bsp"))
+    assert main(["info", "--json", path]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    body = f"from sourcebsp.cli import main\nsys.argv[1:] = ['info', '--json', {path!r}]\nmain()"
+    assert json.loads(_modules(tmp_path, body)[1]) == expected
+
+
+def test_a_map_freed_while_the_interpreter_exits_says_nothing(corpus_file) -> None:
+    """A map still open at exit, in a reference cycle that lives past the modules' globals, closes quietly."""
+    body = f"""
+import os
+import sourcebsp
+bsp = sourcebsp.open({str(corpus_file("css_de_rats.bsp"))!r})
+bsp.decode_all()
+os.keep_until_the_end = lambda: bsp  # os outlives sourcebsp.container: the map is freed after it
+"""
+    done = subprocess.run([sys.executable, "-c", body], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=300)
+    assert (done.returncode, done.stderr) == (0, "")
