@@ -8,8 +8,9 @@ In one run, for each map and every installed library:
 * **whole process**: each operation as a fresh interpreter that imports the
   library, does the operation once and exits, timed from outside (wall and
   CPU time) with its **peak RSS** from the OS (``wait4``), and that peak above
-  the same interpreter's after only importing the library, as a multiple of
-  the file size;
+  the same interpreter's after only importing the library (for sourcebsp,
+  whose package loads its names lazily, the container and numpy), as a
+  multiple of the file size;
 * **the machine's limits** for the same file: copying its bytes in memory,
   writing them with and without ``fsync``, and for an LZMA map liblzma's own single-core
   rate on its lumps.
@@ -35,7 +36,9 @@ export obj, export glb, decompile vmf, render (a 1024x1024 overview)
 deps+check
     every file the map needs (no game mounted) and every lint rule, from the map file
 cli info
-    ``sourcebsp info MAP`` (its output to a pipe)
+    ``sourcebsp info MAP`` (its output to a pipe); as a whole process, the way
+    the console script runs it (``main()`` reading ``sys.argv``, with its
+    process set-up)
 
 Default maps: a plain map (the median-sized corpus map without compressed
 lumps), an LZMA map (``tf2c_vipr_downfall.bsp``, else the plain map

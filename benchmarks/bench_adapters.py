@@ -26,22 +26,36 @@ def _nothing(state: Any) -> None:
 
 
 class Op:
-    """``run(setup(path), out)`` is timed; ``setup`` (untimed) defaults to the path itself."""
+    """``run(setup(path), out)`` is timed; ``setup`` (untimed) defaults to the path itself.
 
-    __slots__ = ("run", "setup", "teardown")
+    ``process_run``, when given, replaces ``run`` in the measured interpreter
+    (e.g. a command run the way its console script runs it).
+    """
+
+    __slots__ = ("run", "setup", "teardown", "process_run")
 
     def __init__(self, run: Callable[[Any, str], Any], setup: Callable[[str], Any] = _same,
-                 teardown: Callable[[Any], None] = _nothing) -> None:
+                 teardown: Callable[[Any], None] = _nothing,
+                 process_run: Callable[[Any, str], Any] | None = None) -> None:
         self.run, self.setup, self.teardown = run, setup, teardown
+        self.process_run = process_run or run
 
 
 class Adapter:
-    """A library: its name, its import name (to tell whether it is installed), its distribution, its operations."""
+    """A library: its name, its import name (to tell whether it is installed), its distribution, its operations.
 
-    __slots__ = ("name", "module", "distribution", "ops")
+    ``ready`` is what the import-only interpreter imports: the modules that
+    make the library usable (sourcebsp's package itself loads its names
+    lazily, without numpy), so "import" and "above import" mean the same for
+    every library.
+    """
 
-    def __init__(self, name: str, module: str, distribution: str, ops: dict[str, Op] | None = None) -> None:
+    __slots__ = ("name", "module", "distribution", "ops", "ready")
+
+    def __init__(self, name: str, module: str, distribution: str, ops: dict[str, Op] | None = None,
+                 ready: str | None = None) -> None:
         self.name, self.module, self.distribution, self.ops = name, module, distribution, dict(ops or {})
+        self.ready = ready or module
 
 
 # sourcebsp ----------------------------------------------------------------------------
@@ -143,6 +157,16 @@ def _sb_info(path: str, out: str) -> None:
         raise RuntimeError("sourcebsp info failed")
 
 
+def _sb_info_command(path: str, out: str) -> None:
+    # As the console script runs it: main() without argv reads sys.argv and sets up
+    # the process for one command (one BLAS thread unless chosen, start-up GC).
+    from sourcebsp.cli import main as cli
+
+    sys.argv = ["sourcebsp", "info", path]
+    if cli() != 0:
+        raise RuntimeError("sourcebsp info failed")
+
+
 def _save_to(state: Any, out: str) -> None:
     state.save(out)
 
@@ -167,7 +191,7 @@ SOURCEBSP_OPS = {
     "decompile vmf": Op(_sb_vmf),
     "render": Op(_sb_render),
     "deps+check": Op(_sb_deps_check),
-    "cli info": Op(_sb_info),
+    "cli info": Op(_sb_info, process_run=_sb_info_command),
 }
 
 
@@ -378,7 +402,7 @@ def _unsynced_too(ops: dict[str, Op]) -> dict[str, Op]:
 SRCTOOLS_OPS, BSP_TOOL_OPS, SOURCEPP_OPS = map(_unsynced_too, (SRCTOOLS_OPS, BSP_TOOL_OPS, SOURCEPP_OPS))
 
 LIBRARIES: dict[str, Adapter] = {
-    "sourcebsp": Adapter("sourcebsp", "sourcebsp", "sourcebsp", SOURCEBSP_OPS),
+    "sourcebsp": Adapter("sourcebsp", "sourcebsp", "sourcebsp", SOURCEBSP_OPS, ready="sourcebsp.container"),
     "srctools": Adapter("srctools", "srctools.bsp", "srctools", SRCTOOLS_OPS),
     "bsp_tool": Adapter("bsp_tool", "bsp_tool", "bsp_tool", BSP_TOOL_OPS),
     "sourcepp": Adapter("sourcepp", "sourcepp", "sourcepp", SOURCEPP_OPS),
@@ -391,12 +415,12 @@ def child(library: str, operation: str, path: str, out: str) -> None:
     import resource
 
     adapter = LIBRARIES[library]
-    __import__(adapter.module)
+    __import__(adapter.ready if operation == "-" else adapter.module)
     if operation != "-":
         op = adapter.ops[operation]
         stdout, sys.stdout = sys.stdout, io.StringIO()  # srctools and bsp_tool print while saving
         try:
-            op.run(op.setup(path), out)
+            op.process_run(op.setup(path), out)
         finally:
             sys.stdout = stdout
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
