@@ -1,0 +1,237 @@
+"""Shading a drawn frame into a picture, a band of rows at a time.
+
+Each covered pixel interpolates its triangle's UVs and samples the
+lightmap atlas (and texture); its colour is albedo times light, with an
+automatic exposure.  Without usable lightmaps the light comes from the face
+normal and a fixed sun direction.
+
+Memory stays near 25 bytes a covered pixel whatever the picture: the frame
+keeps only the triangle of every pixel (:mod:`.render_raster`), and the
+picture is made in passes over bands of rows, keeping between passes only
+what the next one needs (one float32 colour and a flag per covered pixel):
+
+1. light: the lightmap at every covered pixel, and how bright the
+   lightmaps are (they may be flat or black: then shade by normals);
+2. colour: albedo (texture or average colour) times light, the view's
+   own shading (``modulate``: height tint, depth cue), and luminance;
+3. exposure from the 98th percentile of luminance, then 8-bit sRGB.
+
+Statistics over the whole picture (percentiles, medians, deviations) are
+taken on arrays holding every covered pixel in order, so the picture is
+the same as shading all pixels at once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..model.lightmaps import LightmapAtlas, tonemap
+from .render_raster import Band, Frame
+from .render_scene import LM_UV, LUMINANCE, TEX_UV, Scene
+
+__all__ = ["Shaded", "Modulate", "shade", "contrast", "pack_atlas", "sample_atlas"]
+
+_SUN = (np.array([0.35, 0.25, 0.9]) / np.linalg.norm([0.35, 0.25, 0.9])).astype(np.float32)
+_PACK_CHUNK = 1 << 18  # atlas texels converted at once
+
+#: A view's own shading of a band's linear colours ``(len(band.pix), 3)``: returns the new colours.
+Modulate = Callable[[Band, np.ndarray], np.ndarray]
+
+
+@dataclass
+class Shaded:
+    """How a picture was shaded."""
+
+    lit: bool  # by lightmaps (else by face normals)
+    textured: bool  # some pixels sample real textures
+
+
+def pack_atlas(atlas: LightmapAtlas) -> np.ndarray:
+    """The atlas as float16 RGBA texels, one 64-bit word each (see :func:`sample_atlas`)."""
+    flat = atlas.image.reshape(-1, 3)
+    packed = np.zeros((len(flat), 4), np.float16)
+    for begin in range(0, len(flat), _PACK_CHUNK):
+        packed[begin:begin + _PACK_CHUNK, :3] = np.minimum(flat[begin:begin + _PACK_CHUNK], 60000)
+    return packed.view(np.uint64).ravel()
+
+
+def sample_atlas(words: np.ndarray, width: int, height: int, uv: np.ndarray) -> np.ndarray:
+    """Bilinear samples ``(N, 3)`` float32 of a packed atlas (:func:`pack_atlas`) at UVs ``(N, 2)``.
+
+    As :meth:`LightmapAtlas.sample`, but faster: each of the four taps is a
+    single gather of a 64-bit word (gathers of float rows are what cost
+    time at a million pixels).
+    """
+    w, h = width, height
+    uv = np.nan_to_num(uv.astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)  # garbage lightmap vectors
+    x = np.clip(uv[:, 0] * w - 0.5, 0, w - 1)
+    y = np.clip(uv[:, 1] * h - 0.5, 0, h - 1)
+    fx, fy = np.floor(x), np.floor(y)
+    x0, y0 = fx.astype(np.int64), fy.astype(np.int64)
+    dx = np.minimum(x0 + 1, w - 1) - x0
+    dy = (np.minimum(y0 + 1, h - 1) - y0) * w
+    i = y0 * w + x0
+    # Weights in float32 (exact: the fraction of a float32 below 2**24), so is the light.
+    fx = np.subtract(x, fx, out=fx)[:, None]
+    fy = np.subtract(y, fy, out=fy)[:, None]
+
+    def tap(index: np.ndarray) -> np.ndarray:
+        return words.take(index).view(np.float16).reshape(-1, 4)[:, :3].astype(np.float32)
+
+    a, b = tap(i), tap(i + dx)
+    top = a + (b - a) * fx
+    c, d = tap(i + dy), tap(i + dy + dx)
+    bottom = c + (d - c) * fx
+    return top + (bottom - top) * fy  # type: ignore[no-any-return]
+
+
+def _sample_textures(images: np.ndarray, which: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    """Nearest texel of image ``which`` at repeating UVs ``(N, 2)``: linear ``(N, 3)``."""
+    size = images.shape[1]
+    uv = np.nan_to_num(uv, nan=0.0, posinf=0.0, neginf=0.0)
+    u = np.floor(np.mod(uv[:, 0], 1.0) * size).astype(np.int64) % size
+    v = np.floor(np.mod(uv[:, 1], 1.0) * size).astype(np.int64) % size
+    return images[which, v, u]  # type: ignore[no-any-return]
+
+
+def _sun(scene: Scene, source: np.ndarray) -> np.ndarray:
+    """Light from a fixed sun direction on the triangles ``source``, 0.45 to 1."""
+    n = scene.normal[source].astype(np.float32)
+    return np.float32(0.45) + np.float32(0.55) * np.clip(n @ _SUN, 0, 1)  # type: ignore[no-any-return]
+
+
+def _source(frame: Frame, band: Band) -> np.ndarray:
+    return frame.ids[frame.owner[band.pix]]  # type: ignore[no-any-return]
+
+
+def _light(frame: Frame, scene: Scene, light: np.ndarray, unlit: np.ndarray) -> np.ndarray | None:
+    """Pass 1: lightmap light at every covered pixel into ``light``, shaded a little by the sun.
+
+    ``unlit`` is set where the triangle has no lightmap (props).  Returns the
+    light given to those (the median of the others, to be shaded by the
+    sun), or None when the lightmaps are not worth using.
+    """
+    atlas = scene.atlas
+    if atlas is None:
+        return None
+    words = pack_atlas(atlas)
+    level = np.empty(len(light), np.float32)  # brightness of the lit pixels, in order
+    levels = 0
+    for band in frame.bands():
+        source = _source(frame, band)
+        sample = sample_atlas(words, atlas.width, atlas.height, frame.interpolate(band.pix, LM_UV, 2))
+        lit = scene.lit_by_atlas[source]
+        unlit[band.part] = ~lit
+        shown = sample[lit].mean(1)
+        level[levels:levels + len(shown)] = shown
+        levels += len(shown)
+        sample *= np.float32(0.85) + np.float32(0.15) * _sun(scene, source)[:, None]
+        light[band.part] = sample
+    del words
+    level = level[:levels] if levels else np.zeros(1, np.float32)
+    # A map compiled without lights has lightmaps of one flat value (or
+    # black): shading by normals then shows more.
+    # Lightmaps darker than one 8-bit step everywhere (VTMB's) are as good as none.
+    flat = float(np.std(level)) <= 0.01 * float(np.mean(level))
+    if flat or float(np.percentile(level, 98, overwrite_input=True)) < 1 / 512:
+        return None
+    del level
+    if not unlit.any():
+        return np.ones(3, np.float32)  # nothing to light with it
+    # Props: the median light of the picture, shaded by the sun.
+    lit = ~unlit
+    return np.array([np.median(light[lit, k], overwrite_input=True) for k in range(3)], np.float32)
+
+
+def _colour(frame: Frame, scene: Scene, colour: np.ndarray, unlit: np.ndarray, typical: np.ndarray | None,
+            modulate: Modulate | None) -> tuple[np.ndarray, bool]:
+    """Pass 2: albedo (texture or average colour) times light, in place; the luminance of every pixel."""
+    luminance: np.ndarray | None = None
+    textured = False
+    for band in frame.bands():
+        source = _source(frame, band)
+        sun = _sun(scene, source)
+        if typical is not None:
+            light = colour[band.part]
+            props = unlit[band.part]
+            if props.any():
+                light[props] = typical * sun[props, None]
+        else:
+            light = np.repeat(sun[:, None], 3, 1)
+        albedo = scene.albedo[source].astype(np.float32)
+        if scene.images is not None:
+            tex = scene.texture[source]
+            has = tex >= 0
+            if has.any():
+                uv = frame.interpolate(band.pix[has], TEX_UV, 2)
+                albedo[has] = _sample_textures(scene.images, tex[has], uv)
+                textured = True
+        albedo *= np.float32(0.88)
+        albedo += np.float32(0.12)
+        albedo *= light
+        shown = albedo if modulate is None else modulate(band, albedo)
+        value = shown @ LUMINANCE
+        if luminance is None:
+            luminance = np.empty(len(colour), value.dtype)
+        luminance[band.part] = value
+        colour[band.part] = shown
+    assert luminance is not None
+    return luminance, textured
+
+
+def _depth_cue(frame: Frame, count: int) -> Modulate:
+    """Darken what is far, up to a third at the 98th percentile of depth."""
+    depth = np.empty(count)
+    for band in frame.bands():
+        depth[band.part] = frame.depth_at(band.pix)
+    far = max(float(np.percentile(depth, 98, overwrite_input=True)), 1.0)
+    del depth
+
+    def darken(band: Band, colour: np.ndarray) -> np.ndarray:
+        return colour * (1.0 - 0.35 * np.clip(frame.depth_at(band.pix) / far, 0, 1))[:, None]
+
+    return darken
+
+
+def shade(frame: Frame, scene: Scene, background: np.ndarray, *, depth_cue: bool = False,
+          modulate: Modulate | None = None, target: float = 0.9) -> tuple[np.ndarray, Shaded]:
+    """The picture ``(H, W, 3)`` uint8 of a frame, and how it was shaded.
+
+    ``depth_cue`` darkens what is far (up to a third at the far end of the
+    view), so a flat floor or a long wall shows its shape; ``modulate`` is
+    the view's own shading.  The 98th percentile of luminance is brought to
+    ``target``.
+    """
+    count = int(np.count_nonzero(frame.owner >= 0))
+    colour = np.empty((count, 3), np.float32)  # light, then colour
+    unlit = np.zeros(count, bool)
+    typical = _light(frame, scene, colour, unlit) if count else None
+    if depth_cue and count:
+        modulate = _depth_cue(frame, count)
+    textured = False
+    exposure = 1.0
+    if count:
+        luminance, textured = _colour(frame, scene, colour, unlit, typical, modulate)
+        top = float(np.percentile(luminance, 98, overwrite_input=True))
+        exposure = target / top if top > 0 else 1.0
+        del luminance
+    del unlit
+    image = np.empty((frame.width * frame.height, 3), np.uint8)
+    image[:] = background
+    for band in frame.bands():
+        image[band.pix] = tonemap(colour[band.part], method="clip", exposure=exposure)
+    return image.reshape(frame.height, frame.width, 3), Shaded(typical is not None, textured)
+
+
+def contrast(image: np.ndarray, frame: Frame) -> float:
+    """The standard deviation of the covered pixels' luminance (0..1)."""
+    count = int(np.count_nonzero(frame.owner >= 0))
+    if not count:
+        return 0.0
+    flat = image.reshape(-1, 3)
+    luminance = np.empty(count)
+    for band in frame.bands():
+        luminance[band.part] = (flat[band.pix].astype(np.float64) / 255) @ LUMINANCE
+    return float(luminance.std())
