@@ -318,9 +318,14 @@ class FloorMap:
         return row
 
 
+def _index_type(count: int) -> type[np.signedinteger]:
+    """The smaller integer type that numbers ``count`` things (grid nodes: half the memory)."""
+    return np.int32 if count < 2**31 else np.int64
+
+
 def _components(count: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Connected-component labels of ``count`` nodes joined by edges ``(u, v)`` (the smallest node of each)."""
-    labels = np.arange(count)
+    labels = np.arange(count, dtype=_index_type(count))
     while True:
         lu, lv = labels[u], labels[v]
         differ = lu != lv
@@ -366,17 +371,21 @@ def reachable_floors(floors: np.ndarray, anchors: np.ndarray, *, layers: int = 4
         flat_z[k, frame.hit] = -depth[frame.hit]
         # The next floor: a player's height lower.
         below = pixel_values(np.where(frame.hit, -depth - 72.0, -np.inf), w)
+    del frame, below
     z = flat_z.reshape(layers, h, w)
-    node = np.arange(layers * h * w).reshape(layers, h, w)
+    node = np.arange(layers * h * w, dtype=_index_type(layers * h * w)).reshape(layers, h, w)
     us, vs = [], []
     for a, b, na, nb in ((z[:, :, :-1], z[:, :, 1:], node[:, :, :-1], node[:, :, 1:]),
                          (z[:, :-1, :], z[:, 1:, :], node[:, :-1, :], node[:, 1:, :])):
-        with np.errstate(invalid="ignore"):
-            join = np.abs(a[:, None] - b[None, :]) <= JUMP  # (layers, layers, ...)
-        k1, k2, *rest = np.nonzero(join)
-        us.append(na[(k1, *rest)])
-        vs.append(nb[(k2, *rest)])
-    labels = _components(layers * h * w, np.concatenate(us), np.concatenate(vs))
+        for k1, k2 in np.ndindex(layers, layers):  # a layer pair at a time: grid-sized temporaries
+            with np.errstate(invalid="ignore"):
+                join = np.abs(a[k1] - b[k2]) <= JUMP
+            us.append(na[k1][join])
+            vs.append(nb[k2][join])
+    u, v = np.concatenate(us), np.concatenate(vs)
+    del us, vs
+    labels = _components(layers * h * w, u, v)
+    del u, v
     present = ~np.isnan(z.ravel())
     seeds: list[int] = []
     for ax, ay, az in np.asarray(anchors, np.float64).reshape(-1, 3):

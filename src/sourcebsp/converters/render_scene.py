@@ -18,13 +18,60 @@ from ..model.geometry import MapMesh, reflectivity
 from ..model.lightmaps import LightmapAtlas
 from ..protocols import MapReader
 
-__all__ = ["Scene", "build_scene", "LUMINANCE"]
+__all__ = ["Scene", "PackedAtlas", "build_scene", "LUMINANCE"]
 
 LUMINANCE = np.array([0.2126, 0.7152, 0.0722], np.float32)
 #: Colour of objects whose colour is not known (props without their textures).
 NEUTRAL = np.array([0.45, 0.45, 0.42])
 # Attribute columns of Scene.attrs.
 LM_UV, TEX_UV = 0, 2
+_PACK_CHUNK = 1 << 18  # atlas texels converted at once
+
+
+@dataclass
+class PackedAtlas:
+    """A lightmap atlas as float16 RGBA texels, one 64-bit word each.
+
+    Each bilinear tap is then a single gather (gathers of float rows are
+    what cost time at a million pixels), and the atlas takes 8 bytes a
+    texel instead of the float32 image's 12.
+    """
+
+    words: np.ndarray
+    width: int
+    height: int
+
+    @classmethod
+    def of(cls, atlas: LightmapAtlas) -> "PackedAtlas":
+        flat = atlas.image.reshape(-1, 3)
+        packed = np.zeros((len(flat), 4), np.float16)
+        for begin in range(0, len(flat), _PACK_CHUNK):
+            packed[begin:begin + _PACK_CHUNK, :3] = np.minimum(flat[begin:begin + _PACK_CHUNK], 60000)
+        return cls(packed.view(np.uint64).ravel(), atlas.width, atlas.height)
+
+    def sample(self, uv: np.ndarray) -> np.ndarray:
+        """Bilinear samples ``(N, 3)`` float32 at UVs ``(N, 2)``, as :meth:`LightmapAtlas.sample`."""
+        w, h = self.width, self.height
+        uv = np.nan_to_num(uv.astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)  # garbage lightmap vectors
+        x = np.clip(uv[:, 0] * w - 0.5, 0, w - 1)
+        y = np.clip(uv[:, 1] * h - 0.5, 0, h - 1)
+        fx, fy = np.floor(x), np.floor(y)
+        x0, y0 = fx.astype(np.int64), fy.astype(np.int64)
+        dx = np.minimum(x0 + 1, w - 1) - x0
+        dy = (np.minimum(y0 + 1, h - 1) - y0) * w
+        i = y0 * w + x0
+        # Weights in float32 (exact: the fraction of a float32 below 2**24), so is the light.
+        fx = np.subtract(x, fx, out=fx)[:, None]
+        fy = np.subtract(y, fy, out=fy)[:, None]
+
+        def tap(index: np.ndarray) -> np.ndarray:
+            return self.words.take(index).view(np.float16).reshape(-1, 4)[:, :3].astype(np.float32)
+
+        a, b = tap(i), tap(i + dx)
+        top = a + (b - a) * fx
+        c, d = tap(i + dy), tap(i + dy + dx)
+        bottom = c + (d - c) * fx
+        return top + (bottom - top) * fy  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -38,7 +85,7 @@ class Scene:
     albedo: np.ndarray  # (T, 3) linear average colour
     texture: np.ndarray  # (T,) index into ``images`` or -1
     lit_by_atlas: np.ndarray  # (T,) bool: the lightmap UV means something
-    atlas: LightmapAtlas | None
+    atlas: PackedAtlas | None
     images: np.ndarray | None = None  # (N, S, S, 3) float32 linear texture images
     props_drawn: int = 0
     props_missing: int = 0
@@ -92,7 +139,8 @@ def build_scene(bsp: MapReader, mesh: MapMesh, atlas: LightmapAtlas | None, *,
         texture[ok] = index[td[ok]]
     face = mesh.triangle_face.astype(np.int64)
     lit = np.full(len(tri), atlas is not None)
-    scene = Scene(corners, normal, face, attrs, albedo, texture, lit, atlas, images)
+    scene = Scene(corners, normal, face, attrs, albedo, texture, lit, None if atlas is None else PackedAtlas.of(atlas),
+                  images)
     finite = np.isfinite(corners).all((1, 2)) & np.isfinite(attrs).all((1, 2))
     if not finite.all():  # a damaged map's NaN or infinite vertices are not drawn
         scene = scene.subset(finite)

@@ -27,14 +27,13 @@ from typing import Callable
 
 import numpy as np
 
-from ..model.lightmaps import LightmapAtlas, tonemap
+from ..model.lightmaps import tonemap
 from .render_raster import Band, Frame
 from .render_scene import LM_UV, LUMINANCE, TEX_UV, Scene
 
-__all__ = ["Shaded", "Modulate", "shade", "contrast", "pack_atlas", "sample_atlas"]
+__all__ = ["Shaded", "Modulate", "shade", "contrast"]
 
 _SUN = (np.array([0.35, 0.25, 0.9]) / np.linalg.norm([0.35, 0.25, 0.9])).astype(np.float32)
-_PACK_CHUNK = 1 << 18  # atlas texels converted at once
 
 #: A view's own shading of a band's linear colours ``(len(band.pix), 3)``: returns the new colours.
 Modulate = Callable[[Band, np.ndarray], np.ndarray]
@@ -46,45 +45,6 @@ class Shaded:
 
     lit: bool  # by lightmaps (else by face normals)
     textured: bool  # some pixels sample real textures
-
-
-def pack_atlas(atlas: LightmapAtlas) -> np.ndarray:
-    """The atlas as float16 RGBA texels, one 64-bit word each (see :func:`sample_atlas`)."""
-    flat = atlas.image.reshape(-1, 3)
-    packed = np.zeros((len(flat), 4), np.float16)
-    for begin in range(0, len(flat), _PACK_CHUNK):
-        packed[begin:begin + _PACK_CHUNK, :3] = np.minimum(flat[begin:begin + _PACK_CHUNK], 60000)
-    return packed.view(np.uint64).ravel()
-
-
-def sample_atlas(words: np.ndarray, width: int, height: int, uv: np.ndarray) -> np.ndarray:
-    """Bilinear samples ``(N, 3)`` float32 of a packed atlas (:func:`pack_atlas`) at UVs ``(N, 2)``.
-
-    As :meth:`LightmapAtlas.sample`, but faster: each of the four taps is a
-    single gather of a 64-bit word (gathers of float rows are what cost
-    time at a million pixels).
-    """
-    w, h = width, height
-    uv = np.nan_to_num(uv.astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)  # garbage lightmap vectors
-    x = np.clip(uv[:, 0] * w - 0.5, 0, w - 1)
-    y = np.clip(uv[:, 1] * h - 0.5, 0, h - 1)
-    fx, fy = np.floor(x), np.floor(y)
-    x0, y0 = fx.astype(np.int64), fy.astype(np.int64)
-    dx = np.minimum(x0 + 1, w - 1) - x0
-    dy = (np.minimum(y0 + 1, h - 1) - y0) * w
-    i = y0 * w + x0
-    # Weights in float32 (exact: the fraction of a float32 below 2**24), so is the light.
-    fx = np.subtract(x, fx, out=fx)[:, None]
-    fy = np.subtract(y, fy, out=fy)[:, None]
-
-    def tap(index: np.ndarray) -> np.ndarray:
-        return words.take(index).view(np.float16).reshape(-1, 4)[:, :3].astype(np.float32)
-
-    a, b = tap(i), tap(i + dx)
-    top = a + (b - a) * fx
-    c, d = tap(i + dy), tap(i + dy + dx)
-    bottom = c + (d - c) * fx
-    return top + (bottom - top) * fy  # type: ignore[no-any-return]
 
 
 def _sample_textures(images: np.ndarray, which: np.ndarray, uv: np.ndarray) -> np.ndarray:
@@ -116,12 +76,11 @@ def _light(frame: Frame, scene: Scene, light: np.ndarray, unlit: np.ndarray) -> 
     atlas = scene.atlas
     if atlas is None:
         return None
-    words = pack_atlas(atlas)
     level = np.empty(len(light), np.float32)  # brightness of the lit pixels, in order
     levels = 0
     for band in frame.bands():
         source = _source(frame, band)
-        sample = sample_atlas(words, atlas.width, atlas.height, frame.interpolate(band.pix, LM_UV, 2))
+        sample = atlas.sample(frame.interpolate(band.pix, LM_UV, 2))
         lit = scene.lit_by_atlas[source]
         unlit[band.part] = ~lit
         shown = sample[lit].mean(1)
@@ -129,7 +88,6 @@ def _light(frame: Frame, scene: Scene, light: np.ndarray, unlit: np.ndarray) -> 
         levels += len(shown)
         sample *= np.float32(0.85) + np.float32(0.15) * _sun(scene, source)[:, None]
         light[band.part] = sample
-    del words
     level = level[:levels] if levels else np.zeros(1, np.float32)
     # A map compiled without lights has lightmaps of one flat value (or
     # black): shading by normals then shows more.
