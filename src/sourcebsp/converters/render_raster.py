@@ -153,9 +153,9 @@ class Frame:
         a2 += a1
         return a2  # type: ignore[no-any-return]
 
-    def bands(self, pixels: int = BAND_PIXELS) -> Iterator[Band]:
-        """The frame in bands of whole rows of about ``pixels`` pixels, top to bottom."""
-        rows = max(1, pixels // max(self.width, 1))
+    def bands(self, pixels: int | None = None) -> Iterator[Band]:
+        """The frame in bands of whole rows of about ``pixels`` (:data:`BAND_PIXELS`) pixels, top to bottom."""
+        rows = max(1, (pixels or BAND_PIXELS) // max(self.width, 1))
         done = 0
         for first in range(0, self.height, rows):
             begin, end = first * self.width, min(first + rows, self.height) * self.width
