@@ -67,11 +67,20 @@ class PackedAtlas:
         def tap(index: np.ndarray) -> np.ndarray:
             return self.words.take(index).view(np.float16).reshape(-1, 4)[:, :3].astype(np.float32)
 
-        a, b = tap(i), tap(i + dx)
-        top = a + (b - a) * fx
-        c, d = tap(i + dy), tap(i + dy + dx)
-        bottom = c + (d - c) * fx
-        return top + (bottom - top) * fy  # type: ignore[no-any-return]
+        # top = a + (b - a) fx, bottom = c + (d - c) fx, then top + (bottom - top) fy; in place.
+        top, right = tap(i), tap(i + dx)
+        right -= top
+        right *= fx
+        top += right
+        i += dy
+        bottom, right = tap(i), tap(i + dx)
+        right -= bottom
+        right *= fx
+        bottom += right
+        bottom -= top
+        bottom *= fy
+        top += bottom
+        return top
 
 
 @dataclass

@@ -140,15 +140,19 @@ def _colour(frame: Frame, scene: Scene, colour: np.ndarray, unlit: np.ndarray, t
 
 
 def _depth_cue(frame: Frame, count: int) -> Modulate:
-    """Darken what is far, up to a third at the 98th percentile of depth."""
-    depth = np.empty(count)
+    """Darken what is far, up to a third at the 98th percentile of depth (in float32, as the colour)."""
+    depth = np.empty(count, np.float32)
     for band in frame.bands():
         depth[band.part] = frame.depth_at(band.pix)
     far = max(float(np.percentile(depth, 98, overwrite_input=True)), 1.0)
     del depth
 
     def darken(band: Band, colour: np.ndarray) -> np.ndarray:
-        return colour * (1.0 - 0.35 * np.clip(frame.depth_at(band.pix) / far, 0, 1))[:, None]
+        near = frame.depth_at(band.pix).astype(np.float32)
+        near /= np.float32(far)
+        np.clip(near, 0, 1, out=near)
+        colour *= (np.float32(1.0) - np.float32(0.35) * near)[:, None]
+        return colour
 
     return darken
 
