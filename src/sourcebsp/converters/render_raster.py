@@ -19,7 +19,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-__all__ = ["Frame", "Planes", "Band", "Accept", "pixel_values", "rasterize", "clip_near", "project_orthographic", "project_perspective"]
+__all__ = ["Frame", "Planes", "Band", "Accept", "pixel_values", "rasterize", "clip_near", "project_orthographic",
+           "project_perspective"]
 
 #: Candidate pixels generated at once (each costs about 80 bytes of temporaries).
 _CHUNK_PIXELS = 1 << 16

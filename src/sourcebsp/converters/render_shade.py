@@ -66,16 +66,15 @@ def _source(frame: Frame, band: Band) -> np.ndarray:
     return frame.ids[frame.owner[band.pix]]  # type: ignore[no-any-return]
 
 
-def _light(frame: Frame, scene: Scene, light: np.ndarray, unlit: np.ndarray) -> np.ndarray | None:
+def _light(frame: Frame, scene: Scene, light: np.ndarray, unlit: np.ndarray) -> bool:
     """Pass 1: lightmap light at every covered pixel into ``light``, shaded a little by the sun.
 
-    ``unlit`` is set where the triangle has no lightmap (props).  Returns the
-    light given to those (the median of the others, to be shaded by the
-    sun), or None when the lightmaps are not worth using.
+    ``unlit`` is set where the triangle has no lightmap (props).  Returns
+    whether the lightmaps are worth using.
     """
     atlas = scene.atlas
     if atlas is None:
-        return None
+        return False
     level = np.empty(len(light), np.float32)  # brightness of the lit pixels, in order
     levels = 0
     for band in frame.bands():
@@ -93,28 +92,29 @@ def _light(frame: Frame, scene: Scene, light: np.ndarray, unlit: np.ndarray) -> 
     # black): shading by normals then shows more.
     # Lightmaps darker than one 8-bit step everywhere (VTMB's) are as good as none.
     flat = float(np.std(level)) <= 0.01 * float(np.mean(level))
-    if flat or float(np.percentile(level, 98, overwrite_input=True)) < 1 / 512:
-        return None
-    del level
-    if not unlit.any():
-        return np.ones(3, np.float32)  # nothing to light with it
-    # Props: the median light of the picture, shaded by the sun.
+    return not flat and float(np.percentile(level, 98, overwrite_input=True)) >= 1 / 512
+
+
+def _median_light(light: np.ndarray, unlit: np.ndarray) -> np.ndarray:
+    """The median light of the lit pixels, a channel at a time (a copy of one channel, not three)."""
     lit = ~unlit
     return np.array([np.median(light[lit, k], overwrite_input=True) for k in range(3)], np.float32)
 
 
-def _colour(frame: Frame, scene: Scene, colour: np.ndarray, unlit: np.ndarray, typical: np.ndarray | None,
+def _colour(frame: Frame, scene: Scene, colour: np.ndarray, unlit: np.ndarray, lit: bool,
             modulate: Modulate | None) -> tuple[np.ndarray, bool]:
     """Pass 2: albedo (texture or average colour) times light, in place; the luminance of every pixel."""
-    luminance: np.ndarray | None = None
+    # Props (no lightmap) in a lit picture: its median light, shaded by the sun.
+    typical = _median_light(colour, unlit) if lit and unlit.any() else None
+    luminance = np.empty(len(colour), np.float32)
     textured = False
     for band in frame.bands():
         source = _source(frame, band)
         sun = _sun(scene, source)
-        if typical is not None:
+        if lit:
             light = colour[band.part]
             props = unlit[band.part]
-            if props.any():
+            if typical is not None and props.any():
                 light[props] = typical * sun[props, None]
         else:
             light = np.repeat(sun[:, None], 3, 1)
@@ -130,12 +130,8 @@ def _colour(frame: Frame, scene: Scene, colour: np.ndarray, unlit: np.ndarray, t
         albedo += np.float32(0.12)
         albedo *= light
         shown = albedo if modulate is None else modulate(band, albedo)
-        value = shown @ LUMINANCE
-        if luminance is None:
-            luminance = np.empty(len(colour), value.dtype)
-        luminance[band.part] = value
+        luminance[band.part] = shown @ LUMINANCE
         colour[band.part] = shown
-    assert luminance is not None
     return luminance, textured
 
 
@@ -169,13 +165,13 @@ def shade(frame: Frame, scene: Scene, background: np.ndarray, *, depth_cue: bool
     count = int(np.count_nonzero(frame.owner >= 0))
     colour = np.empty((count, 3), np.float32)  # light, then colour
     unlit = np.zeros(count, bool)
-    typical = _light(frame, scene, colour, unlit) if count else None
+    lit = _light(frame, scene, colour, unlit) if count else False
     if depth_cue and count:
         modulate = _depth_cue(frame, count)
     textured = False
     exposure = 1.0
     if count:
-        luminance, textured = _colour(frame, scene, colour, unlit, typical, modulate)
+        luminance, textured = _colour(frame, scene, colour, unlit, lit, modulate)
         top = float(np.percentile(luminance, 98, overwrite_input=True))
         exposure = target / top if top > 0 else 1.0
         del luminance
@@ -184,7 +180,7 @@ def shade(frame: Frame, scene: Scene, background: np.ndarray, *, depth_cue: bool
     image[:] = background
     for band in frame.bands():
         image[band.pix] = tonemap(colour[band.part], method="clip", exposure=exposure)
-    return image.reshape(frame.height, frame.width, 3), Shaded(typical is not None, textured)
+    return image.reshape(frame.height, frame.width, 3), Shaded(lit, textured)
 
 
 def contrast(image: np.ndarray, frame: Frame) -> float:
