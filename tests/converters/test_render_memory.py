@@ -60,18 +60,29 @@ def test_render_peak_memory(map_path: Path, tmp_path: Path, view: str) -> None:
 
 # ---- bands and chunks do not change the picture --------------------------------------
 @pytest.mark.parametrize("view", ["overview", "player", "top"])
-def test_bands_and_chunks_leave_the_picture_unchanged(monkeypatch: pytest.MonkeyPatch, view: str) -> None:
+def test_bands_and_chunks_leave_the_picture_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                      view: str) -> None:
     """Shading a band of one row at a time and rasterizing a few pixels at a time give the
     picture of one band and one chunk: statistics over the picture (exposure, depth cue,
-    lightmap level) and the overview's outlines across band edges come out the same."""
+    lightmap level, the light given to props) and the overview's outlines across band
+    edges come out the same."""
+    from sourcebsp.examples.room import PROP_MODEL
+
+    from .test_render import _a_model
+
     bsp = build_example_map()
+    model = _a_model()
+    if model is not None:  # the example's prop drawn as a box: pixels without a lightmap
+        (tmp_path / PROP_MODEL).parent.mkdir(parents=True)
+        (tmp_path / PROP_MODEL).write_bytes(model)
+    options = {"view": view, "size": (97, 61), "game": tmp_path}
     monkeypatch.setattr(render_raster, "BAND_PIXELS", 1 << 30)
     monkeypatch.setattr(render_raster, "_CHUNK_PIXELS", 1 << 30)
-    whole = rd.render(bsp, view=view, size=(97, 61))
+    whole = rd.render(bsp, **options)
     monkeypatch.setattr(render_raster, "BAND_PIXELS", 50)  # one row a band
     monkeypatch.setattr(render_raster, "_CHUNK_PIXELS", 64)  # big triangles cut into pieces of rows
-    banded = rd.render(bsp, view=view, size=(97, 61))
-    assert whole.covered > 0.2
+    banded = rd.render(bsp, **options)
+    assert whole.covered > 0.2 and whole.lit and whole.props == (model is not None and view != "top")
     np.testing.assert_array_equal(banded.image, whole.image)
     assert banded.contrast == whole.contrast and banded.lit == whole.lit
 
