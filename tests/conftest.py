@@ -121,6 +121,7 @@ SLOW_TESTS = {
     "tests/cli/test_decompile_batch.py::test_report_on_stdout_and_options",
     "tests/converters/test_gltf_memory.py::test_glb_export_peak_memory",
     "tests/converters/test_render.py::test_player_view_starts_at_a_spawn",
+    "tests/converters/test_render_memory.py::test_render_peak_memory",
 }
 
 

@@ -15,7 +15,7 @@ import sourcebsp
 from sourcebsp.converters import render as rd
 from sourcebsp.converters import render_overview as ov
 from sourcebsp.converters.render_camera import EYE_HEIGHT, PLAYER_STARTS, player_starts
-from sourcebsp.converters.render_raster import clip_near, project_orthographic, rasterize
+from sourcebsp.converters.render_raster import Frame, clip_near, project_orthographic, rasterize
 from sourcebsp.converters.render_scene import _BOX_TRIANGLES, LUMINANCE
 from sourcebsp.errors import BspFormatError
 from sourcebsp.examples import build_example_map
@@ -28,21 +28,21 @@ from ..model._expected import expected
 def test_rasterizer_covers_the_triangle_area():
     # A right triangle over half of a 100x100 square, drawn orthographically.
     screen = np.array([[[0.0, 0.0], [100.0, 0.0], [0.0, 100.0]]])
-    owner, _, _ = rasterize(screen, np.zeros((1, 3)), None, 100, 100)
+    owner, _ = rasterize(screen, np.zeros((1, 3)), None, 100, 100)
     assert abs((owner >= 0).sum() - 5000) <= 100
     # Two overlapping squares: the nearer one (smaller depth) wins where they overlap.
     quad = np.array([[0, 0], [60, 0], [60, 60], [0, 60]], np.float64)
     tris = np.concatenate([quad[[0, 1, 2]][None], quad[[0, 2, 3]][None]])
     screen = np.concatenate([tris, tris + 40])
     depth = np.array([[5.0] * 3, [5.0] * 3, [1.0] * 3, [1.0] * 3])
-    owner, _, _ = rasterize(screen, depth, None, 100, 100)
+    owner, _ = rasterize(screen, depth, None, 100, 100)
     grid = owner.reshape(100, 100)
     assert grid[50, 50] in (2, 3) and grid[10, 10] in (0, 1) and grid[95, 95] in (2, 3) and grid[95, 5] == -1
     # With a per-pixel floor on the depth key, the nearer square is dropped where it is too near.
-    accept = np.full(100 * 100, 3.0)
-    owner, _, key = rasterize(screen, depth, None, 100, 100, accept)
+    owner, planes = rasterize(screen, depth, None, 100, 100, lambda px, py: np.full(len(px), 3.0))
     grid = owner.reshape(100, 100)
-    assert grid[50, 50] in (0, 1) and grid[95, 95] == -1 and np.all(key[owner >= 0] >= 3.0)
+    key = Frame(100, 100, owner, planes, np.arange(4), np.zeros((4, 3, 0))).depth
+    assert grid[50, 50] in (0, 1) and grid[95, 95] == -1 and np.all(key[owner >= 0] == 5.0)
 
 
 def test_near_clipping_keeps_the_visible_part():

@@ -42,7 +42,8 @@ from ._common import Progress, opened, report, require
 from .render_camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camera, draw_perspective, \
     entity_camera, player_starts
 from .render_raster import clip_near, project_orthographic
-from .render_scene import LUMINANCE, Scene, build_scene, expose, shade, shade_linear
+from .render_scene import Scene, build_scene
+from .render_shade import contrast, shade
 
 __all__ = ["RenderResult", "NothingToDraw", "CameraError", "render", "save_image", "render_file", "render_png",
            "overview_text", "level_sections", "PLAYER_STARTS", "EYE_HEIGHT", "RENDER_STEPS", "VIEWS", "IMAGE_FORMATS"]
@@ -54,7 +55,7 @@ RENDER_STEPS = ("meshes", "colours", "camera", "raster", "shade")
 IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}
 BACKGROUND = {"overview": np.array([0, 0, 0], np.uint8), "top": np.array([34, 38, 46], np.uint8),
               "player": np.array([150, 170, 196], np.uint8)}
-#: The largest picture drawn (its buffers take about 40 bytes a pixel).
+#: The largest picture drawn (its buffers take about 25 bytes a pixel).
 MAX_PIXELS = 64_000_000
 #: Below this fraction of covered pixels a picture is reported as nearly empty.
 NEARLY_EMPTY = 0.15
@@ -171,14 +172,6 @@ def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] =
     return result
 
 
-def _finish(image: np.ndarray, hit: np.ndarray) -> float:
-    """Contrast: the standard deviation of the covered pixels' luminance (0..1)."""
-    if not len(hit):
-        return 0.0
-    flat = image.reshape(-1, 3)[hit].astype(np.float64) / 255
-    return float((flat @ LUMINANCE).std())
-
-
 def _player(bsp: MapReader, scene: Scene, width: int, height: int, fov: float, camera: Sequence[float] | None,
             at: str | None, progress: Progress | None) -> RenderResult:
     warnings = []
@@ -211,7 +204,7 @@ def _player(bsp: MapReader, scene: Scene, width: int, height: int, fov: float, c
     return RenderResult(image, "player", frame.covered, len(frame.ids), shaded.lit,
                         tuple(float(v) for v in chosen.eye),  # type: ignore[arg-type]
                         tuple(float(v) for v in chosen.angles),  # type: ignore[arg-type]
-                        chosen.source, score, tried, shaded.textured, contrast=_finish(image, shaded.hit),
+                        chosen.source, score, tried, shaded.textured, contrast=contrast(image, frame),
                         warnings=warnings)
 
 
@@ -269,29 +262,18 @@ def _from_above(bsp: MapReader, scene: Scene, view: str, width: int, height: int
         # Per pixel, only what lies below the highest floor reachable there (plus head room).
         cx = origin[0] + (np.arange(width) + 0.5) * units
         cy = origin[1] - (np.arange(height) + 0.5) * units
-        below = floors.limit_at(np.tile(cx, height), np.repeat(cy, width), ov.HEAD_ROOM)
+        below = floors.limit_grid(cx, cy, ov.HEAD_ROOM)
     frame = project_orthographic(corners, attrs, ids, width, height, origin, units, below)
     report(progress, "raster")
     zlo, zhi = z_range if z_range is not None else (float(corners[..., 2].min()), float(corners[..., 2].max()))
     where = ov.OverviewFrame(origin[0], origin[1], units, width, height, zlo, zhi)
-    if view == "top":
-        image, shaded = shade(frame, scene, BACKGROUND["top"])
-    else:
-        image = np.empty((width * height, 3), np.uint8)
-        image[:] = BACKGROUND["overview"]
-        shaded = shade_linear(frame, scene)
-        if len(shaded.hit):
-            z = -frame.depth[shaded.hit]
-            t = np.clip((z - zlo) / max(zhi - zlo, 1.0), 0, 1).astype(np.float32)
-            colour = shaded.colour * (np.float32(0.55) + np.float32(0.65) * t)[:, None]
-            colour = ov.outline(frame, colour, shaded.hit, step=24.0)
-            image[shaded.hit] = expose(colour)
-        image = image.reshape(height, width, 3)
+    radar = ov.radar_shading(frame, zlo, zhi, step=24.0) if view == "overview" else None
+    image, shaded = shade(frame, scene, BACKGROUND[view], modulate=radar)
     if markers:
         ov.draw_markers(image, where, found)
     report(progress, "shade")
     return RenderResult(image, view, frame.covered, len(frame.ids), shaded.lit, textured=shaded.textured,
-                        overview=where, levels=levels, contrast=_finish(image, shaded.hit), warnings=warnings)
+                        overview=where, levels=levels, contrast=contrast(image, frame), warnings=warnings)
 
 
 def overview_text(result: RenderResult, name: str, sections: list[tuple[str, float, float]] | None = None) -> str:

@@ -41,10 +41,11 @@ from ..errors import BspError
 from ..lump_ids import LumpId
 from ..protocols import MapReader
 from .render_camera import entity_floats
-from .render_raster import Frame
+from .render_raster import Band, Frame, pixel_values
+from .render_shade import Modulate
 
 __all__ = ["Marker", "OverviewFrame", "FloorMap", "playable_clusters", "reachable_floors", "pvs_culler",
-           "markers", "overview_text", "draw_markers", "outline"]
+           "markers", "overview_text", "draw_markers", "radar_shading"]
 
 FLOOR_NORMAL_Z = 0.7
 JUMP = 64.0  # gap in floor heights a player can still cross (jump, step, crouch-jump)
@@ -287,21 +288,44 @@ class FloorMap:
 
     def limit_at(self, x: np.ndarray, y: np.ndarray, head_room: float) -> np.ndarray:
         """The highest height shown at world points: the cell's (or a neighbour's) top floor plus head room."""
+        table = self._limits(head_room)
+        return table[self._rows(y), self._cols(x)]  # type: ignore[no-any-return]
+
+    def limit_grid(self, x: np.ndarray, y: np.ndarray, head_room: float) -> Callable[[np.ndarray, np.ndarray],
+                                                                                    np.ndarray]:
+        """:meth:`limit_at` on a grid of points, as a function of column (``x`` index) and row (``y`` index)."""
+        table, cols, rows = self._limits(head_room), self._cols(x), self._rows(y)
+        return lambda px, py: table[rows[py], cols[px]]
+
+    def _limits(self, head_room: float) -> np.ndarray:
+        """Per cell the highest height shown, with an extra row and column of ``-inf`` for outside the grid."""
         h, w = self.top.shape
         pad = np.pad(np.where(self.reachable, self.top, -np.inf), 1, constant_values=-np.inf)
         # One cell of slack around reachable floors, so their edges are not cut by the grid.
         grown = np.max([pad[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)], axis=0)
-        col = np.floor((x - self.origin[0]) / self.cell).astype(np.int64)
-        row = np.floor((self.origin[1] - y) / self.cell).astype(np.int64)
-        inside = (col >= 0) & (col < w) & (row >= 0) & (row < h)
-        out = np.full(x.shape, -np.inf)
-        out[inside] = grown[row[inside], col[inside]] + head_room
-        return out
+        table = np.full((h + 1, w + 1), -np.inf)
+        table[:h, :w] = grown + head_room
+        return table
+
+    def _cols(self, x: np.ndarray) -> np.ndarray:
+        col = np.floor((np.asarray(x, np.float64) - self.origin[0]) / self.cell).astype(np.int64)
+        col[(col < 0) | (col >= self.top.shape[1])] = self.top.shape[1]
+        return col
+
+    def _rows(self, y: np.ndarray) -> np.ndarray:
+        row = np.floor((self.origin[1] - np.asarray(y, np.float64)) / self.cell).astype(np.int64)
+        row[(row < 0) | (row >= self.top.shape[0])] = self.top.shape[0]
+        return row
+
+
+def _index_type(count: int) -> type[np.signedinteger]:
+    """The smaller integer type that numbers ``count`` things (grid nodes: half the memory)."""
+    return np.int32 if count < 2**31 else np.int64
 
 
 def _components(count: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Connected-component labels of ``count`` nodes joined by edges ``(u, v)`` (the smallest node of each)."""
-    labels = np.arange(count)
+    labels = np.arange(count, dtype=_index_type(count))
     while True:
         lu, lv = labels[u], labels[v]
         differ = lu != lv
@@ -343,19 +367,25 @@ def reachable_floors(floors: np.ndarray, anchors: np.ndarray, *, layers: int = 4
         frame = project_orthographic(floors, attrs, ids, w, h, origin, cell, below)
         if not frame.hit.any():
             break
-        flat_z[k, frame.hit] = -frame.depth[frame.hit]
-        below = np.where(frame.hit, -frame.depth - 72.0, -np.inf)  # the next floor: a player's height lower
+        depth = frame.depth
+        flat_z[k, frame.hit] = -depth[frame.hit]
+        # The next floor: a player's height lower.
+        below = pixel_values(np.where(frame.hit, -depth - 72.0, -np.inf), w)
+    del frame, below
     z = flat_z.reshape(layers, h, w)
-    node = np.arange(layers * h * w).reshape(layers, h, w)
+    node = np.arange(layers * h * w, dtype=_index_type(layers * h * w)).reshape(layers, h, w)
     us, vs = [], []
     for a, b, na, nb in ((z[:, :, :-1], z[:, :, 1:], node[:, :, :-1], node[:, :, 1:]),
                          (z[:, :-1, :], z[:, 1:, :], node[:, :-1, :], node[:, 1:, :])):
-        with np.errstate(invalid="ignore"):
-            join = np.abs(a[:, None] - b[None, :]) <= JUMP  # (layers, layers, ...)
-        k1, k2, *rest = np.nonzero(join)
-        us.append(na[(k1, *rest)])
-        vs.append(nb[(k2, *rest)])
-    labels = _components(layers * h * w, np.concatenate(us), np.concatenate(vs))
+        for k1, k2 in np.ndindex(layers, layers):  # a layer pair at a time: grid-sized temporaries
+            with np.errstate(invalid="ignore"):
+                join = np.abs(a[k1] - b[k2]) <= JUMP
+            us.append(na[k1][join])
+            vs.append(nb[k2][join])
+    u, v = np.concatenate(us), np.concatenate(vs)
+    del us, vs
+    labels = _components(layers * h * w, u, v)
+    del u, v
     present = ~np.isnan(z.ravel())
     seeds: list[int] = []
     for ax, ay, az in np.asarray(anchors, np.float64).reshape(-1, 3):
@@ -395,20 +425,32 @@ def reachable_floors(floors: np.ndarray, anchors: np.ndarray, *, layers: int = 4
     return FloorMap(origin, cell, np.where(np.isfinite(top), top, np.nan), found)
 
 
-def outline(frame: Frame, colour: np.ndarray, hit: np.ndarray, step: float) -> np.ndarray:
-    """Darken pixels at height steps and at the edge of the drawn area (a radar's wall lines)."""
-    h, w = frame.height, frame.width
-    flat = np.full(h * w, np.nan)
-    flat[hit] = -frame.depth[hit]
-    z = flat.reshape(h, w)
-    pad = np.pad(z, 1, mode="constant", constant_values=np.nan)
-    edge = np.zeros((h, w), bool)
-    for dy, dx in ((0, 1), (1, 0), (2, 1), (1, 2)):
-        n = pad[dy:dy + h, dx:dx + w]
-        with np.errstate(invalid="ignore"):
-            edge |= np.isnan(n) | (np.abs(n - z) > step)
-    factor = np.where(edge.ravel()[hit], np.float32(0.45), np.float32(1.0))
-    return colour * factor[:, None]
+def radar_shading(frame: Frame, z_low: float, z_high: float, step: float) -> Modulate:
+    """The overview's shading of a band of pixels: lighter higher up, darker at height steps
+    (more than ``step``) and at the edge of the drawn area (a radar's wall lines)."""
+    width = frame.width
+
+    def modulate(band: Band, colour: np.ndarray) -> np.ndarray:
+        # Heights of the band and of the rows just above and below it (NaN: nothing drawn).
+        first, rows = band.first_row, band.rows
+        top, bottom = max(first - 1, 0), min(first + rows + 1, frame.height)
+        pad = np.full((rows + 2, width + 2), np.nan)
+        pix = np.flatnonzero(frame.owner[top * width:bottom * width] >= 0)
+        row, col = np.divmod(pix, width)
+        pad[row + (top - first + 1), col + 1] = -frame.depth_at(pix + top * width)
+        z = pad[1:-1, 1:-1]
+        edge = np.zeros((rows, width), bool)
+        for dy, dx in ((0, 1), (1, 0), (2, 1), (1, 2)):
+            n = pad[dy:dy + rows, dx:dx + width]
+            with np.errstate(invalid="ignore"):
+                edge |= np.isnan(n) | (np.abs(n - z) > step)
+        row, col = np.divmod(band.pix - first * width, width)
+        t = np.clip((z[row, col] - z_low) / max(z_high - z_low, 1.0), 0, 1).astype(np.float32)
+        colour = colour * (np.float32(0.55) + np.float32(0.65) * t)[:, None]
+        factor = np.where(edge[row, col], np.float32(0.45), np.float32(1.0))
+        return colour * factor[:, None]
+
+    return modulate
 
 
 def draw_markers(image: np.ndarray, frame: OverviewFrame, found: list[Marker]) -> None:
