@@ -44,7 +44,7 @@ corners, normals or texture coordinates are not finite is refused with a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
 import numpy as np
 
@@ -56,6 +56,9 @@ from ..flags import (
 from ..lump_ids import LumpId
 from ..codecs.geometry import FACE  # noqa: I001 - kept apart from the imports above
 from ..resources import expand_ranges, floats
+
+if TYPE_CHECKING:
+    from ..codecs.entities import Entity
 
 __all__ = [
     "SURF_LIGHT", "SURF_SKY2D", "SURF_SKY", "SURF_WARP", "SURF_TRANS", "SURF_NOPORTAL",
@@ -305,8 +308,7 @@ def brush_models(bsp: Any) -> list[BrushModel]:
         BrushModel(i, int(m["firstface"]), int(m["numfaces"]), floats(m["mins"]), floats(m["maxs"]))
         for i, m in enumerate(models)
     ]
-    entities = bsp.find_lump(LumpId.ENTITIES)
-    for entity in entities or ():
+    for entity in _read_entities(bsp):
         model = entity.get("model")
         if not model or not model.startswith("*") or not model[1:].isdigit():
             if out and entity.get("classname") == "worldspawn":
@@ -325,6 +327,23 @@ def brush_models(bsp: Any) -> list[BrushModel]:
         if angles is not None:
             target.angles = angles
     return out
+
+
+def _read_entities(bsp: Any) -> "Iterable[Entity]":
+    """The map's entities for a reader that keeps a few keys of each.
+
+    The decoded lump when it is loaded (its edits count); otherwise the lump's
+    text is parsed one entity at a time and nothing is cached, since the full
+    list costs about ten times the text in Python objects.
+    """
+    from ..codecs.entities import EntitiesCodec, iter_entities
+
+    if bsp.is_loaded(LumpId.ENTITIES) or not isinstance(bsp.codec(LumpId.ENTITIES), EntitiesCodec):
+        return bsp.find_lump(LumpId.ENTITIES) or ()
+    if not bsp.has_lump(LumpId.ENTITIES):
+        return ()
+    return iter_entities(bsp.lump_bytes(LumpId.ENTITIES), lump=bsp.lump_name(LumpId.ENTITIES),
+                         file_offset=bsp.entry(LumpId.ENTITIES).fileofs)
 
 
 # ---- the mesh ---------------------------------------------------------------------
