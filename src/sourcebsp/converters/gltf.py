@@ -126,13 +126,17 @@ def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = Fa
         mesh = build_mesh(bsp, models=models, include_tools=include_tools)
         report(progress, "meshes")
         atlas = _pick_atlas(bsp, hdr)
+        png = None
+        if atlas is not None:
+            # Encoded at once: from here on only the layout of the pixels is needed.
+            png, atlas = atlas.png_bytes(), atlas.without_pixels()
         report(progress, "lightmaps")
         prop_nodes = _static_props(bsp, scale) if props else []
         name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
         texdata = bsp.find_lump(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
-    gltf, blob, info = _build(lib, mesh, atlas, texdata, scale, units, name, prop_nodes)
-    del mesh, atlas
+    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes)
+    del mesh, atlas, png
     report(progress, "gltf")
     if blob.size:
         gltf.buffers = [lib.Buffer(byteLength=blob.size + (-blob.size) % 4)]
@@ -192,15 +196,14 @@ def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texda
     return index
 
 
-def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, texdata: Any, scale: float,
+def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | None, texdata: Any, scale: float,
            units: str, name: str, prop_nodes: list[dict[str, Any]]) -> tuple[Any, _Blob, ExportStats]:
     gltf = lib.GLTF2()
     gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
                            extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
     blob = _Blob(gltf, lib)
     stats = ExportStats(props=len(prop_nodes))
-    if atlas is not None:
-        png = atlas.png_bytes()
+    if atlas is not None and png is not None:
         gltf.images.append(lib.Image(bufferView=blob.view(png), mimeType="image/png", name="lightmap_atlas"))
         gltf.samplers.append(lib.Sampler(magFilter=_LINEAR, minFilter=_LINEAR,
                                          wrapS=_CLAMP_TO_EDGE, wrapT=_CLAMP_TO_EDGE))
@@ -213,8 +216,8 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, texdata: Any, s
         vertex_ids = np.unique(mesh.triangles[tris].ravel())
         remap = np.full(len(mesh.positions), -1, np.int64)
         remap[vertex_ids] = np.arange(len(vertex_ids))
-        position = to_y_up(mesh.positions[vertex_ids], scale).astype(np.float32)
-        normal = to_y_up(mesh.normals[vertex_ids]).astype(np.float32)
+        position = _y_up_float32(mesh.positions, vertex_ids, scale)
+        normal = _y_up_float32(mesh.normals, vertex_ids)
         normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
         attributes = lib.Attributes(
             POSITION=blob.accessor(position, "VEC3", bounds=True),
@@ -266,6 +269,18 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, texdata: Any, s
     stats.materials = len(gltf.materials)
     stats.material_names = [m.name for m in gltf.materials]
     return gltf, blob, stats
+
+
+def _y_up_float32(points: np.ndarray, rows: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """``to_y_up(points[rows], scale)`` as float32, one column at a time.
+
+    The same numbers (each is a float64 product rounded to float32), without
+    the three ``(N, 3)`` float64 copies the whole-array form makes.
+    """
+    out = np.empty((len(rows), 3), np.float32)
+    for column, (source, sign) in enumerate(((0, 1.0), (2, 1.0), (1, -1.0))):
+        out[:, column] = points[rows, source].astype(np.float64) * (sign * scale)
+    return out
 
 
 def _finite(values: np.ndarray, what: str) -> np.ndarray:

@@ -504,15 +504,20 @@ def _check_finite(bsp: Any, mesh: dict[str, np.ndarray], faces: np.ndarray) -> N
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One mesh of several parts' arrays; each part's array is let go once joined,
+    so the mesh never exists twice."""
+    sizes = [len(p["positions"]) for p in parts]
     out: dict[str, np.ndarray] = {}
-    offset = 0
-    tris = []
-    for p in parts:
-        tris.append(p["triangles"] + offset)
-        offset += len(p["positions"])
-    for key in parts[0]:
-        out[key] = np.concatenate([p[key] for p in parts]) if len(parts) > 1 else parts[0][key]
-    out["triangles"] = np.concatenate(tris).astype(np.uint32) if tris else np.zeros((0, 3), np.uint32)
+    for key in [k for k in parts[0] if k != "triangles"]:
+        out[key] = np.concatenate([p.pop(key) for p in parts]) if len(parts) > 1 else parts[0][key]
+    triangles = np.empty((sum(len(p["triangles"]) for p in parts), 3), np.uint32)
+    at = offset = 0
+    for part, size in zip(parts, sizes):
+        tris = part.pop("triangles")
+        triangles[at : at + len(tris)] = tris + offset
+        at += len(tris)
+        offset += size
+    out["triangles"] = triangles
     return out
 
 
