@@ -20,6 +20,7 @@ bound, at 8 MiB a sixty-fourth.
 """
 from __future__ import annotations
 
+import gc
 import tracemalloc
 from pathlib import Path
 
@@ -34,6 +35,9 @@ from sourcebsp.converters.gltf import export_glb, glb_bytes  # noqa: E402
 
 FIXED_ALLOWANCE = 512 << 10
 FILE_MULTIPLE = 4.0
+# What may stay allocated after an export (interned strings, small caches of the libraries):
+# the corpus maps leave under 10 KiB.
+RESIDUAL_ALLOWANCE = 64 << 10
 
 
 def _export_peak(path: Path, out: Path) -> tuple[int, int]:
@@ -42,7 +46,9 @@ def _export_peak(path: Path, out: Path) -> tuple[int, int]:
     try:
         base = tracemalloc.get_traced_memory()[0]
         export_glb(path, out)
-        current, peak = tracemalloc.get_traced_memory()
+        peak = tracemalloc.get_traced_memory()[1]
+        gc.collect()  # pygltflib leaves reference cycles: garbage, not memory the export keeps
+        current = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
     return peak - base, current - base
@@ -59,7 +65,7 @@ def test_glb_export_from_path_peak_memory(map_path: Path, tmp_path: Path) -> Non
     assert peak >= written - FIXED_ALLOWANCE
     assert peak <= FILE_MULTIPLE * size + FIXED_ALLOWANCE, (
         f"{map_path.name}: export peak {peak / 2**20:.2f} MiB = {peak / size:.2f}x the {size / 2**20:.2f} MiB file")
-    assert residual <= FIXED_ALLOWANCE, f"{map_path.name}: the export kept {residual / 2**20:.2f} MiB"
+    assert residual <= RESIDUAL_ALLOWANCE, f"{map_path.name}: the export kept {residual / 2**10:.0f} KiB"
 
 
 def test_export_from_path_writes_what_a_decoded_map_gives(map_path: Path, tmp_path: Path) -> None:

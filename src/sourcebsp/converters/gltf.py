@@ -120,6 +120,27 @@ def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = Fa
     ``hdr``: None uses the LDR lightmaps when present, else the HDR ones;
     True / False asks for one kind.  ``stats``, when given, is filled in.
     """
+    return b"".join(_glb_pieces(bsp_or_path, models=models, include_tools=include_tools, units=units, hdr=hdr,
+                                props=props, progress=progress, stats=stats))
+
+
+def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:
+    """Write the map to ``path`` as ``.glb`` (atomically); options as :func:`glb_bytes`.
+
+    The file is written piece by piece: the whole ``.glb`` never exists in memory at once.
+    """
+    from .._io import atomic_write
+
+    stats = ExportStats()
+    atomic_write(path, *_glb_pieces(bsp_or_path, stats=stats, **options))
+    report(options.get("progress"), "write")
+    return stats
+
+
+def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
+                units: Units = "hammer", hdr: bool | None = None, props: bool = True,
+                progress: Progress | None = None, stats: ExportStats | None = None) -> list[bytes | memoryview]:
+    """The bytes of the ``.glb`` file, in the pieces they were made in (see :func:`glb_bytes`)."""
     lib = require("pygltflib", "glTF export")
     scale = unit_scale(units)
     with opened(bsp_or_path) as bsp:
@@ -146,12 +167,12 @@ def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = Fa
     return _glb(document, blob.parts, blob.size)
 
 
-def _glb(document: bytes, parts: list[bytes | memoryview], size: int) -> bytes:
-    """The GLB container: a 12-byte header, the JSON chunk, the BIN chunk if any.
+def _glb(document: bytes, parts: list[bytes | memoryview], size: int) -> list[bytes | memoryview]:
+    """The GLB container's pieces: a 12-byte header, the JSON chunk, the BIN chunk if any.
 
     Chunks are padded to 4 bytes (JSON with spaces, BIN with zeros); a file
     without binary data has no BIN chunk at all, as the specification asks.
-    The binary parts (``size`` bytes) are copied once, into the result.
+    The binary parts (``size`` bytes) are among the pieces as they are, not copied.
     """
     import struct
 
@@ -161,17 +182,7 @@ def _glb(document: bytes, parts: list[bytes | memoryview], size: int) -> bytes:
         padded = size + (-size) % 4
         pieces += [struct.pack("<I4s", padded, b"BIN\0"), *parts, b"\0" * (padded - size)]
     total = sum(memoryview(piece).nbytes for piece in pieces)
-    return b"".join([struct.pack("<4sII", b"glTF", 2, 12 + total), *pieces])
-
-
-def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:
-    """Write the map to ``path`` as ``.glb``; options as :func:`glb_bytes`."""
-    stats = ExportStats()
-    progress = options.get("progress")
-    data = glb_bytes(bsp_or_path, stats=stats, **options)
-    Path(path).write_bytes(data)
-    report(progress, "write")
-    return stats
+    return [struct.pack("<4sII", b"glTF", 2, 12 + total), *pieces]
 
 
 def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texdata: Any,

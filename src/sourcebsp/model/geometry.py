@@ -74,6 +74,9 @@ _DRAWN_TOOL_TEXTURES = frozenset({"tools/toolsblack"})
 
 ModelSelection = Literal["world", "all"] | Sequence[int]
 
+# Corners whose texture coordinates are computed per pass (see _uvs).
+_CORNER_RUN = 1 << 11
+
 # What a mesh keeps and computes per polygon corner (positions, normals, UVs,
 # triangles and their int64 temporaries): the budget's estimate, in bytes.
 _BYTES_PER_CORNER = 256
@@ -539,14 +542,25 @@ def _project(points: np.ndarray, vecs: np.ndarray) -> np.ndarray:
 
 
 def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Texture UVs and lightmap luxels of ``points``, float32 ``(N, 2)`` each.
+
+    Computed in float64, in runs of corners: a corner's temporaries (texinfo
+    vectors gathered and widened, projections) take about 200 bytes.
+    """
     texinfo = bsp.need_lump(LumpId.TEXINFO, "build meshes")
     ti = faces["texinfo"][face_of_vertex].astype(np.int64)
     _check_range(ti, len(texinfo), "TEXINFO", bsp, LumpId.FACES)
-    # One field per vertex at a time: whole texinfo_t records would be 72 bytes a vertex.
-    uv = _project(points, texinfo["texture_vecs"][ti])
-    uv /= _texture_sizes(bsp, texinfo["texdata"][ti])
-    luxels = _project(points, texinfo["lightmap_vecs"][ti])
-    luxels -= faces["lightmap_texture_mins_in_luxels"][face_of_vertex].astype(np.float64)
+    uv = np.empty((len(points), 2), np.float32)
+    luxels = np.empty((len(points), 2), np.float32)
+    for begin in range(0, len(points), _CORNER_RUN):
+        run = slice(begin, begin + _CORNER_RUN)
+        # One field per vertex at a time: whole texinfo_t records would be 72 bytes a vertex.
+        value = _project(points[run], texinfo["texture_vecs"][ti[run]])
+        value /= _texture_sizes(bsp, texinfo["texdata"][ti[run]])
+        uv[run] = value
+        value = _project(points[run], texinfo["lightmap_vecs"][ti[run]])
+        value -= faces["lightmap_texture_mins_in_luxels"][face_of_vertex[run]].astype(np.float64)
+        luxels[run] = value
     return uv, luxels
 
 
@@ -573,8 +587,8 @@ def _plain_faces(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np
     return {
         "positions": points.astype(np.float32),
         "normals": normals,
-        "uv": uv.astype(np.float32),
-        "luxels": luxels.astype(np.float32),
+        "uv": uv,
+        "luxels": luxels,
         "alpha": np.zeros(len(points), np.float32),
         "vertex_face": face.astype(np.int64),
         "triangles": tris,
@@ -692,7 +706,7 @@ def _disp_group(bsp: Any, faces: np.ndarray, which: np.ndarray, info: np.ndarray
     return {
         "positions": pts.astype(np.float32),
         "normals": vnormal.astype(np.float32),
-        "uv": uv.astype(np.float32),
+        "uv": uv,
         "luxels": luxels.reshape(-1, 2).astype(np.float32),
         "alpha": alpha.ravel().astype(np.float32),
         "vertex_face": face.astype(np.int64),

@@ -56,7 +56,7 @@ Tonemap = Literal["clip", "reinhard"]
 _BYTES_PER_ATLAS_PIXEL = 12
 _BYTES_PER_COPIED_PIXEL = 96
 #: Points placed per pass by :meth:`LightmapAtlas.uv`.
-_UV_CHUNK = 1 << 12
+_UV_CHUNK = 1 << 10
 
 
 def require_pillow() -> Any:
