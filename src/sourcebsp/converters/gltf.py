@@ -147,15 +147,16 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         mesh = build_mesh(bsp, models=models, include_tools=include_tools)
         report(progress, "meshes")
         atlas = _pick_atlas(bsp, hdr)
-        png = None
-        if atlas is not None:
-            # Encoded at once: from here on only the layout of the pixels is needed.
-            png, atlas = atlas.png_bytes(), atlas.without_pixels()
-        report(progress, "lightmaps")
         prop_nodes = _static_props(bsp, scale) if props else []
         name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
         texdata = bsp.find_lump(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
+    png = None
+    if atlas is not None:
+        # Encoded once a map opened here is closed (its lighting lump gone: Pillow copies the
+        # pixels where tracemalloc does not see them); from here on only their layout is needed.
+        png, atlas = atlas.png_bytes(), atlas.without_pixels()
+    report(progress, "lightmaps")
     gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes)
     del mesh, atlas, png
     report(progress, "gltf")
