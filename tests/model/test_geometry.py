@@ -239,6 +239,16 @@ def test_brush_models_read_entities_without_keeping_them(map_path):
         assert _model_facts(g.brush_models(bsp)) == _model_facts(streamed)
 
 
+def test_meshes_leave_the_hdr_faces_alone(map_path):
+    """FACES_HDR describes the same polygons: it is read only when FACES is empty (or HDR is asked for)."""
+    with sourcebsp.open(map_path) as bsp:
+        g.build_mesh(bsp)
+        has_ldr = bsp.entry(LumpId.FACES).filelen > 0
+        assert bsp.is_loaded(LumpId.FACES_HDR) == (not has_ldr and bsp.entry(LumpId.FACES_HDR).filelen > 0)
+        if has_ldr and bsp.entry(LumpId.FACES_HDR).filelen:
+            assert len(g.face_table(bsp, hdr=True)) and bsp.is_loaded(LumpId.FACES_HDR)
+
+
 def test_brush_models_see_entity_edits(corpus_file):
     with sourcebsp.open(corpus_file("l4d2_map_cannals_escape01.bsp")) as bsp:
         entity = next(e for e in bsp.entities if e.model_index)

@@ -92,13 +92,13 @@ def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
     """
     # A face lump of unknown layout raises: never a face-less mesh.
     ldr = bsp.require_lump(LumpId.FACES, "build meshes")
+    if not hdr and ldr is not None and len(ldr):
+        return ldr  # type: ignore[no-any-return]  # FACES_HDR is not read (or decompressed) for nothing
     high = bsp.require_lump(LumpId.FACES_HDR, "build meshes")
-    if hdr and high is not None and len(high):
+    if high is not None and len(high):
         return high  # type: ignore[no-any-return]
     if ldr is not None and len(ldr):
         return ldr  # type: ignore[no-any-return]
-    if high is not None and len(high):
-        return high  # type: ignore[no-any-return]
     return np.zeros(0, FACE)
 
 
