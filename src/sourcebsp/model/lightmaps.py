@@ -227,7 +227,7 @@ class LightmapAtlas:
 
         Faces without a lightmap get the centre of the full-bright patch.
         """
-        faces = np.asarray(faces, np.int64)
+        faces, luxels = np.asarray(faces, np.int64), np.asarray(luxels)
         out = np.empty((len(faces), 2), np.float32)
         size = np.array([self.width, self.height], np.float64)
         # In runs: the float64 and int64 temporaries take ~130 bytes a point, ten times the result.
