@@ -119,7 +119,7 @@ SLOW_TESTS = {
     "tests/test_resources.py::test_real_maps_keep_the_rule_with_a_small_allowance",
     "tests/converters/test_decompile_entities.py::test_format_sets_the_output_separator",
     "tests/cli/test_decompile_batch.py::test_report_on_stdout_and_options",
-    "tests/converters/test_gltf_memory.py::test_glb_export_peak_memory",
+    "tests/converters/test_gltf_memory.py::test_glb_export_from_path_peak_memory",
     "tests/converters/test_render.py::test_player_view_starts_at_a_spawn",
     "tests/converters/test_render_memory.py::test_render_peak_memory",
 }

@@ -117,12 +117,12 @@ class Decompressor:
         self.limits = limits or Limits()
         self.budget = self.limits.total_for(file_size)
         self.used = 0
-        self._blocks: dict[tuple[int, int, int], bytes] = {}
+        self._blocks: dict[tuple[int, int, int], memoryview] = {}
         self._running: dict[tuple[int, int, int], threading.Event] = {}
         self._lock = threading.Lock()
 
     def decompress(self, data: bytes | memoryview, *, lump: str | None = None, offset: int = 0,
-                   expected_size: int | None = None) -> bytes:
+                   expected_size: int | None = None) -> memoryview:
         """Decompress one Valve LZMA block (see :func:`lzma_decompress`)."""
         import zlib
 
@@ -195,8 +195,11 @@ def lzma_decompress(
     lump: str | None = None,
     offset: int = 0,
     expected_size: int | None = None,
-) -> bytes:
-    """Decompress one Valve LZMA block.
+) -> memoryview:
+    """Decompress one Valve LZMA block: its bytes, as a read-only buffer.
+
+    A ``memoryview`` rather than ``bytes`` so that the only copy of a lump is
+    the one liblzma's output is written into (``bytes(...)`` gives a copy).
 
     ``offset`` is the absolute file offset of ``data`` (for error messages);
     ``expected_size``, when known from the directory, must equal the header's
@@ -250,12 +253,25 @@ def _check_header(data: bytes | memoryview, lump: str | None, offset: int, expec
     return int(actual)
 
 
-def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: int) -> bytes:
-    """Run liblzma on a checked block: the ``actual`` uncompressed bytes."""
+#: Bytes given to and taken from liblzma per call: 32 KiB, the first output block of the
+#: lzma module, so each call returns that block itself and never joins several.
+_PIECE = 1 << 15
+
+
+def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: int) -> memoryview:
+    """Run liblzma on a checked block: the ``actual`` uncompressed bytes, read-only.
+
+    The output is written piece by piece into one buffer of its final size:
+    asked for the whole output at once, the lzma module grows a list of
+    blocks and joins them, so a lump would exist twice beside liblzma's
+    dictionary (itself as large as the lump).  The input goes in pieces too,
+    so the module never copies the stream's unread tail.
+    """
     import lzma
 
+    out = np.empty(actual, np.uint8)
     if actual == 0:
-        return b""
+        return out.data.toreadonly()
     _, _, packed, properties = _HEADER.unpack_from(data)
     settings, dictionary = _PROPERTIES.unpack(properties)
     # A stream of N bytes never refers further back than N bytes: a dictionary of
@@ -264,19 +280,30 @@ def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: in
     alone = _PROPERTIES.pack(settings, dictionary) + struct.pack("<Q", actual)
     body = memoryview(data)[_HEADER.size : _HEADER.size + packed]
     decoder = lzma.LZMADecompressor(format=lzma.FORMAT_ALONE)
+    written = read = 0
     try:
-        # The 13-byte .lzma header first, then the stream straight from the file's
-        # pages (no joined copy); max_length bounds the output to the stated size.
+        # The 13-byte .lzma header first, then the stream straight from the file's pages.
         decoder.decompress(alone, 0)
-        out = decoder.decompress(body, actual)
+        while written < actual and not decoder.eof:
+            if decoder.needs_input:
+                if read >= len(body):
+                    break  # the stream ends early: reported below
+                piece = body[read : read + _PIECE]
+                read += len(piece)
+            else:
+                piece = body[:0]
+            # max_length bounds every call's output, so no call can exceed the stated size.
+            chunk = decoder.decompress(piece, min(_PIECE, actual - written))
+            out[written : written + len(chunk)] = np.frombuffer(chunk, np.uint8)
+            written += len(chunk)
     except lzma.LZMAError as exc:
         raise CompressionError(f"corrupt LZMA data: {exc}", lump=lump, offset=offset + _HEADER.size) from exc
-    if len(out) != actual:
+    if written != actual:
         raise CompressionError(
-            f"LZMA data expands to {len(out)} bytes, lzma_header_t says {actual}",
-            lump=lump, offset=offset + _HEADER.size, needed=actual, available=len(out),
+            f"LZMA data expands to {written} bytes, lzma_header_t says {actual}",
+            lump=lump, offset=offset + _HEADER.size, needed=actual, available=written,
         )
-    return out
+    return out.data.toreadonly()
 
 
 def lzma_compress(data: bytes | memoryview) -> bytes:

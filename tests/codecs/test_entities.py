@@ -23,6 +23,7 @@ from sourcebsp.codecs.entities import (
     Entity,
     EntitySyntaxError,
     Output,
+    iter_entities,
     parse_entities,
 )
 
@@ -457,6 +458,24 @@ def test_malformed_text_names_offset_and_line(text: bytes, offset: int, line: in
     message = str(error)
     assert f"file offset {1000 + offset}" in message and f"line {line}," in message
     assert words in message
+
+
+def test_iter_entities_yields_what_the_lump_holds(map_path: Path) -> None:
+    """One entity at a time from the lump's memory-mapped bytes: the same pairs and text as the decoded list."""
+    with sourcebsp.open(map_path) as bsp:
+        if not bsp.has_lump(LumpId.ENTITIES):
+            pytest.skip("no entity lump")
+        streamed = [(e.items(), e.to_text(), e.trail) for e in iter_entities(bsp.lump_bytes(LumpId.ENTITIES))]
+        assert streamed == [(e.items(), e.to_text(), e.trail) for e in bsp.entities]
+
+
+@pytest.mark.parametrize("text, offset, line, words", MALFORMED)
+def test_iter_entities_raises_where_the_parser_fails(text: bytes, offset: int, line: int, words: str) -> None:
+    entities = iter_entities(memoryview(text), file_offset=1000)
+    with pytest.raises(EntitySyntaxError) as info:
+        for entity in entities:
+            assert entity.classname == "worldspawn"  # the block before the error comes first
+    assert (info.value.lump_offset, info.value.offset, info.value.line) == (offset, 1000 + offset, line)
 
 
 def test_error_offset_counts_bytes_not_characters() -> None:

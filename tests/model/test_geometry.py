@@ -225,6 +225,39 @@ def test_brush_models_placed_by_their_entity(map_path):
             np.testing.assert_allclose(m.matrix[:3, :3], np.eye(3), atol=1e-12)
 
 
+def _model_facts(models):
+    return [(m.index, m.firstface, m.numfaces, m.classname, m.targetname, m.origin.tolist(), m.angles.tolist())
+            for m in models]
+
+
+def test_brush_models_read_entities_without_keeping_them(map_path):
+    """The entity list is not decoded (nor cached) for brush models, and gives what the decoded lump gives."""
+    with sourcebsp.open(map_path) as bsp:
+        streamed = g.brush_models(bsp)
+        assert not bsp.is_loaded(LumpId.ENTITIES)
+        bsp.get_lump(LumpId.ENTITIES)
+        assert _model_facts(g.brush_models(bsp)) == _model_facts(streamed)
+
+
+def test_meshes_leave_the_hdr_faces_alone(map_path):
+    """FACES_HDR describes the same polygons: it is read only when FACES is empty (or HDR is asked for)."""
+    with sourcebsp.open(map_path) as bsp:
+        g.build_mesh(bsp)
+        has_ldr = bsp.entry(LumpId.FACES).filelen > 0
+        assert bsp.is_loaded(LumpId.FACES_HDR) == (not has_ldr and bsp.entry(LumpId.FACES_HDR).filelen > 0)
+        if has_ldr and bsp.entry(LumpId.FACES_HDR).filelen:
+            assert len(g.face_table(bsp, hdr=True)) and bsp.is_loaded(LumpId.FACES_HDR)
+
+
+def test_brush_models_see_entity_edits(corpus_file):
+    with sourcebsp.open(corpus_file("l4d2_map_cannals_escape01.bsp")) as bsp:
+        entity = next(e for e in bsp.entities if e.model_index)
+        entity["origin"] = "1 2 3"
+        entity["targetname"] = "moved"
+        model = g.brush_models(bsp)[entity.model_index]
+        assert model.origin.tolist() == [1.0, 2.0, 3.0] and model.targetname == "moved"
+
+
 def test_angles_matrix_is_source_convention():
     # Yaw 90 turns +X (forward) to +Y; pitch 90 looks down (-Z); roll 90 turns +Y (left) to +Z.
     np.testing.assert_allclose(g.angles_matrix([0, 90, 0]) @ [1, 0, 0], [0, 1, 0], atol=1e-12)

@@ -129,3 +129,25 @@ def test_lightmap_past_the_lump_is_a_format_error(corpus_file):
     with pytest.raises(sourcebsp.BspFormatError, match="runs past") as info:
         lm.build_atlas(bsp)
     assert info.value.offset == bsp.entry(LumpId.LIGHTING).fileofs + int(faces["lightofs"][lit])
+
+
+def test_uv_in_runs_and_without_pixels(corpus_file):
+    """UVs of more points than one run places equal the per-point formula; an atlas without
+    pixels keeps its size and places the same UVs."""
+    bsp = sourcebsp.open(corpus_file("tf2_test2.bsp"))
+    atlas = lm.build_atlas(bsp, tonemapped=True)
+    assert atlas is not None
+    rng = np.random.default_rng(5)
+    count = 3 * lm._UV_CHUNK + 17
+    faces = rng.integers(0, len(atlas.rects), count)
+    luxels = rng.uniform(-2, 40, (count, 2)).astype(np.float32)
+    uv = atlas.uv(faces, luxels)
+    rect = atlas.rects[faces]
+    has = rect[:, 0] >= 0
+    assert has.any() and not has.all()
+    px = np.where(has[:, None], rect[:, :2] + np.clip(luxels, 0, np.maximum(rect[:, 2:] - 1, 0)) + 0.5,
+                  atlas.white)
+    np.testing.assert_array_equal(uv, (px / [atlas.width, atlas.height]).astype(np.float32))
+    bare = atlas.without_pixels()
+    assert (bare.width, bare.height) == (atlas.width, atlas.height) and bare.image.base.nbytes <= 8
+    np.testing.assert_array_equal(bare.uv(faces, luxels), uv)

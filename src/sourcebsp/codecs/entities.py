@@ -43,6 +43,7 @@ __all__ = [
     "EntitiesCodec",
     "EntitySyntaxError",
     "Output",
+    "iter_entities",
     "parse_entities",
 ]
 
@@ -61,6 +62,7 @@ _PAIRS = rf'(?:{_WS}*+"[^"]*+"{_WS}*+"[^"]*+")*+' if sys.version_info >= (3, 11)
     rf'(?:{_WS}*"[^"]*"{_WS}*"[^"]*")*'
 _BLOCK = re.compile(rf'\{{({_PAIRS}){_WS}*\}}({_WS}*)')
 _SPACE = re.compile(rf"{_WS}*")
+_NUL = re.compile(b"\0")
 # Used only to explain why _BLOCK did not match.
 _TOKEN = re.compile(
     rf'{_WS}*(?:(?P<open>\{{)|(?P<close>\}})|"(?P<string>[^"]*)"|(?P<unterminated>")'
@@ -443,31 +445,16 @@ class Entities(Sequence[Entity]):
             quote, a key without a value or text outside the braces; its message
             names the absolute file offset (``file_offset`` + position) and line.
         """
-        raw = bytes(data)
-        nul = raw.find(b"\0")
-        body = raw if nul < 0 else raw[:nul]
-        text = body.decode(*_ENCODING)
+        text, nul = _lump_text(data)
         self = cls(bsp_version=bsp_version)
         self._terminated = nul >= 0
-        self._after = b"" if nul < 0 else raw[nul + 1 :]
+        self._after = b"" if nul < 0 else bytes(data[nul + 1 :])
         self._changed = False
         if "\r\n" in text[:4096]:
             self.newline = "\r\n"
-        end = len(text)
         pos = _SPACE.match(text).end()  # type: ignore[union-attr]
         self._head = text[:pos]
-        block_match = _BLOCK.match
-        read = Entity._read
-        out = self._list
-        while pos < end:
-            m = block_match(text, pos)
-            if m is None:
-                _raise_syntax_error(text, pos, lump, file_offset)
-            # The block matched, so its quotes pair up: splitting on them gives
-            # [space, key, space, value, space, key, ...].
-            parts = m.group(1).split('"')
-            out.append(read(list(zip(parts[1::4], parts[3::4])), text[pos : m.start(2)], m.group(2)))
-            pos = m.end()
+        self._list.extend(_read_blocks(text, pos, lump, file_offset))
         return self
 
     def __repr__(self) -> str:
@@ -618,6 +605,45 @@ class Entities(Sequence[Entity]):
         if self._terminated or self.changed:
             data += b"\0"
         return data + self._after
+
+
+def iter_entities(data: bytes | memoryview, *, lump: str = "ENTITIES", file_offset: int = 0) -> Iterator[Entity]:
+    """The entities of entity lump bytes, one at a time, without keeping them.
+
+    The same parser as :meth:`Entities.from_bytes`, for a reader that needs a
+    few keys of each entity: only the lump's text and the current entity are
+    held, never the whole list.  A syntax error is raised when the parser
+    reaches it, after the entities before it were yielded.
+    """
+    text, _ = _lump_text(data)
+    return _read_blocks(text, _SPACE.match(text).end(), lump, file_offset)  # type: ignore[union-attr]
+
+
+def _lump_text(data: bytes | memoryview) -> tuple[str, int]:
+    """The text before the terminating NUL, and the NUL's position (-1 without one).
+
+    Decoded straight from ``data`` (a memory-mapped lump is not copied to bytes first).
+    """
+    found = _NUL.search(data)
+    nul = -1 if found is None else found.start()
+    body = memoryview(data)[: len(data) if nul < 0 else nul]
+    return str(body, *_ENCODING), nul
+
+
+def _read_blocks(text: str, pos: int, lump: str, file_offset: int) -> Iterator[Entity]:
+    """The entities of ``text`` from ``pos`` (at a block's opening brace) to its end."""
+    end = len(text)
+    block_match = _BLOCK.match
+    read = Entity._read
+    while pos < end:
+        m = block_match(text, pos)
+        if m is None:
+            _raise_syntax_error(text, pos, lump, file_offset)
+        # The block matched, so its quotes pair up: splitting on them gives
+        # [space, key, space, value, space, key, ...].
+        parts = m.group(1).split('"')
+        yield read(list(zip(parts[1::4], parts[3::4])), text[pos : m.start(2)], m.group(2))
+        pos = m.end()
 
 
 def parse_entities(data: bytes | memoryview, *, file_offset: int = 0, bsp_version: int | None = None) -> Entities:

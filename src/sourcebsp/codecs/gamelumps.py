@@ -83,7 +83,7 @@ class GameLump:
     of the value are what gets saved.
     """
 
-    def __init__(self, id: str, flags: int, version: int, data: bytes, stored: bytes | None = None,
+    def __init__(self, id: str, flags: int, version: int, data: bytes | memoryview, stored: bytes | None = None,
                  *, context: LumpContext | None = None) -> None:
         self.id = id
         self.flags = flags

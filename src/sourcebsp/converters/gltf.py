@@ -120,19 +120,45 @@ def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = Fa
     ``hdr``: None uses the LDR lightmaps when present, else the HDR ones;
     True / False asks for one kind.  ``stats``, when given, is filled in.
     """
+    return b"".join(_glb_pieces(bsp_or_path, models=models, include_tools=include_tools, units=units, hdr=hdr,
+                                props=props, progress=progress, stats=stats))
+
+
+def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:
+    """Write the map to ``path`` as ``.glb`` (atomically); options as :func:`glb_bytes`.
+
+    The file is written piece by piece: the whole ``.glb`` never exists in memory at once.
+    """
+    from .._io import atomic_write
+
+    stats = ExportStats()
+    atomic_write(path, *_glb_pieces(bsp_or_path, stats=stats, **options))
+    report(options.get("progress"), "write")
+    return stats
+
+
+def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
+                units: Units = "hammer", hdr: bool | None = None, props: bool = True,
+                progress: Progress | None = None, stats: ExportStats | None = None) -> list[bytes | memoryview]:
+    """The bytes of the ``.glb`` file, in the pieces they were made in (see :func:`glb_bytes`)."""
     lib = require("pygltflib", "glTF export")
     scale = unit_scale(units)
     with opened(bsp_or_path) as bsp:
         mesh = build_mesh(bsp, models=models, include_tools=include_tools)
         report(progress, "meshes")
         atlas = _pick_atlas(bsp, hdr)
-        report(progress, "lightmaps")
         prop_nodes = _static_props(bsp, scale) if props else []
         name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
         texdata = bsp.find_lump(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
-    gltf, blob, info = _build(lib, mesh, atlas, texdata, scale, units, name, prop_nodes)
-    del mesh, atlas
+    png = None
+    if atlas is not None:
+        # Encoded once a map opened here is closed (its lighting lump gone: Pillow copies the
+        # pixels where tracemalloc does not see them); from here on only their layout is needed.
+        png, atlas = atlas.png_bytes(), atlas.without_pixels()
+    report(progress, "lightmaps")
+    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes)
+    del mesh, atlas, png
     report(progress, "gltf")
     if blob.size:
         gltf.buffers = [lib.Buffer(byteLength=blob.size + (-blob.size) % 4)]
@@ -142,12 +168,12 @@ def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = Fa
     return _glb(document, blob.parts, blob.size)
 
 
-def _glb(document: bytes, parts: list[bytes | memoryview], size: int) -> bytes:
-    """The GLB container: a 12-byte header, the JSON chunk, the BIN chunk if any.
+def _glb(document: bytes, parts: list[bytes | memoryview], size: int) -> list[bytes | memoryview]:
+    """The GLB container's pieces: a 12-byte header, the JSON chunk, the BIN chunk if any.
 
     Chunks are padded to 4 bytes (JSON with spaces, BIN with zeros); a file
     without binary data has no BIN chunk at all, as the specification asks.
-    The binary parts (``size`` bytes) are copied once, into the result.
+    The binary parts (``size`` bytes) are among the pieces as they are, not copied.
     """
     import struct
 
@@ -157,17 +183,7 @@ def _glb(document: bytes, parts: list[bytes | memoryview], size: int) -> bytes:
         padded = size + (-size) % 4
         pieces += [struct.pack("<I4s", padded, b"BIN\0"), *parts, b"\0" * (padded - size)]
     total = sum(memoryview(piece).nbytes for piece in pieces)
-    return b"".join([struct.pack("<4sII", b"glTF", 2, 12 + total), *pieces])
-
-
-def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:
-    """Write the map to ``path`` as ``.glb``; options as :func:`glb_bytes`."""
-    stats = ExportStats()
-    progress = options.get("progress")
-    data = glb_bytes(bsp_or_path, stats=stats, **options)
-    Path(path).write_bytes(data)
-    report(progress, "write")
-    return stats
+    return [struct.pack("<4sII", b"glTF", 2, 12 + total), *pieces]
 
 
 def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texdata: Any,
@@ -192,15 +208,14 @@ def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texda
     return index
 
 
-def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, texdata: Any, scale: float,
+def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | None, texdata: Any, scale: float,
            units: str, name: str, prop_nodes: list[dict[str, Any]]) -> tuple[Any, _Blob, ExportStats]:
     gltf = lib.GLTF2()
     gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
                            extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
     blob = _Blob(gltf, lib)
     stats = ExportStats(props=len(prop_nodes))
-    if atlas is not None:
-        png = atlas.png_bytes()
+    if atlas is not None and png is not None:
         gltf.images.append(lib.Image(bufferView=blob.view(png), mimeType="image/png", name="lightmap_atlas"))
         gltf.samplers.append(lib.Sampler(magFilter=_LINEAR, minFilter=_LINEAR,
                                          wrapS=_CLAMP_TO_EDGE, wrapT=_CLAMP_TO_EDGE))
@@ -213,8 +228,8 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, texdata: Any, s
         vertex_ids = np.unique(mesh.triangles[tris].ravel())
         remap = np.full(len(mesh.positions), -1, np.int64)
         remap[vertex_ids] = np.arange(len(vertex_ids))
-        position = to_y_up(mesh.positions[vertex_ids], scale).astype(np.float32)
-        normal = to_y_up(mesh.normals[vertex_ids]).astype(np.float32)
+        position = _y_up_float32(mesh.positions, vertex_ids, scale)
+        normal = _y_up_float32(mesh.normals, vertex_ids)
         normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
         attributes = lib.Attributes(
             POSITION=blob.accessor(position, "VEC3", bounds=True),
@@ -266,6 +281,18 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, texdata: Any, s
     stats.materials = len(gltf.materials)
     stats.material_names = [m.name for m in gltf.materials]
     return gltf, blob, stats
+
+
+def _y_up_float32(points: np.ndarray, rows: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """``to_y_up(points[rows], scale)`` as float32, one column at a time.
+
+    The same numbers (each is a float64 product rounded to float32), without
+    the three ``(N, 3)`` float64 copies the whole-array form makes.
+    """
+    out = np.empty((len(rows), 3), np.float32)
+    for column, (source, sign) in enumerate(((0, 1.0), (2, 1.0), (1, -1.0))):
+        out[:, column] = points[rows, source].astype(np.float64) * (sign * scale)
+    return out
 
 
 def _finite(values: np.ndarray, what: str) -> np.ndarray:

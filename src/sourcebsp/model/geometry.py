@@ -44,7 +44,7 @@ corners, normals or texture coordinates are not finite is refused with a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
 import numpy as np
 
@@ -56,6 +56,9 @@ from ..flags import (
 from ..lump_ids import LumpId
 from ..codecs.geometry import FACE  # noqa: I001 - kept apart from the imports above
 from ..resources import expand_ranges, floats
+
+if TYPE_CHECKING:
+    from ..codecs.entities import Entity
 
 __all__ = [
     "SURF_LIGHT", "SURF_SKY2D", "SURF_SKY", "SURF_WARP", "SURF_TRANS", "SURF_NOPORTAL",
@@ -70,6 +73,9 @@ HIDDEN_FLAGS = SURF_NODRAW | SURF_SKY | SURF_SKY2D | SURF_HINT | SURF_SKIP | SUR
 _DRAWN_TOOL_TEXTURES = frozenset({"tools/toolsblack"})
 
 ModelSelection = Literal["world", "all"] | Sequence[int]
+
+# Corners whose texture coordinates are computed per pass (see _uvs).
+_CORNER_RUN = 1 << 11
 
 # What a mesh keeps and computes per polygon corner (positions, normals, UVs,
 # triangles and their int64 temporaries): the budget's estimate, in bytes.
@@ -86,13 +92,13 @@ def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
     """
     # A face lump of unknown layout raises: never a face-less mesh.
     ldr = bsp.require_lump(LumpId.FACES, "build meshes")
+    if not hdr and ldr is not None and len(ldr):
+        return ldr  # type: ignore[no-any-return]  # FACES_HDR is not read (or decompressed) for nothing
     high = bsp.require_lump(LumpId.FACES_HDR, "build meshes")
-    if hdr and high is not None and len(high):
+    if high is not None and len(high):
         return high  # type: ignore[no-any-return]
     if ldr is not None and len(ldr):
         return ldr  # type: ignore[no-any-return]
-    if high is not None and len(high):
-        return high  # type: ignore[no-any-return]
     return np.zeros(0, FACE)
 
 
@@ -305,8 +311,7 @@ def brush_models(bsp: Any) -> list[BrushModel]:
         BrushModel(i, int(m["firstface"]), int(m["numfaces"]), floats(m["mins"]), floats(m["maxs"]))
         for i, m in enumerate(models)
     ]
-    entities = bsp.find_lump(LumpId.ENTITIES)
-    for entity in entities or ():
+    for entity in _read_entities(bsp):
         model = entity.get("model")
         if not model or not model.startswith("*") or not model[1:].isdigit():
             if out and entity.get("classname") == "worldspawn":
@@ -325,6 +330,23 @@ def brush_models(bsp: Any) -> list[BrushModel]:
         if angles is not None:
             target.angles = angles
     return out
+
+
+def _read_entities(bsp: Any) -> "Iterable[Entity]":
+    """The map's entities for a reader that keeps a few keys of each.
+
+    The decoded lump when it is loaded (its edits count); otherwise the lump's
+    text is parsed one entity at a time and nothing is cached, since the full
+    list costs about ten times the text in Python objects.
+    """
+    from ..codecs.entities import EntitiesCodec, iter_entities
+
+    if bsp.is_loaded(LumpId.ENTITIES) or not isinstance(bsp.codec(LumpId.ENTITIES), EntitiesCodec):
+        return bsp.find_lump(LumpId.ENTITIES) or ()
+    if not bsp.has_lump(LumpId.ENTITIES):
+        return ()
+    return iter_entities(bsp.lump_bytes(LumpId.ENTITIES), lump=bsp.lump_name(LumpId.ENTITIES),
+                         file_offset=bsp.entry(LumpId.ENTITIES).fileofs)
 
 
 # ---- the mesh ---------------------------------------------------------------------
@@ -485,15 +507,20 @@ def _check_finite(bsp: Any, mesh: dict[str, np.ndarray], faces: np.ndarray) -> N
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One mesh of several parts' arrays; each part's array is let go once joined,
+    so the mesh never exists twice."""
+    sizes = [len(p["positions"]) for p in parts]
     out: dict[str, np.ndarray] = {}
-    offset = 0
-    tris = []
-    for p in parts:
-        tris.append(p["triangles"] + offset)
-        offset += len(p["positions"])
-    for key in parts[0]:
-        out[key] = np.concatenate([p[key] for p in parts]) if len(parts) > 1 else parts[0][key]
-    out["triangles"] = np.concatenate(tris).astype(np.uint32) if tris else np.zeros((0, 3), np.uint32)
+    for key in [k for k in parts[0] if k != "triangles"]:
+        out[key] = np.concatenate([p.pop(key) for p in parts]) if len(parts) > 1 else parts[0][key]
+    triangles = np.empty((sum(len(p["triangles"]) for p in parts), 3), np.uint32)
+    at = offset = 0
+    for part, size in zip(parts, sizes):
+        tris = part.pop("triangles")
+        triangles[at : at + len(tris)] = tris + offset
+        at += len(tris)
+        offset += size
+    out["triangles"] = triangles
     return out
 
 
@@ -515,14 +542,25 @@ def _project(points: np.ndarray, vecs: np.ndarray) -> np.ndarray:
 
 
 def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Texture UVs and lightmap luxels of ``points``, float32 ``(N, 2)`` each.
+
+    Computed in float64, in runs of corners: a corner's temporaries (texinfo
+    vectors gathered and widened, projections) take about 200 bytes.
+    """
     texinfo = bsp.need_lump(LumpId.TEXINFO, "build meshes")
     ti = faces["texinfo"][face_of_vertex].astype(np.int64)
     _check_range(ti, len(texinfo), "TEXINFO", bsp, LumpId.FACES)
-    # One field per vertex at a time: whole texinfo_t records would be 72 bytes a vertex.
-    uv = _project(points, texinfo["texture_vecs"][ti])
-    uv /= _texture_sizes(bsp, texinfo["texdata"][ti])
-    luxels = _project(points, texinfo["lightmap_vecs"][ti])
-    luxels -= faces["lightmap_texture_mins_in_luxels"][face_of_vertex].astype(np.float64)
+    uv = np.empty((len(points), 2), np.float32)
+    luxels = np.empty((len(points), 2), np.float32)
+    for begin in range(0, len(points), _CORNER_RUN):
+        run = slice(begin, begin + _CORNER_RUN)
+        # One field per vertex at a time: whole texinfo_t records would be 72 bytes a vertex.
+        value = _project(points[run], texinfo["texture_vecs"][ti[run]])
+        value /= _texture_sizes(bsp, texinfo["texdata"][ti[run]])
+        uv[run] = value
+        value = _project(points[run], texinfo["lightmap_vecs"][ti[run]])
+        value -= faces["lightmap_texture_mins_in_luxels"][face_of_vertex[run]].astype(np.float64)
+        luxels[run] = value
     return uv, luxels
 
 
@@ -549,8 +587,8 @@ def _plain_faces(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np
     return {
         "positions": points.astype(np.float32),
         "normals": normals,
-        "uv": uv.astype(np.float32),
-        "luxels": luxels.astype(np.float32),
+        "uv": uv,
+        "luxels": luxels,
         "alpha": np.zeros(len(points), np.float32),
         "vertex_face": face.astype(np.int64),
         "triangles": tris,
@@ -668,7 +706,7 @@ def _disp_group(bsp: Any, faces: np.ndarray, which: np.ndarray, info: np.ndarray
     return {
         "positions": pts.astype(np.float32),
         "normals": vnormal.astype(np.float32),
-        "uv": uv.astype(np.float32),
+        "uv": uv,
         "luxels": luxels.reshape(-1, 2).astype(np.float32),
         "alpha": alpha.ravel().astype(np.float32),
         "vertex_face": face.astype(np.int64),

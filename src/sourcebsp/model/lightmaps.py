@@ -31,6 +31,7 @@ atlas is sized against the memory budget before it is allocated.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -54,6 +55,8 @@ Tonemap = Literal["clip", "reinhard"]
 # arrays that place it (the budget's estimate, in bytes).
 _BYTES_PER_ATLAS_PIXEL = 12
 _BYTES_PER_COPIED_PIXEL = 96
+#: Points placed per pass by :meth:`LightmapAtlas.uv`.
+_UV_CHUNK = 1 << 10
 
 
 def require_pillow() -> Any:
@@ -224,11 +227,26 @@ class LightmapAtlas:
 
         Faces without a lightmap get the centre of the full-bright patch.
         """
-        rect = self.rects[np.asarray(faces, np.int64)]
-        has = rect[:, 0] >= 0
-        lux = np.clip(luxels, 0.0, np.maximum(rect[:, 2:4] - 1, 0))
-        px = np.where(has[:, None], rect[:, 0:2] + lux + 0.5, np.array(self.white))
-        return (px / np.array([self.width, self.height], np.float64)).astype(np.float32)
+        faces, luxels = np.asarray(faces, np.int64), np.asarray(luxels)
+        out = np.empty((len(faces), 2), np.float32)
+        size = np.array([self.width, self.height], np.float64)
+        # In runs: the float64 and int64 temporaries take ~130 bytes a point, ten times the result.
+        for begin in range(0, len(faces), _UV_CHUNK):
+            rect = self.rects[faces[begin : begin + _UV_CHUNK]]
+            has = rect[:, 0] >= 0
+            lux = np.clip(luxels[begin : begin + _UV_CHUNK], 0.0, np.maximum(rect[:, 2:4] - 1, 0))
+            px = np.where(has[:, None], rect[:, 0:2] + lux + 0.5, np.array(self.white))
+            out[begin : begin + len(px)] = px / size
+        return out
+
+    def without_pixels(self) -> "LightmapAtlas":
+        """The same layout (size, rectangles, full-bright patch) without the image's memory.
+
+        For a caller that has encoded the pixels and still places UVs with
+        :meth:`uv`; the image reads as zeros.
+        """
+        blank = np.broadcast_to(np.zeros((), self.image.dtype), self.image.shape)
+        return dataclasses.replace(self, image=blank)
 
     def sample(self, uv: np.ndarray) -> np.ndarray:
         """Bilinear samples of the linear image at UVs ``(N, 2)``: ``(N, 3)``."""
