@@ -109,7 +109,7 @@ class Header:
         record["version"] = self.version
         record["map_revision"] = self.map_revision
         fields = operator.attrgetter(*_LUMP_FIELDS[self.lump_order])
-        record["lumps"] = np.array([fields(entry) for entry in self.lumps], dtype.fields["lumps"][0].base)
+        record["lumps"] = np.array([fields(entry) for entry in self.lumps], record["lumps"].dtype)
         return record.tobytes()
 
     def with_entry(self, index: int, **changes: int) -> "Header":
