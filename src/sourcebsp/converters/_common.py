@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from typing import Any, Callable, Iterator, Literal
 
 import numpy as np
@@ -33,39 +34,237 @@ def to_y_up(points: np.ndarray, scale: float = 1.0) -> np.ndarray:
     return np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1) * scale
 
 
+# ---- numbers as text ---------------------------------------------------------------
+# Fixed-point text without a Python call per number.  Each number gets a
+# field of a uint8 character matrix, one row per output line; padding is 0
+# and the non-zero bytes of the matrix, in order, are the text, so a sign,
+# a leading zero or a stripped trailing zero is placed or dropped without
+# moving anything.  The digits are those of round(|x| * 10**d) (half to
+# even), which is what "%.{d}f" prints: the float64 product is exact for
+# float32 data and within half an ulp otherwise, so rint() can only be wrong
+# next to a .5 tie; there the product's exact error (Dekker's two-product)
+# settles the rounding.  What a field cannot hold (NaN, infinities, 16 or
+# more digits) goes to the % operator.
+
+_SPEC = re.compile(r"%(?:\.(\d+)f|d)")
+_CHUNK_NUMBERS = 1 << 15  # keeps the temporaries in cache
+_MAX_SCALED = 2.0 ** 52  # below this a float64 holds every integer and every half
+_SPLITTER = 2.0 ** 27 + 1  # Veltkamp: splits a float64 into two halves of 26 bits
+_ZERO, _POINT, _MINUS = ord("0"), ord("."), ord("-")
+
+
+def _halves(x: Any) -> tuple[Any, Any]:
+    """``x == high + low`` with both halves short enough to multiply exactly."""
+    c = x * _SPLITTER
+    high = c - (c - x)
+    return high, x - high
+
+
+def _round_exactly(magnitude: np.ndarray, scale: float, product: np.ndarray) -> np.ndarray:
+    """round(magnitude * scale), half to even, of the exact product; ``product`` is its float64."""
+    mh, ml = _halves(magnitude)
+    sh, sl = _halves(scale)
+    error = ((mh * sh - product) + mh * sl + ml * sh) + ml * sl  # product + error is exact
+    below = np.floor(product)
+    beyond_half = (product - (below + 0.5)) + error
+    up = (beyond_half > 0) | ((beyond_half == 0) & (np.fmod(below, 2) == 1))
+    rounded: np.ndarray = below + up
+    return rounded
+
+
+def _scaled(values: np.ndarray, decimals: int | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(digits, negative)``: round(|x| * 10**decimals) as uint64 and whether '-' is printed.
+
+    ``decimals=None`` is ``%d``.  None when a number does not fit a field.
+    """
+    if values.dtype.kind in "iub":
+        ints = values.astype(np.int64)
+        if len(ints) and not -_MAX_SCALED < int(ints.min()) <= int(ints.max()) < _MAX_SCALED:
+            return None
+        return np.abs(ints).astype(np.uint64), ints < 0
+    x = values.astype(np.float64)
+    magnitude = np.abs(x)
+    if decimals is None:  # %d of a float truncates: -0.5 prints as 0
+        whole = np.trunc(magnitude)
+        if not np.all(whole < _MAX_SCALED):  # also False for NaN
+            return None
+        return whole.astype(np.uint64), (x < 0) & (whole > 0)
+    if decimals > 22:  # 10.0**decimals is no longer exact
+        return None
+    scale = 10.0 ** decimals
+    product = magnitude * scale
+    largest = product.max() if len(product) else 0.0
+    if not largest < _MAX_SCALED:  # also False for NaN
+        return None
+    rounded = np.rint(product)
+    near_tie = np.flatnonzero(np.abs(np.abs(product - rounded) - 0.5) <= 4 * np.spacing(largest))
+    if len(near_tie):
+        rounded[near_tie] = _round_exactly(magnitude[near_tie], scale, product[near_tie])
+    return rounded.astype(np.uint64), np.signbit(x)
+
+
+def _write_fields(out: np.ndarray, digits: np.ndarray, negative: np.ndarray, decimals: int,
+                  strip: bool) -> None:
+    """Write the text of each number into its field ``out[..., :]`` (zeros), right-aligned.
+
+    ``out`` has one field of ``1 + whole digits + point + decimals`` bytes per
+    number.  With ``strip``, trailing zeros of the fraction and a bare point
+    are left out and a number printed as zero has no sign (Hammer's style).
+    """
+    width = out.shape[-1]
+    whole_count = width - 1 - (decimals > 0) - decimals
+    if strip:
+        negative = negative & (digits != 0)
+    out[..., 0] = negative * _MINUS  # the padding between disappears, so '-' can stay in column 0
+    top = int(digits.max()) if digits.size else 0
+    rest = digits
+    shown: Any = True
+    for column in range(width - 1, 0, -1):
+        if decimals and column == whole_count + 1:
+            out[..., column] = shown * _POINT if strip else _POINT
+            continue
+        if rest.dtype == np.uint64 and top < 2 ** 32:
+            rest = rest.astype(np.uint32)  # a cheaper division
+        quotient = rest // 10
+        digit = rest - quotient * 10
+        if column > whole_count:  # a decimal
+            if strip:  # shown once a non-zero decimal is at or right of it
+                shown = digit != 0 if column == width - 1 else shown | (digit != 0)
+                out[..., column] = (digit + _ZERO) * shown
+            else:
+                out[..., column] = digit + _ZERO
+        elif column == whole_count:  # the units digit, always
+            out[..., column] = digit + _ZERO
+        else:  # a leading zero is padding
+            out[..., column] = (digit + _ZERO) * (rest != 0)
+        rest = quotient
+        top //= 10
+
+
+def _parse(template: str) -> tuple[list[int | None], list[bytes]]:
+    """The ``%.Nf`` (N) and ``%d`` (None) fields of ``template`` and the texts around them."""
+    specs = [None if m.group(1) is None else int(m.group(1)) for m in _SPEC.finditer(template)]
+    literals = [text.encode("ascii") for text in _SPEC.split(template)[::2]]
+    if "%" in _SPEC.sub("", template) or any(b"\0" in text for text in literals):
+        raise ValueError(f"unsupported template {template!r}")
+    return specs, literals
+
+
+def _format_rows(specs: list[int | None], literals: list[bytes], rows: np.ndarray,
+                 strip: bool = False) -> np.ndarray | None:
+    """The character matrix of ``rows`` (one line each), or None when a number does not fit."""
+    n, columns = rows.shape
+    inner = literals[1:-1]
+    # Columns alike (one format, separators of one length) are formatted together as
+    # (n, columns, field + separator) slots; otherwise column by column.
+    if len(set(specs)) == 1 and len(set(map(len, inner))) <= 1:
+        parts = [(rows, specs[0], inner, literals[-1])]
+    else:
+        parts = [(rows[:, i : i + 1], decimals, [], literals[i + 1]) for i, decimals in enumerate(specs)]
+    laid_out = []
+    width = len(literals[0])
+    for values, decimals, separators, tail in parts:
+        scaled = _scaled(values.ravel(), decimals)
+        if scaled is None:
+            return None
+        top = int(scaled[0].max()) if values.size else 0
+        places = decimals or 0
+        field = 2 + max(len(str(top)) - places, 1) + places - (places == 0)
+        slot = field + (len(separators[0]) if separators else 0)
+        laid_out.append((scaled, places, separators, tail, field, slot))
+        width += values.shape[1] * slot + len(tail)
+    matrix = np.zeros((n, width), np.uint8)
+    matrix[:, : len(literals[0])] = np.frombuffer(literals[0], np.uint8)
+    at = len(literals[0])
+    for (digits, negative), places, separators, tail, field, slot in laid_out:
+        count = digits.size // max(n, 1)
+        slots = matrix[:, at : at + count * slot].reshape(n, count, slot)
+        _write_fields(slots[..., :field], digits.reshape(n, count), negative.reshape(n, count), places, strip)
+        for i, separator in enumerate(separators):  # the last slot's spare bytes stay padding
+            slots[:, i, field:] = np.frombuffer(separator, np.uint8)
+        at += count * slot
+        matrix[:, at : at + len(tail)] = np.frombuffer(tail, np.uint8)
+        at += len(tail)
+    return matrix
+
+
+def format_lines(template: str, values: Any) -> bytes:
+    """``template % row`` for every row of ``values``, as ASCII bytes.
+
+    Parameters
+    ----------
+    template : str
+        ASCII text with one ``%.Nf`` or ``%d`` per column of ``values`` and
+        no other ``%``; usually ending with a newline.
+    values : array_like, shape (n, columns)
+        Numbers; integer columns print exactly, floats as the % operator
+        rounds them (NaN and infinities included).
+
+    Returns
+    -------
+    bytes
+        Byte for byte what ``(template * n) % tuple(values.ravel())`` gives.
+    """
+    return b"".join(text for text, _ in _formatted_chunks(template, values, lengths=False))
+
+
+def format_line_blocks(template: str, values: Any, counts: Any) -> list[bytes]:
+    """:func:`format_lines` in one pass, cut into consecutive blocks of ``counts[i]`` lines."""
+    chunks = list(_formatted_chunks(template, values, lengths=True))
+    text = b"".join(text for text, _ in chunks)
+    line_ends = np.cumsum(np.concatenate([[0], *(lengths for _, lengths in chunks)]), dtype=np.int64)
+    ends = line_ends[np.cumsum(np.concatenate([[0], np.asarray(counts, np.int64)]), dtype=np.int64)].tolist()
+    return [text[start:end] for start, end in zip(ends[:-1], ends[1:])]
+
+
+def _formatted_chunks(template: str, values: Any, lengths: bool) -> Iterator[tuple[bytes, np.ndarray]]:
+    """The text of ``values`` a chunk of rows at a time, with each line's length if asked for."""
+    specs, literals = _parse(template)
+    array = np.asarray(values)
+    array = array.reshape(len(array), -1) if array.size else array.reshape(0, len(specs))
+    if array.shape[1] != len(specs):
+        raise ValueError(f"{template!r} has {len(specs)} fields, the values {array.shape[1]} columns")
+    # A line ends where its one newline is: cheaper to find than to count every line's bytes.
+    newline_ends = template.endswith("\n") and template.count("\n") == 1
+    step = max(1, _CHUNK_NUMBERS // max(len(specs), 1))
+    no_lengths = np.zeros(0, np.int64)
+    for start in range(0, len(array), step):
+        chunk = array[start : start + step]
+        matrix = _format_rows(specs, literals, chunk)
+        if matrix is None:  # NaN, infinities or 16+ digits: the % operator
+            lines = [(template % tuple(row)).encode("ascii") for row in chunk.tolist()]
+            yield b"".join(lines), np.array([len(line) for line in lines], np.int64)
+            continue
+        keep = matrix != 0
+        text: bytes = matrix[keep].tobytes()
+        if not lengths:
+            yield text, no_lengths
+        elif newline_ends:
+            yield text, np.diff(np.flatnonzero(np.frombuffer(text, np.uint8) == 10), prepend=-1)
+        else:
+            yield text, np.count_nonzero(keep, axis=1)
+
+
 def format_many(values: Any, decimals: int = 6) -> list[str]:
     """Every number of ``values`` as Hammer writes it, in one pass.
 
     ``16``, ``0.25``, ``-4.5``: fixed point with up to ``decimals`` decimals and
     no trailing zeros, never in exponent form, never ``-0``; NaN and infinities
     are written as ``0``.
-
-    Whole numbers (most of a decompiled map's coordinates) are printed with
-    ``%d``, which for a whole float gives exactly the digits ``%.6f`` gives
-    before its point; the rest with ``%.6f`` and their trailing zeros stripped.
     """
     flat = np.asarray(values, np.float64).ravel()
-    count = len(flat)
-    if not count:
-        return []
     flat = np.where(np.isfinite(flat), flat, 0.0)
-    whole = flat == np.trunc(flat)
-    whole_count = int(np.count_nonzero(whole))
-    if whole_count == count:
-        return ("%d\n" * count % tuple(flat.tolist())).split()
-    rest = flat if whole_count == 0 else flat[~whole]
-    text = (f"%.{decimals}f\n" * len(rest)) % tuple(rest.tolist())
-    parts = [t.rstrip("0").rstrip(".") for t in text.split()] if decimals > 0 else text.split()
-    # Only a negative number that rounds to zero can print as "-0".
-    for i in np.flatnonzero((rest < 0) & (rest > -(10.0 ** -decimals))).tolist():
-        if parts[i] == "-0":
-            parts[i] = "0"
-    if whole_count == 0:
-        return parts
-    merged = np.empty(count, object)
-    merged[whole] = ("%d\n" * whole_count % tuple(flat[whole].tolist())).split()
-    merged[~whole] = parts
-    return merged.tolist()
+    out: list[str] = []
+    for start in range(0, len(flat), _CHUNK_NUMBERS):
+        chunk = flat[start : start + _CHUNK_NUMBERS]
+        matrix = _format_rows([decimals], [b"", b"\n"], chunk.reshape(-1, 1), strip=True)
+        if matrix is None:  # 16 or more digits
+            text = ((f"%.{decimals}f\n" * len(chunk)) % tuple(chunk.tolist())).split()
+            text = [t.rstrip("0").rstrip(".") for t in text] if decimals > 0 else text
+            out += ["0" if t == "-0" else t for t in text]
+        else:
+            out += matrix[matrix != 0].tobytes().decode("ascii").split()
+    return out
 
 
 def require(module: str, what: str) -> Any:
