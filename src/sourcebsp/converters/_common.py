@@ -263,7 +263,7 @@ def format_many(values: Any, decimals: int = 6) -> list[str]:
             text = [t.rstrip("0").rstrip(".") for t in text] if decimals > 0 else text
             out += ["0" if t == "-0" else t for t in text]
         else:
-            out += matrix[matrix != 0].tobytes().decode("ascii").split()
+            out += matrix[matrix != 0].tobytes()[:-1].decode("ascii").split("\n")
     return out
 
 
