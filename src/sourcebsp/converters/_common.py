@@ -40,10 +40,11 @@ def to_y_up(points: np.ndarray, scale: float = 1.0) -> np.ndarray:
 # and the non-zero bytes of the matrix, in order, are the text, so a sign,
 # a leading zero or a stripped trailing zero is placed or dropped without
 # moving anything.  The digits are those of round(|x| * 10**d) (half to
-# even), which is what "%.{d}f" prints: the float64 product is exact for
-# float32 data and within half an ulp otherwise, so rint() can only be wrong
-# next to a .5 tie; there the product's exact error (Dekker's two-product)
-# settles the rounding.  What a field cannot hold (NaN, infinities, 16 or
+# even), which is what "%.{d}f" prints.  The float64 product t of |x| and
+# 10**d is rounded, but rounding is monotonic and every half below 2**52 is
+# a float, so rint(t) can only differ from the exact product's rounding when
+# t is exactly a half; there the product's exact error (Dekker's
+# two-product) decides.  What a field cannot hold (NaN, infinities, 16 or
 # more digits) goes to the % operator.
 
 _SPEC = re.compile(r"%(?:\.(\d+)f|d)")
@@ -92,14 +93,14 @@ def _scaled(values: np.ndarray, decimals: int | None) -> tuple[np.ndarray, np.nd
     if decimals > 22:  # 10.0**decimals is no longer exact
         return None
     scale = 10.0 ** decimals
-    product = magnitude * scale
-    largest = product.max() if len(product) else 0.0
-    if not largest < _MAX_SCALED:  # also False for NaN
+    with np.errstate(over="ignore", invalid="ignore"):  # NaN and infinities go to the % operator
+        product = magnitude * scale
+    if len(product) and not product.max() < _MAX_SCALED:  # also False for NaN
         return None
     rounded = np.rint(product)
-    near_tie = np.flatnonzero(np.abs(np.abs(product - rounded) - 0.5) <= 4 * np.spacing(largest))
-    if len(near_tie):
-        rounded[near_tie] = _round_exactly(magnitude[near_tie], scale, product[near_tie])
+    tie = np.flatnonzero(np.abs(product - rounded) == 0.5)
+    if len(tie):
+        rounded[tie] = _round_exactly(magnitude[tie], scale, product[tie])
     return rounded.astype(np.uint64), np.signbit(x)
 
 
