@@ -137,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("maps", nargs="*", help=f"maps (default: {', '.join(DEFAULT_MAPS)} from the corpus)")
     parser.add_argument("--repeat", type=int, default=5, help="runs of each, the best counts (default 5)")
     args = parser.parse_args(argv)
-    maps = [Path(m) if Path(m).exists() else CORPUS / m for m in args.maps] or [CORPUS / m for m in DEFAULT_MAPS if (CORPUS / m).exists()]
+    maps = [Path(m) if Path(m).exists() else CORPUS / m for m in args.maps]
+    maps = maps or [CORPUS / m for m in DEFAULT_MAPS if (CORPUS / m).exists()]
     if not maps:
         parser.error(f"no maps given and none found in {CORPUS} (set SOURCEBSP_CORPUS)")
     print(f"{'map':34} {'what':12} {'numbers':>9} {'old ms':>9} {'new ms':>9} {'ratio':>6}   (CPU time, best of "

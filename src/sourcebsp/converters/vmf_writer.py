@@ -224,10 +224,13 @@ def _prepare_sides(solids: list[VmfSolid]) -> None:
     sides = [side for solid in solids for side in solid.sides]
     if not sides:
         return
-    pts = format_many(np.array([s.points for s in sides]).reshape(-1, 9))
-    axes = format_many(np.array([[*s.uaxis[:3], *s.vaxis[:3]] for s in sides]))
+    n = len(sides)
+    # One call for every number with 6 decimals (the fewer calls, the less overhead).
+    six = format_many(np.concatenate([np.array([s.points for s in sides], np.float64).ravel(),
+                                      np.array([[*s.uaxis[:3], *s.vaxis[:3]] for s in sides], np.float64).ravel(),
+                                      np.array([[s.uscale, s.vscale] for s in sides], np.float64).ravel()]))
+    pts, axes, scales = six[: 9 * n], six[9 * n : 15 * n], six[15 * n :]
     shifts = format_many(np.array([[s.uaxis[3], s.vaxis[3]] for s in sides]), 4)
-    scales = format_many(np.array([[s.uscale, s.vscale] for s in sides]))
     for i, side in enumerate(sides):
         p = pts[9 * i : 9 * i + 9]
         a = axes[6 * i : 6 * i + 6]
@@ -245,13 +248,15 @@ _DISP_ROWS = (("normals", 6), ("distances", 6), ("offsets", 6), ("offset_normals
 
 
 def _prepare_displacements(sides: list[VmfSide]) -> None:
-    """Format the rows of every displacement at once (``side._disp_text``), one call per kind."""
-    for name, decimals in _DISP_ROWS:
-        arrays = [np.asarray(getattr(side.disp, name), np.int64 if decimals == 0 else np.float64).ravel()
-                  for side in sides]
-        text = format_many(np.concatenate(arrays), decimals) if arrays else []
+    """Format the rows of every displacement at once (``side._disp_text``), one call per decimals."""
+    for decimals in {decimals for _, decimals in _DISP_ROWS}:
+        kinds = [name for name, places in _DISP_ROWS if places == decimals]
+        # Tags are integers: a fraction is cut off before formatting.
+        dtype = np.int64 if decimals == 0 else np.float64
+        arrays = [(side, name, np.asarray(getattr(side.disp, name), dtype).ravel()) for side in sides for name in kinds]
+        text = format_many(np.concatenate([array for _, _, array in arrays]), decimals) if arrays else []
         at = 0
-        for side, array in zip(sides, arrays):
+        for side, name, array in arrays:
             side._disp_text[name] = text[at : at + len(array)]
             at += len(array)
 
