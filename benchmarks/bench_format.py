@@ -1,15 +1,15 @@
 #!/usr/bin/env python
 """Number formatting of the OBJ and VMF writers: the % operator against the vectorized formatter.
 
-The numbers are a real map's: every array the OBJ export formats and every
-array the VMF decompiler formats, recorded while exporting the map.  Each is
-formatted by the code the writers used before (``(template * n) % values``
-for OBJ, % plus ``rstrip`` for VMF) and by
-:func:`sourcebsp.converters._common.format_lines` /
-:func:`~sourcebsp.converters._common.format_many`; the outputs are compared
-byte for byte, and the CPU time of each (best of ``--repeat``, same run) is
-printed with the ratio.  The whole OBJ export is timed the same way, with the
-writer's formatter swapped for the old one.
+The numbers are a real map's, recorded while exporting it: every array the
+OBJ export formats, and every brush side and displacement the VMF
+decompiler writes.  Each is formatted by the code the writers used before
+(OBJ: ``(template * n) % values`` per model and texture group; VMF: % plus
+``rstrip`` per number, then an f-string per side) and by today's
+(:func:`sourcebsp.converters._common.format_line_blocks`, the VMF writer's
+``_prepare_sides``); the outputs are compared, and the CPU time of each (best
+of ``--repeat``, same run) is printed with the ratio.  The whole OBJ export
+is timed the same way, with the writer's formatter swapped for the old one.
 
 Usage::
 
@@ -97,25 +97,54 @@ def old_line_blocks(template: str, values: np.ndarray, counts: Any) -> list[byte
     return [old_format_lines(template, block) for block in np.split(values, np.cumsum(counts)[:-1])]
 
 
+def old_prepare_sides(sides: list[Any]) -> list[tuple[tuple[str, str, str], dict[str, list[str]]]]:
+    """What the VMF writer formatted before: each side's plane and axes, each displacement's rows."""
+    pts = old_format_many(np.array([s.points for s in sides]).reshape(-1, 9))
+    axes = old_format_many(np.array([[*s.uaxis[:3], *s.vaxis[:3]] for s in sides]))
+    shifts = old_format_many(np.array([[s.uaxis[3], s.vaxis[3]] for s in sides]), 4)
+    scales = old_format_many(np.array([[s.uscale, s.vscale] for s in sides]))
+    out = []
+    for i, side in enumerate(sides):
+        p = pts[9 * i : 9 * i + 9]
+        a = axes[6 * i : 6 * i + 6]
+        text = (f"({p[0]} {p[1]} {p[2]}) ({p[3]} {p[4]} {p[5]}) ({p[6]} {p[7]} {p[8]})",
+                f"[{a[0]} {a[1]} {a[2]} {shifts[2 * i]}] {scales[2 * i]}",
+                f"[{a[3]} {a[4]} {a[5]} {shifts[2 * i + 1]}] {scales[2 * i + 1]}")
+        rows = {}
+        if side.disp is not None:
+            for name, decimals in vmf_writer._DISP_ROWS:
+                dtype = np.int64 if decimals == 0 else np.float64
+                rows[name] = old_format_many(np.asarray(getattr(side.disp, name), dtype), decimals)
+        out.append((text, rows))
+    return out
+
+
+def new_prepare_sides(sides: list[Any]) -> list[tuple[tuple[str, str, str], dict[str, list[str]]]]:
+    solid = vmf_writer.VmfSolid(id=0, sides=sides)
+    vmf_writer._prepare_sides([solid])
+    return [(side._text, side._disp_text) for side in sides]
+
+
 def bench_map(map_path: Path, repeat: int, tmp: Path) -> list[tuple[str, int, float, float]]:
     """Rows ``(what, numbers, old seconds, new seconds)`` for one map."""
     obj_calls = record(obj, "format_line_blocks", lambda: obj.export_obj(map_path, tmp / "a.obj"))
-    vmf_calls = record(vmf_writer, "format_many", lambda: vmf.decompile(map_path, tmp / "a.vmf"))
+    vmf_calls = record(vmf_writer, "_prepare_sides", lambda: vmf.decompile(map_path, tmp / "a.vmf"))
     for call in obj_calls:
         if _common.format_line_blocks(*call) != old_line_blocks(*call):
             raise AssertionError(f"{map_path.name}: OBJ text differs for {call[0]!r}")
-    for args in vmf_calls:
-        if _common.format_many(*args) != old_format_many(*args):
-            raise AssertionError(f"{map_path.name}: VMF text differs")
+    sides = [side for (solids,) in vmf_calls for solid in solids for side in solid.sides]
+    if new_prepare_sides(sides) != old_prepare_sides(sides):
+        raise AssertionError(f"{map_path.name}: VMF text differs")
     obj_count = sum(np.size(call[1]) for call in obj_calls)
-    vmf_count = sum(np.size(args[0]) for args in vmf_calls)
+    vmf_count = sum(17 + sum(np.size(getattr(side.disp, name)) for name, _ in vmf_writer._DISP_ROWS)
+                    if side.disp is not None else 17 for side in sides)
     rows = [
         ("OBJ numbers", obj_count,
          best_cpu(lambda: [old_line_blocks(*call) for call in obj_calls], repeat),
          best_cpu(lambda: [_common.format_line_blocks(*call) for call in obj_calls], repeat)),
         ("VMF numbers", vmf_count,
-         best_cpu(lambda: [old_format_many(*call) for call in vmf_calls], repeat),
-         best_cpu(lambda: [_common.format_many(*call) for call in vmf_calls], repeat)),
+         best_cpu(lambda: old_prepare_sides(sides), repeat),
+         best_cpu(lambda: new_prepare_sides(sides), repeat)),
     ]
 
     def export_with(formatter: Callable[[str, np.ndarray, Any], list[bytes]]) -> None:

@@ -8,6 +8,8 @@ too long for a field, NaN and infinities.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -159,9 +161,42 @@ def test_any_floats_hammer_style(values: np.ndarray, decimals: int) -> None:
     assert _common.format_many(values, decimals) == _regex_format_many(values, decimals)
 
 
+def _hammer_lines(template: str, values: np.ndarray, *, hammer: bool) -> bytes:
+    """The reference for ``format_lines(..., hammer=True)``: each column by the regex reference, then joined."""
+    assert hammer
+    pieces = re.split(r"%\.(\d+)f", template)
+    literals, decimals = pieces[::2], [int(d) for d in pieces[1::2]]
+    rows = np.asarray(values, np.float64).reshape(len(values), -1)
+    columns = [_regex_format_many(rows[:, i], d) if len(rows) else [] for i, d in enumerate(decimals)]
+    lines = []
+    for numbers in zip(*columns):
+        lines.append(literals[0] + "".join(n + literal for n, literal in zip(numbers, literals[1:])))
+    return "".join(lines).encode("ascii")
+
+
+HAMMER_TEMPLATES = ["(%.6f %.6f %.6f) (%.6f %.6f %.6f) (%.6f %.6f %.6f)\n", "[%.6f %.6f %.6f %.4f] %.6f\n",
+                    "%.0f;%.2f\n", "%.6f"]
+
+
+@pytest.mark.parametrize("template", HAMMER_TEMPLATES)
+def test_hammer_style_identical_to_the_reference(template: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    columns = template.count("%")
+    values = np.concatenate([[np.nan, -np.inf, np.inf, -0.0, -1e-9, 1e21, -1e300], _awkward()])
+    values = values[: len(values) // columns * columns].reshape(-1, columns)
+    assert format_lines(template, values, hammer=True) == _hammer_lines(template, values, hammer=True)
+    monkeypatch.setattr(_common, "_CHUNK_NUMBERS", 50)  # chunks with and without huge numbers
+    assert format_lines(template, values[:2000], hammer=True) == _hammer_lines(template, values[:2000], hammer=True)
+
+
+def test_hammer_style_examples() -> None:
+    assert format_lines("[%.6f %.4f] %.6f\n", np.array([[0.25, -0.00004, 16.0], [-4.5, 1e-5, np.nan]]),
+                        hammer=True) == b"[0.25 0] 16\n[-4.5 0] 0\n"
+
+
 def test_decompiled_vmf_identical_with_the_reference_formatter(map_path, tmp_path, monkeypatch):
     """Every number of a decompiled map, formatted by the regex reference instead, gives the same file."""
     decompile(map_path, tmp_path / "new.vmf")
     monkeypatch.setattr(vmf_writer, "format_many", _regex_format_many)
+    monkeypatch.setattr(vmf_writer, "format_lines", _hammer_lines)
     decompile(map_path, tmp_path / "reference.vmf")
     assert (tmp_path / "new.vmf").read_bytes() == (tmp_path / "reference.vmf").read_bytes()

@@ -48,7 +48,7 @@ def to_y_up(points: np.ndarray, scale: float = 1.0) -> np.ndarray:
 # more digits) goes to the % operator.
 
 _SPEC = re.compile(r"%(?:\.(\d+)f|d)")
-_CHUNK_NUMBERS = 1 << 15  # keeps the temporaries in cache
+_CHUNK_NUMBERS = 1 << 16  # bounds the temporaries (a few MB)
 _MAX_SCALED = 2.0 ** 52  # below this a float64 holds every integer and every half
 _SPLITTER = 2.0 ** 27 + 1  # Veltkamp: splits a float64 into two halves of 26 bits
 _ZERO, _POINT, _MINUS = ord("0"), ord("."), ord("-")
@@ -105,16 +105,16 @@ def _scaled(values: np.ndarray, decimals: int | None) -> tuple[np.ndarray, np.nd
 
 
 def _write_fields(out: np.ndarray, digits: np.ndarray, negative: np.ndarray, decimals: int,
-                  strip: bool) -> None:
+                  hammer: bool) -> None:
     """Write the text of each number into its field ``out[..., :]`` (zeros), right-aligned.
 
     ``out`` has one field of ``1 + whole digits + point + decimals`` bytes per
-    number.  With ``strip``, trailing zeros of the fraction and a bare point
-    are left out and a number printed as zero has no sign (Hammer's style).
+    number.  With ``hammer``, trailing zeros of the fraction and a bare point
+    are left out and a number printed as zero has no sign.
     """
     width = out.shape[-1]
     whole_count = width - 1 - (decimals > 0) - decimals
-    if strip:
+    if hammer:
         negative = negative & (digits != 0)
     out[..., 0] = negative * _MINUS  # the padding between disappears, so '-' can stay in column 0
     top = int(digits.max()) if digits.size else 0
@@ -122,14 +122,14 @@ def _write_fields(out: np.ndarray, digits: np.ndarray, negative: np.ndarray, dec
     shown: Any = True
     for column in range(width - 1, 0, -1):
         if decimals and column == whole_count + 1:
-            out[..., column] = shown * _POINT if strip else _POINT
+            out[..., column] = shown * _POINT if hammer else _POINT
             continue
         if rest.dtype == np.uint64 and top < 2 ** 32:
             rest = rest.astype(np.uint32)  # a cheaper division
         quotient = rest // 10
         digit = rest - quotient * 10
         if column > whole_count:  # a decimal
-            if strip:  # shown once a non-zero decimal is at or right of it
+            if hammer:  # shown once a non-zero decimal is at or right of it
                 shown = digit != 0 if column == width - 1 else shown | (digit != 0)
                 out[..., column] = (digit + _ZERO) * shown
             else:
@@ -152,44 +152,67 @@ def _parse(template: str) -> tuple[list[int | None], list[bytes]]:
 
 
 def _format_rows(specs: list[int | None], literals: list[bytes], rows: np.ndarray,
-                 strip: bool = False) -> np.ndarray | None:
-    """The character matrix of ``rows`` (one line each), or None when a number does not fit."""
+                 hammer: bool = False) -> np.ndarray | None:
+    """The character matrix of ``rows`` (one line each), or None when a number does not fit.
+
+    A line is the first literal, one slot per column (its field, then the
+    literal after it) and the last literal.  Columns with the same format are
+    formatted together; fields narrower than the slot leave padding.
+    """
     n, columns = rows.shape
-    inner = literals[1:-1]
-    # Columns alike (one format, separators of one length) are formatted together as
-    # (n, columns, field + separator) slots; otherwise column by column.
-    if len(set(specs)) == 1 and len(set(map(len, inner))) <= 1:
-        parts = [(rows, specs[0], inner, literals[-1])]
-    else:
-        parts = [(rows[:, i : i + 1], decimals, [], literals[i + 1]) for i, decimals in enumerate(specs)]
-    laid_out = []
-    width = len(literals[0])
-    for values, decimals, separators, tail in parts:
-        scaled = _scaled(values.ravel(), decimals)
+    separators = literals[1:-1]
+    spare = max(map(len, separators), default=0)
+    same_format: dict[int | None, list[int]] = {}
+    for column, decimals in enumerate(specs):
+        same_format.setdefault(decimals, []).append(column)
+    groups = []
+    for decimals, group in same_format.items():
+        scaled = _scaled(rows[:, group].ravel() if len(group) < columns else rows.ravel(), decimals)
         if scaled is None:
             return None
-        top = int(scaled[0].max()) if values.size else 0
         places = decimals or 0
-        field = 2 + max(len(str(top)) - places, 1) + places - (places == 0)
-        slot = field + (len(separators[0]) if separators else 0)
-        laid_out.append((scaled, places, separators, tail, field, slot))
-        width += values.shape[1] * slot + len(tail)
-    matrix = np.zeros((n, width), np.uint8)
-    matrix[:, : len(literals[0])] = np.frombuffer(literals[0], np.uint8)
-    at = len(literals[0])
-    for (digits, negative), places, separators, tail, field, slot in laid_out:
-        count = digits.size // max(n, 1)
-        slots = matrix[:, at : at + count * slot].reshape(n, count, slot)
-        _write_fields(slots[..., :field], digits.reshape(n, count), negative.reshape(n, count), places, strip)
-        for i, separator in enumerate(separators):  # the last slot's spare bytes stay padding
-            slots[:, i, field:] = np.frombuffer(separator, np.uint8)
-        at += count * slot
-        matrix[:, at : at + len(tail)] = np.frombuffer(tail, np.uint8)
-        at += len(tail)
+        top = int(scaled[0].max()) if scaled[0].size else 0
+        width = 2 + max(len(str(top)) - places, 1) + places - (places == 0)  # sign, digits, point
+        groups.append((group, scaled, places, width))
+    field = max((width for *_, width in groups), default=0)
+    slot = field + spare
+    head, tail = literals[0], literals[-1]
+    matrix = np.zeros((n, len(head) + columns * slot + len(tail)), np.uint8)
+    matrix[:, : len(head)] = np.frombuffer(head, np.uint8)
+    slots = matrix[:, len(head) : len(head) + columns * slot].reshape(n, columns, slot)
+    for group, (digits, negative), places, width in groups:
+        shape = (n, len(group))
+        if group[-1] - group[0] == len(group) - 1:  # neighbours: written in place
+            _write_fields(slots[:, group[0] : group[-1] + 1, :width], digits.reshape(shape),
+                          negative.reshape(shape), places, hammer)
+        else:
+            fields = np.zeros((*shape, width), np.uint8)
+            _write_fields(fields, digits.reshape(shape), negative.reshape(shape), places, hammer)
+            slots[:, group, :width] = fields
+    if spare:  # after every field but the last
+        between = np.zeros((columns - 1, spare), np.uint8)
+        for i, separator in enumerate(separators):
+            between[i, : len(separator)] = np.frombuffer(separator, np.uint8)
+        slots[:, :-1, field:] = between
+    matrix[:, len(head) + columns * slot :] = np.frombuffer(tail, np.uint8)
     return matrix
 
 
-def format_lines(template: str, values: Any) -> bytes:
+def _format_slowly(specs: list[int | None], literals: list[bytes], rows: np.ndarray, hammer: bool) -> list[bytes]:
+    """One line per row with the % operator (for what a field cannot hold)."""
+    lines = []
+    for row in rows.tolist():
+        parts = [literals[0]]
+        for value, decimals, literal in zip(row, specs, literals[1:]):
+            text = "%d" % value if decimals is None else "%.*f" % (decimals, value)
+            if hammer and "." in text:
+                text = text.rstrip("0").rstrip(".")
+            parts += [b"0" if hammer and text == "-0" else text.encode("ascii"), literal]
+        lines.append(b"".join(parts))
+    return lines
+
+
+def format_lines(template: str, values: Any, *, hammer: bool = False) -> bytes:
     """``template % row`` for every row of ``values``, as ASCII bytes.
 
     Parameters
@@ -200,40 +223,46 @@ def format_lines(template: str, values: Any) -> bytes:
     values : array_like, shape (n, columns)
         Numbers; integer columns print exactly, floats as the % operator
         rounds them (NaN and infinities included).
+    hammer : bool
+        Numbers as Hammer writes them instead (see :func:`format_many`):
+        no trailing zeros or bare point, never ``-0``, NaN and infinities as ``0``.
 
     Returns
     -------
     bytes
         Byte for byte what ``(template * n) % tuple(values.ravel())`` gives.
     """
-    return b"".join(text for text, _ in _formatted_chunks(template, values, lengths=False))
+    return b"".join(text for text, _ in _formatted_chunks(template, values, False, hammer))
 
 
-def format_line_blocks(template: str, values: Any, counts: Any) -> list[bytes]:
+def format_line_blocks(template: str, values: Any, counts: Any, *, hammer: bool = False) -> list[bytes]:
     """:func:`format_lines` in one pass, cut into consecutive blocks of ``counts[i]`` lines."""
-    chunks = list(_formatted_chunks(template, values, lengths=True))
+    chunks = list(_formatted_chunks(template, values, True, hammer))
     text = b"".join(text for text, _ in chunks)
     line_ends = np.cumsum(np.concatenate([[0], *(lengths for _, lengths in chunks)]), dtype=np.int64)
     ends = line_ends[np.cumsum(np.concatenate([[0], np.asarray(counts, np.int64)]), dtype=np.int64)].tolist()
     return [text[start:end] for start, end in zip(ends[:-1], ends[1:])]
 
 
-def _formatted_chunks(template: str, values: Any, lengths: bool) -> Iterator[tuple[bytes, np.ndarray]]:
+def _formatted_chunks(template: str, values: Any, lengths: bool,
+                      hammer: bool) -> Iterator[tuple[bytes, np.ndarray]]:
     """The text of ``values`` a chunk of rows at a time, with each line's length if asked for."""
     specs, literals = _parse(template)
     array = np.asarray(values)
     array = array.reshape(len(array), -1) if array.size else array.reshape(0, len(specs))
     if array.shape[1] != len(specs):
         raise ValueError(f"{template!r} has {len(specs)} fields, the values {array.shape[1]} columns")
+    if hammer and array.dtype.kind == "f":
+        array = np.where(np.isfinite(array), array, 0.0)
     # A line ends where its one newline is: cheaper to find than to count every line's bytes.
     newline_ends = template.endswith("\n") and template.count("\n") == 1
     step = max(1, _CHUNK_NUMBERS // max(len(specs), 1))
     no_lengths = np.zeros(0, np.int64)
     for start in range(0, len(array), step):
         chunk = array[start : start + step]
-        matrix = _format_rows(specs, literals, chunk)
+        matrix = _format_rows(specs, literals, chunk, hammer)
         if matrix is None:  # NaN, infinities or 16+ digits: the % operator
-            lines = [(template % tuple(row)).encode("ascii") for row in chunk.tolist()]
+            lines = _format_slowly(specs, literals, chunk, hammer)
             yield b"".join(lines), np.array([len(line) for line in lines], np.int64)
             continue
         keep = matrix != 0
@@ -254,18 +283,9 @@ def format_many(values: Any, decimals: int = 6) -> list[str]:
     are written as ``0``.
     """
     flat = np.asarray(values, np.float64).ravel()
-    flat = np.where(np.isfinite(flat), flat, 0.0)
-    out: list[str] = []
-    for start in range(0, len(flat), _CHUNK_NUMBERS):
-        chunk = flat[start : start + _CHUNK_NUMBERS]
-        matrix = _format_rows([decimals], [b"", b"\n"], chunk.reshape(-1, 1), strip=True)
-        if matrix is None:  # 16 or more digits
-            text = ((f"%.{decimals}f\n" * len(chunk)) % tuple(chunk.tolist())).split()
-            text = [t.rstrip("0").rstrip(".") for t in text] if decimals > 0 else text
-            out += ["0" if t == "-0" else t for t in text]
-        else:
-            out += matrix[matrix != 0].tobytes()[:-1].decode("ascii").split("\n")
-    return out
+    if not len(flat):
+        return []
+    return format_lines(f"%.{decimals}f\n", flat.reshape(-1, 1), hammer=True)[:-1].decode("ascii").split("\n")
 
 
 def require(module: str, what: str) -> Any:

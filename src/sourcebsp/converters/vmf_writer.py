@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ._common import format_many
+from ._common import format_lines, format_many
 
 __all__ = [
     "VmfDisp", "VmfSide", "VmfSolid", "VmfEntity", "VmfMap",
@@ -225,21 +225,21 @@ def _prepare_sides(solids: list[VmfSolid]) -> None:
     if not sides:
         return
     n = len(sides)
-    # One call for every number with 6 decimals (the fewer calls, the less overhead).
-    six = format_many(np.concatenate([np.array([s.points for s in sides], np.float64).ravel(),
-                                      np.array([[*s.uaxis[:3], *s.vaxis[:3]] for s in sides], np.float64).ravel(),
-                                      np.array([[s.uscale, s.vscale] for s in sides], np.float64).ravel()]))
-    pts, axes, scales = six[: 9 * n], six[9 * n : 15 * n], six[15 * n :]
-    shifts = format_many(np.array([[s.uaxis[3], s.vaxis[3]] for s in sides]), 4)
+    points = np.array([s.points for s in sides], np.float64).reshape(n, 9)
+    scales = np.array([[s.uscale, s.vscale] for s in sides], np.float64).reshape(n, 2)
+    axes = np.concatenate([np.array([s.uaxis for s in sides], np.float64).reshape(n, 4),
+                           np.array([s.vaxis for s in sides], np.float64).reshape(n, 4)])
+    axes = np.column_stack([axes, scales.T.ravel()])  # x y z shift scale: u of every side, then v
+    planes = _lines("(%.6f %.6f %.6f) (%.6f %.6f %.6f) (%.6f %.6f %.6f)\n", points)
+    axis_lines = _lines("[%.6f %.6f %.6f %.4f] %.6f\n", axes)  # the shift with 4 decimals
     for i, side in enumerate(sides):
-        p = pts[9 * i : 9 * i + 9]
-        a = axes[6 * i : 6 * i + 6]
-        side._text = (
-            f"({p[0]} {p[1]} {p[2]}) ({p[3]} {p[4]} {p[5]}) ({p[6]} {p[7]} {p[8]})",
-            f"[{a[0]} {a[1]} {a[2]} {shifts[2 * i]}] {scales[2 * i]}",
-            f"[{a[3]} {a[4]} {a[5]} {shifts[2 * i + 1]}] {scales[2 * i + 1]}",
-        )
+        side._text = (planes[i], axis_lines[i], axis_lines[n + i])
     _prepare_displacements([side for side in sides if side.disp is not None])
+
+
+def _lines(template: str, values: np.ndarray) -> list[str]:
+    """``template`` (one line) filled with every row of ``values`` in Hammer's number style."""
+    return format_lines(template, values, hammer=True).decode("ascii").splitlines()
 
 
 #: The per-vertex rows of a ``dispinfo`` block: name, decimals.
