@@ -155,13 +155,17 @@ def _format_rows(specs: list[int | None], literals: list[bytes], rows: np.ndarra
                  hammer: bool = False) -> np.ndarray | None:
     """The character matrix of ``rows`` (one line each), or None when a number does not fit.
 
-    A line is the first literal, one slot per column (its field, then the
-    literal after it) and the last literal.  Columns with the same format are
-    formatted together; fields narrower than the slot leave padding.
+    A line is one slot per column: room for the first literal (filled in the
+    first slot only), the field, then the literal after it.  Columns with
+    the same format are formatted together; the room a slot does not use is
+    padding.  Equal slots make the matrix a plain ``(rows * columns, slot)``
+    table when every column has the same format.
     """
     n, columns = rows.shape
-    separators = literals[1:-1]
-    spare = max(map(len, separators), default=0)
+    if not columns:
+        raise ValueError("a template needs at least one field")
+    head = literals[0]
+    after = max(map(len, literals[1:]))
     same_format: dict[int | None, list[int]] = {}
     for column, decimals in enumerate(specs):
         same_format.setdefault(decimals, []).append(column)
@@ -174,27 +178,29 @@ def _format_rows(specs: list[int | None], literals: list[bytes], rows: np.ndarra
         top = int(scaled[0].max()) if scaled[0].size else 0
         width = 2 + max(len(str(top)) - places, 1) + places - (places == 0)  # sign, digits, point
         groups.append((group, scaled, places, width))
-    field = max((width for *_, width in groups), default=0)
-    slot = field + spare
-    head, tail = literals[0], literals[-1]
-    matrix = np.zeros((n, len(head) + columns * slot + len(tail)), np.uint8)
-    matrix[:, : len(head)] = np.frombuffer(head, np.uint8)
-    slots = matrix[:, len(head) : len(head) + columns * slot].reshape(n, columns, slot)
+    field = max(width for *_, width in groups)
+    slot = len(head) + field + after
+    matrix = np.zeros((n, columns * slot), np.uint8)
+    slots = matrix.reshape(n, columns, slot)
+    slots[:, 0, : len(head)] = np.frombuffer(head, np.uint8)
+    literal_room = np.zeros((columns, after), np.uint8)
+    for i, literal in enumerate(literals[1:]):
+        literal_room[i, : len(literal)] = np.frombuffer(literal, np.uint8)
+    slots[:, :, len(head) + field :] = literal_room
+    fields = slots[..., len(head) : len(head) + field]
     for group, (digits, negative), places, width in groups:
-        shape = (n, len(group))
-        if group[-1] - group[0] == len(group) - 1:  # neighbours: written in place
-            _write_fields(slots[:, group[0] : group[-1] + 1, :width], digits.reshape(shape),
+        if len(group) == columns:  # one table of rows * columns fields
+            _write_fields(matrix.reshape(n * columns, slot)[:, len(head) : len(head) + width], digits, negative,
+                          places, hammer)
+        elif group[-1] - group[0] == len(group) - 1:  # neighbours: written in place
+            shape = (n, len(group))
+            _write_fields(fields[:, group[0] : group[-1] + 1, :width], digits.reshape(shape),
                           negative.reshape(shape), places, hammer)
         else:
-            fields = np.zeros((*shape, width), np.uint8)
-            _write_fields(fields, digits.reshape(shape), negative.reshape(shape), places, hammer)
-            slots[:, group, :width] = fields
-    if spare:  # after every field but the last
-        between = np.zeros((columns - 1, spare), np.uint8)
-        for i, separator in enumerate(separators):
-            between[i, : len(separator)] = np.frombuffer(separator, np.uint8)
-        slots[:, :-1, field:] = between
-    matrix[:, len(head) + columns * slot :] = np.frombuffer(tail, np.uint8)
+            shape = (n, len(group))
+            block = np.zeros((*shape, width), np.uint8)
+            _write_fields(block, digits.reshape(shape), negative.reshape(shape), places, hammer)
+            fields[:, group, :width] = block
     return matrix
 
 
