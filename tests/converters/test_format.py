@@ -108,6 +108,8 @@ def test_integers() -> None:
         assert format_lines(template, rows) == _percent(template, rows)
     small = np.array([[0, 255, 7]], np.uint8)
     assert format_lines("%d %d %d\n", small) == b"0 255 7\n"
+    unsigned = np.array([[0, 2 ** 63, 2 ** 64 - 1]], np.uint64)
+    assert format_lines("%d %d %d\n", unsigned) == b"0 9223372036854775808 18446744073709551615\n"
     # Floats under %d truncate like int(x).
     floats = np.array([2.7, -2.7, -0.5, 1e15 + 0.5, -3.0])
     assert format_lines("%d\n", floats) == _percent("%d\n", floats)
@@ -140,7 +142,7 @@ def test_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_empty_and_bad_templates() -> None:
     assert format_lines("v %.6f %.6f %.6f\n", np.zeros((0, 3))) == b""
     assert format_line_blocks("v %.6f\n", np.zeros((0, 1)), [0, 0]) == [b"", b""]
-    for bad in ("%s\n", "100%% %.6f\n", "%5.2f\n", "%.6e\n"):
+    for bad in ("%s\n", "100%% %.6f\n", "%5.2f\n", "%.6e\n", "no field\n", "%.6f\0\n"):
         with pytest.raises(ValueError):
             format_lines(bad, np.zeros((2, 1)))
     with pytest.raises(ValueError):

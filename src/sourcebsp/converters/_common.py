@@ -79,9 +79,9 @@ def _scaled(values: np.ndarray, decimals: int | None) -> tuple[np.ndarray, np.nd
     ``decimals=None`` is ``%d``.  None when a number does not fit a field.
     """
     if values.dtype.kind in "iub":
-        ints = values.astype(np.int64)
-        if len(ints) and not -_MAX_SCALED < int(ints.min()) <= int(ints.max()) < _MAX_SCALED:
+        if len(values) and not -_MAX_SCALED < int(values.min()) <= int(values.max()) < _MAX_SCALED:
             return None
+        ints = values.astype(np.int64)
         return np.abs(ints).astype(np.uint64), ints < 0
     x = values.astype(np.float64)
     magnitude = np.abs(x)
@@ -146,8 +146,8 @@ def _parse(template: str) -> tuple[list[int | None], list[bytes]]:
     """The ``%.Nf`` (N) and ``%d`` (None) fields of ``template`` and the texts around them."""
     specs = [None if m.group(1) is None else int(m.group(1)) for m in _SPEC.finditer(template)]
     literals = [text.encode("ascii") for text in _SPEC.split(template)[::2]]
-    if "%" in _SPEC.sub("", template) or any(b"\0" in text for text in literals):
-        raise ValueError(f"unsupported template {template!r}")
+    if not specs or "%" in _SPEC.sub("", template) or any(b"\0" in text for text in literals):
+        raise ValueError(f"unsupported template {template!r} (one %.Nf or %d per column, no other %)")
     return specs, literals
 
 
@@ -162,8 +162,6 @@ def _format_rows(specs: list[int | None], literals: list[bytes], rows: np.ndarra
     table when every column has the same format.
     """
     n, columns = rows.shape
-    if not columns:
-        raise ValueError("a template needs at least one field")
     head = literals[0]
     after = max(map(len, literals[1:]))
     same_format: dict[int | None, list[int]] = {}
