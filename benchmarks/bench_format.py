@@ -62,7 +62,7 @@ def old_format_many(values: Any, decimals: int = 6) -> list[str]:
     merged = np.empty(count, object)
     merged[whole] = ("%d\n" * whole_count % tuple(flat[whole].tolist())).split()
     merged[~whole] = parts
-    return merged.tolist()  # type: ignore[no-any-return]
+    return merged.tolist()
 
 
 def record(module: Any, name: str, run: Callable[[], Any]) -> list[tuple[Any, ...]]:
@@ -147,13 +147,13 @@ def bench_map(map_path: Path, repeat: int, tmp: Path) -> list[tuple[str, int, fl
          best_cpu(lambda: new_prepare_sides(sides), repeat)),
     ]
 
-    def export_with(formatter: Callable[[str, np.ndarray, Any], list[bytes]]) -> None:
-        real = obj.format_line_blocks
-        obj.format_line_blocks = formatter
+    def export_with(formatter: Callable[..., list[bytes]]) -> None:
+        real = getattr(obj, "format_line_blocks")
+        setattr(obj, "format_line_blocks", formatter)
         try:
             obj.export_obj(map_path, tmp / "b.obj")
         finally:
-            obj.format_line_blocks = real
+            setattr(obj, "format_line_blocks", real)
 
     rows.append(("OBJ export", obj_count,
                  best_cpu(lambda: export_with(old_line_blocks), repeat),
