@@ -23,6 +23,14 @@ from sourcebsp.converters.vmf import decompile
 from .test_common import _regex_format_many
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _vectorized_even_when_small():
+    """Small inputs normally take the % operator itself; these tests are about the vectorized path."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_common, "_SMALL_INPUT", 0)
+        yield
+
+
 def _percent(template: str, values: np.ndarray) -> bytes:
     """The reference: the % operator on the template repeated once per row."""
     values = np.asarray(values)
@@ -136,6 +144,17 @@ def test_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert blocks == [_percent(template, values[a:b]) for a, b in zip(starts[:-1], starts[1:])]
     # A template without a newline: line lengths are counted instead.
     assert format_line_blocks("%.2f,", values[:, :1], [4, 996]) == \
+        [_percent("%.2f,", values[:4, :1]), _percent("%.2f,", values[4:, :1])]
+
+
+def test_small_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below ``_SMALL_INPUT`` numbers the % operator does the work; blocks are cut the same way."""
+    monkeypatch.setattr(_common, "_SMALL_INPUT", 1024)
+    values = _awkward()[:300].reshape(-1, 3)
+    assert format_lines("v %.6f %.6f %.6f\n", values) == _percent("v %.6f %.6f %.6f\n", values)
+    assert format_line_blocks("v %.6f %.6f %.6f\n", values, [40, 0, 60]) == \
+        [_percent("v %.6f %.6f %.6f\n", values[:40]), b"", _percent("v %.6f %.6f %.6f\n", values[40:])]
+    assert format_line_blocks("%.2f,", values[:, :1], [4, 96]) == \
         [_percent("%.2f,", values[:4, :1]), _percent("%.2f,", values[4:, :1])]
 
 

@@ -49,6 +49,7 @@ def to_y_up(points: np.ndarray, scale: float = 1.0) -> np.ndarray:
 
 _SPEC = re.compile(r"%(?:\.(\d+)f|d)")
 _CHUNK_NUMBERS = 1 << 16  # bounds the temporaries (a few MB)
+_SMALL_INPUT = 1024  # numbers; below this the % operator's lower fixed cost wins
 _MAX_SCALED = 2.0 ** 52  # below this a float64 holds every integer and every half
 _SPLITTER = 2.0 ** 27 + 1  # Veltkamp: splits a float64 into two halves of 26 bits
 _ZERO, _POINT, _MINUS = ord("0"), ord("."), ord("-")
@@ -260,8 +261,12 @@ def _formatted_chunks(template: str, values: Any, lengths: bool,
         array = np.where(np.isfinite(array), array, 0.0)
     # A line ends where its one newline is: cheaper to find than to count every line's bytes.
     newline_ends = template.endswith("\n") and template.count("\n") == 1
-    step = max(1, _CHUNK_NUMBERS // max(len(specs), 1))
     no_lengths = np.zeros(0, np.int64)
+    if not hammer and 0 < array.size < _SMALL_INPUT and (newline_ends or not lengths):
+        text: bytes = ((template * len(array)) % tuple(array.ravel().tolist())).encode("ascii")
+        yield text, _newline_lengths(text) if lengths else no_lengths
+        return
+    step = max(1, _CHUNK_NUMBERS // len(specs))
     for start in range(0, len(array), step):
         chunk = array[start : start + step]
         matrix = _format_rows(specs, literals, chunk, hammer)
@@ -270,13 +275,18 @@ def _formatted_chunks(template: str, values: Any, lengths: bool,
             yield b"".join(lines), np.array([len(line) for line in lines], np.int64)
             continue
         keep = matrix != 0
-        text: bytes = matrix[keep].tobytes()
+        text = matrix[keep].tobytes()
         if not lengths:
             yield text, no_lengths
         elif newline_ends:
-            yield text, np.diff(np.flatnonzero(np.frombuffer(text, np.uint8) == 10), prepend=-1)
+            yield text, _newline_lengths(text)
         else:
             yield text, np.count_nonzero(keep, axis=1)
+
+
+def _newline_lengths(text: bytes) -> np.ndarray:
+    """The length of each line of ``text`` (every line ending with a newline)."""
+    return np.diff(np.flatnonzero(np.frombuffer(text, np.uint8) == 10), prepend=-1)
 
 
 def format_many(values: Any, decimals: int = 6) -> list[str]:
