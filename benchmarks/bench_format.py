@@ -94,6 +94,8 @@ def best_cpu(run: Callable[[], Any], repeat: int) -> float:
 
 def old_line_blocks(template: str, values: np.ndarray, counts: Any) -> list[bytes]:
     """The OBJ writer's old calls: one % operation per model and per texture group."""
+    if not len(counts):
+        return []
     return [old_format_lines(template, block) for block in np.split(values, np.cumsum(counts)[:-1])]
 
 

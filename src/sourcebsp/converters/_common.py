@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 from typing import Any, Callable, Iterator, Literal
@@ -143,16 +144,32 @@ def _write_fields(out: np.ndarray, digits: np.ndarray, negative: np.ndarray, dec
         top //= 10
 
 
-def _parse(template: str) -> tuple[list[int | None], list[bytes]]:
+@functools.lru_cache(maxsize=64)
+def _parse(template: str) -> tuple[tuple[int | None, ...], tuple[bytes, ...]]:
     """The ``%.Nf`` (N) and ``%d`` (None) fields of ``template`` and the texts around them."""
-    specs = [None if m.group(1) is None else int(m.group(1)) for m in _SPEC.finditer(template)]
-    literals = [text.encode("ascii") for text in _SPEC.split(template)[::2]]
+    specs = tuple(None if m.group(1) is None else int(m.group(1)) for m in _SPEC.finditer(template))
+    literals = tuple(text.encode("ascii") for text in _SPEC.split(template)[::2])
     if not specs or "%" in _SPEC.sub("", template) or any(b"\0" in text for text in literals):
         raise ValueError(f"unsupported template {template!r} (one %.Nf or %d per column, no other %)")
     return specs, literals
 
 
-def _format_rows(specs: list[int | None], literals: list[bytes], rows: np.ndarray,
+def _rows_of(template: str, values: Any) -> tuple[tuple[int | None, ...], tuple[bytes, ...], np.ndarray]:
+    """The template's fields and literals, and ``values`` as one row per line."""
+    specs, literals = _parse(template)
+    array = np.asarray(values)
+    array = array.reshape(len(array), -1) if array.size else array.reshape(0, len(specs))
+    if array.shape[1] != len(specs):
+        raise ValueError(f"{template!r} has {len(specs)} fields, the values {array.shape[1]} columns")
+    return specs, literals, array
+
+
+def _percent(template: str, rows: np.ndarray) -> bytes:
+    """The % operator on ``template`` repeated once per row."""
+    return ((template * len(rows)) % tuple(rows.ravel().tolist())).encode("ascii")
+
+
+def _format_rows(specs: tuple[int | None, ...], literals: tuple[bytes, ...], rows: np.ndarray,
                  hammer: bool = False) -> np.ndarray | None:
     """The character matrix of ``rows`` (one line each), or None when a number does not fit.
 
@@ -203,7 +220,8 @@ def _format_rows(specs: list[int | None], literals: list[bytes], rows: np.ndarra
     return matrix
 
 
-def _format_slowly(specs: list[int | None], literals: list[bytes], rows: np.ndarray, hammer: bool) -> list[bytes]:
+def _format_slowly(specs: tuple[int | None, ...], literals: tuple[bytes, ...], rows: np.ndarray,
+                   hammer: bool) -> list[bytes]:
     """One line per row with the % operator (for what a field cannot hold)."""
     lines = []
     for row in rows.tolist():
@@ -237,38 +255,36 @@ def format_lines(template: str, values: Any, *, hammer: bool = False) -> bytes:
     bytes
         Byte for byte what ``(template * n) % tuple(values.ravel())`` gives.
     """
-    return b"".join(text for text, _ in _formatted_chunks(template, values, False, hammer))
+    specs, literals, rows = _rows_of(template, values)
+    if not hammer and rows.size < _SMALL_INPUT:
+        return _percent(template, rows)
+    return b"".join(text for text, _ in _formatted_chunks(specs, literals, rows, False, hammer))
 
 
 def format_line_blocks(template: str, values: Any, counts: Any, *, hammer: bool = False) -> list[bytes]:
     """:func:`format_lines` in one pass, cut into consecutive blocks of ``counts[i]`` lines."""
-    chunks = list(_formatted_chunks(template, values, True, hammer))
-    text = b"".join(text for text, _ in chunks)
-    line_ends = np.cumsum(np.concatenate([[0], *(lengths for _, lengths in chunks)]), dtype=np.int64)
-    ends = line_ends[np.cumsum(np.concatenate([[0], np.asarray(counts, np.int64)]), dtype=np.int64)].tolist()
-    return [text[start:end] for start, end in zip(ends[:-1], ends[1:])]
-
-
-def _formatted_chunks(template: str, values: Any, lengths: bool,
-                      hammer: bool) -> Iterator[tuple[bytes, np.ndarray]]:
-    """The text of ``values`` a chunk of rows at a time, with each line's length if asked for."""
-    specs, literals = _parse(template)
-    array = np.asarray(values)
-    array = array.reshape(len(array), -1) if array.size else array.reshape(0, len(specs))
-    if array.shape[1] != len(specs):
-        raise ValueError(f"{template!r} has {len(specs)} fields, the values {array.shape[1]} columns")
-    if hammer and array.dtype.kind == "f":
-        array = np.where(np.isfinite(array), array, 0.0)
+    specs, literals, rows = _rows_of(template, values)
+    ends = np.cumsum(np.concatenate([[0], np.asarray(counts, np.int64)]), dtype=np.int64)
+    if not hammer and rows.size < _SMALL_INPUT:
+        return [_percent(template, rows[start:end]) for start, end in zip(ends[:-1].tolist(), ends[1:].tolist())]
     # A line ends where its one newline is: cheaper to find than to count every line's bytes.
     newline_ends = template.endswith("\n") and template.count("\n") == 1
+    chunks = list(_formatted_chunks(specs, literals, rows, True, hammer, newline_ends))
+    text = b"".join(text for text, _ in chunks)
+    line_ends = np.cumsum(np.concatenate([[0], *(lengths for _, lengths in chunks)]), dtype=np.int64)
+    cuts = line_ends[ends].tolist()
+    return [text[start:end] for start, end in zip(cuts[:-1], cuts[1:])]
+
+
+def _formatted_chunks(specs: tuple[int | None, ...], literals: tuple[bytes, ...], rows: np.ndarray,
+                      lengths: bool, hammer: bool, newline_ends: bool = False) -> Iterator[tuple[bytes, np.ndarray]]:
+    """The text of ``rows`` a chunk at a time, with each line's length if asked for."""
+    if hammer and rows.dtype.kind == "f":
+        rows = np.where(np.isfinite(rows), rows, 0.0)
     no_lengths = np.zeros(0, np.int64)
-    if not hammer and 0 < array.size < _SMALL_INPUT and (newline_ends or not lengths):
-        text: bytes = ((template * len(array)) % tuple(array.ravel().tolist())).encode("ascii")
-        yield text, _newline_lengths(text) if lengths else no_lengths
-        return
     step = max(1, _CHUNK_NUMBERS // len(specs))
-    for start in range(0, len(array), step):
-        chunk = array[start : start + step]
+    for start in range(0, len(rows), step):
+        chunk = rows[start : start + step]
         matrix = _format_rows(specs, literals, chunk, hammer)
         if matrix is None:  # NaN, infinities or 16+ digits: the % operator
             lines = _format_slowly(specs, literals, chunk, hammer)
