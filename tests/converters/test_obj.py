@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 import sourcebsp
+from sourcebsp.converters import obj as obj_module
 from sourcebsp.converters.obj import export_obj, material_name
 
 from ..model._expected import expected, names_of
@@ -47,3 +48,21 @@ def test_obj_export(map_path, tmp_path):
     mtl = (tmp_path / "map.mtl").read_text(encoding="utf-8")
     declared = {line.split(" ", 1)[1] for line in mtl.splitlines() if line.startswith("newmtl ")}
     assert used == declared
+
+
+def _percent_line_blocks(template, values, counts):
+    """The reference for the writer's numbers: the % operator, one call per block (how it was written before)."""
+    blocks = np.split(np.asarray(values), np.cumsum(counts)[:-1].astype(np.int64))
+    return [((template * len(b)) % tuple(b.ravel().tolist())).encode("ascii") if len(b) else b"" for b in blocks]
+
+
+def test_obj_numbers_identical_to_the_percent_operator(map_path, tmp_path, monkeypatch):
+    for units in ("hammer", "meters"):
+        export_obj(map_path, tmp_path / f"new_{units}.obj", units=units)
+        with monkeypatch.context() as patch:
+            patch.setattr(obj_module, "format_line_blocks", _percent_line_blocks)
+            export_obj(map_path, tmp_path / f"reference_{units}.obj", units=units)
+        for suffix in (".obj", ".mtl"):
+            new = (tmp_path / f"new_{units}{suffix}").read_bytes()
+            reference = (tmp_path / f"reference_{units}{suffix}").read_bytes()
+            assert new.replace(b"new_", b"reference_") == reference

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..lump_ids import LumpId
 from ..model.geometry import build_mesh, iter_models, reflectivity
-from ._common import Progress, Units, opened, report, to_y_up, unit_scale
+from ._common import Progress, Units, format_line_blocks, opened, report, to_y_up, unit_scale
 
 __all__ = ["export_obj", "material_name"]
 
@@ -27,11 +27,9 @@ def material_name(texture: str) -> str:
     return "_".join(texture.split()) or "unnamed"
 
 
-def _lines(fmt: str, values: np.ndarray) -> str:
-    """``fmt`` applied to every row of ``values``, one line each, without a Python loop per row."""
-    if not len(values):
-        return ""
-    return (fmt * len(values)) % tuple(values.ravel().tolist())
+def _text(text: str) -> bytes:
+    # Names the map stores in another encoding keep their bytes (decoded with surrogateescape).
+    return text.encode("utf-8", "surrogateescape")
 
 
 def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", include_tools: bool = False,
@@ -57,30 +55,44 @@ def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", inclu
     normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
     uv = mesh.uv.astype(np.float64) * np.array([1.0, -1.0]) + np.array([0.0, 1.0])
     tex = mesh.triangle_texture
-    out = [f"# {path.stem}: exported by sourcebsp ({units}, Y up)\n", f"mtllib {mtl_path.name}\n"]
-    out += prop_lines
+    out = [_text(f"# {path.stem}: exported by sourcebsp ({units}, Y up)\nmtllib {mtl_path.name}\n"),
+           _text("".join(prop_lines))]
     used: set[int] = set()
+    # The structure first, then the numbers of every model in one call per
+    # line kind (formatting many short arrays costs more than one long one).
+    heads: list[bytes] = []  # "o" line of each model
+    group_heads: list[list[bytes]] = []  # "usemtl" line of each group of each model
+    vertex_ids, vertex_counts, corners, face_counts = [], [], [], []
+    remap = np.full(len(mesh.positions), -1, np.int64)
     written = 0
-    triangles = 0
     for model, tris in iter_models(mesh):
-        vertex_ids = np.unique(mesh.triangles[tris].ravel())
-        remap = np.full(len(mesh.positions), -1, np.int64)
-        remap[vertex_ids] = np.arange(len(vertex_ids)) + written + 1  # OBJ counts from 1
-        out.append(f"o {material_name(model.name)}\n")
-        out.append(_lines("v %.6f %.6f %.6f\n", positions[vertex_ids]))
-        out.append(_lines("vt %.6f %.6f\n", uv[vertex_ids]))
-        out.append(_lines("vn %.5f %.5f %.5f\n", normals[vertex_ids]))
+        ids = np.unique(mesh.triangles[tris].ravel())
+        remap[ids] = np.arange(len(ids)) + written + 1  # OBJ counts from 1
+        heads.append(_text(f"o {material_name(model.name)}\n"))
+        vertex_ids.append(ids)
+        vertex_counts.append(len(ids))
         order = np.argsort(tex[tris], kind="stable")
         groups = np.split(tris[order], np.flatnonzero(np.diff(tex[tris][order])) + 1)
+        group_heads.append([])
         for group in groups:
             td = int(tex[group[0]])
             used.add(td)
             name = mesh.textures[td] if 0 <= td < len(mesh.textures) else f"texdata_{td}"
-            out.append(f"usemtl {material_name(name)}\n")
-            idx = remap[mesh.triangles[group]]
-            out.append(_lines("f %d/%d/%d %d/%d/%d %d/%d/%d\n", np.repeat(idx, 3, axis=1)))
-        written += len(vertex_ids)
-        triangles += len(tris)
+            group_heads[-1].append(_text(f"usemtl {material_name(name)}\n"))
+            corners.append(remap[mesh.triangles[group]])
+            face_counts.append(len(group))
+        written += len(ids)
+    every = np.concatenate(vertex_ids) if vertex_ids else np.zeros(0, np.int64)
+    v = format_line_blocks("v %.6f %.6f %.6f\n", positions[every], vertex_counts)
+    vt = format_line_blocks("vt %.6f %.6f\n", uv[every], vertex_counts)
+    vn = format_line_blocks("vn %.5f %.5f %.5f\n", normals[every], vertex_counts)
+    faces = np.concatenate(corners) if corners else np.zeros((0, 3), np.int64)
+    f = iter(format_line_blocks("f %d/%d/%d %d/%d/%d %d/%d/%d\n", np.repeat(faces, 3, axis=1), face_counts))
+    for i, head in enumerate(heads):
+        out += [head, v[i], vt[i], vn[i]]
+        for group_head in group_heads[i]:
+            out += [group_head, next(f)]
+    triangles = len(faces)
     report(progress, "obj")
     mtl = [f"# materials of {path.stem} (texture paths as stored in the map)\n"]
     for td in sorted(used):
@@ -90,9 +102,8 @@ def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", inclu
             color = reflectivity(texdata[td : td + 1], 0.8)[0].tolist()
         mtl.append(f"\nnewmtl {material_name(name)}\n# texture {name}\n"
                    f"Kd {color[0]:.4f} {color[1]:.4f} {color[2]:.4f}\nKa 0 0 0\nKs 0 0 0\nillum 1\n")
-    # Names the map stores in another encoding keep their bytes (decoded with surrogateescape).
-    path.write_text("".join(out), encoding="utf-8", errors="surrogateescape")
-    mtl_path.write_text("".join(mtl), encoding="utf-8", errors="surrogateescape")
+    path.write_bytes(b"".join(out))
+    mtl_path.write_bytes(_text("".join(mtl)))
     report(progress, "write")
     return {"triangles": triangles, "vertices": written, "materials": len(used),
             "objects": len(mesh.model_indices()), "mtl": str(mtl_path)}

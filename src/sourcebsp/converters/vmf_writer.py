@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ._common import format_many
+from ._common import format_lines, format_many
 
 __all__ = [
     "VmfDisp", "VmfSide", "VmfSolid", "VmfEntity", "VmfMap",
@@ -96,6 +96,7 @@ class VmfSide:
     vertices: np.ndarray | None = None  # (K, 3) the polygon, world space (not written)
     brushside: int = -1  # the BRUSHSIDES row it came from (-1: made by the decompiler)
     _text: tuple[str, str, str] = field(default=("", "", ""), repr=False, compare=False)
+    _disp_text: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -223,18 +224,41 @@ def _prepare_sides(solids: list[VmfSolid]) -> None:
     sides = [side for solid in solids for side in solid.sides]
     if not sides:
         return
-    pts = format_many(np.array([s.points for s in sides]).reshape(-1, 9))
-    axes = format_many(np.array([[*s.uaxis[:3], *s.vaxis[:3]] for s in sides]))
-    shifts = format_many(np.array([[s.uaxis[3], s.vaxis[3]] for s in sides]), 4)
-    scales = format_many(np.array([[s.uscale, s.vscale] for s in sides]))
+    n = len(sides)
+    points = np.array([s.points for s in sides], np.float64).reshape(n, 9)
+    scales = np.array([[s.uscale, s.vscale] for s in sides], np.float64).reshape(n, 2)
+    axes = np.concatenate([np.array([s.uaxis for s in sides], np.float64).reshape(n, 4),
+                           np.array([s.vaxis for s in sides], np.float64).reshape(n, 4)])
+    axes = np.column_stack([axes, scales.T.ravel()])  # x y z shift scale: u of every side, then v
+    planes = _lines("(%.6f %.6f %.6f) (%.6f %.6f %.6f) (%.6f %.6f %.6f)\n", points)
+    axis_lines = _lines("[%.6f %.6f %.6f %.4f] %.6f\n", axes)  # the shift with 4 decimals
     for i, side in enumerate(sides):
-        p = pts[9 * i : 9 * i + 9]
-        a = axes[6 * i : 6 * i + 6]
-        side._text = (
-            f"({p[0]} {p[1]} {p[2]}) ({p[3]} {p[4]} {p[5]}) ({p[6]} {p[7]} {p[8]})",
-            f"[{a[0]} {a[1]} {a[2]} {shifts[2 * i]}] {scales[2 * i]}",
-            f"[{a[3]} {a[4]} {a[5]} {shifts[2 * i + 1]}] {scales[2 * i + 1]}",
-        )
+        side._text = (planes[i], axis_lines[i], axis_lines[n + i])
+    _prepare_displacements([side for side in sides if side.disp is not None])
+
+
+def _lines(template: str, values: np.ndarray) -> list[str]:
+    """``template`` (one line) filled with every row of ``values`` in Hammer's number style."""
+    return format_lines(template, values, hammer=True).decode("ascii").splitlines()
+
+
+#: The per-vertex rows of a ``dispinfo`` block: name, decimals.
+_DISP_ROWS = (("normals", 6), ("distances", 6), ("offsets", 6), ("offset_normals", 6), ("alphas", 6),
+              ("triangle_tags", 0))
+
+
+def _prepare_displacements(sides: list[VmfSide]) -> None:
+    """Format the rows of every displacement at once (``side._disp_text``), one call per decimals."""
+    for decimals in {decimals for _, decimals in _DISP_ROWS}:
+        kinds = [name for name, places in _DISP_ROWS if places == decimals]
+        # Tags are integers: a fraction is cut off before formatting.
+        dtype = np.int64 if decimals == 0 else np.float64
+        arrays = [(side, name, np.asarray(getattr(side.disp, name), dtype).ravel()) for side in sides for name in kinds]
+        text = format_many(np.concatenate([array for _, _, array in arrays]), decimals) if arrays else []
+        at = 0
+        for side, name, array in arrays:
+            side._disp_text[name] = text[at : at + len(array)]
+            at += len(array)
 
 
 def _side_block(out: list[str], side: VmfSide) -> None:
@@ -245,21 +269,19 @@ def _side_block(out: list[str], side: VmfSide) -> None:
                f'{t}"rotation" "{format_number(side.rotation)}"\n{t}"lightmapscale" "{int(side.lightmapscale)}"\n'
                f'{t}"smoothing_groups" "{int(side.smoothing_groups)}"\n')
     if side.disp is not None:
-        _disp_block(out, side.disp)
+        _disp_block(out, side.disp, side._disp_text)
     out.append("\t\t}\n")
 
 
-def _rows(out: list[str], depth: int, name: str, values: np.ndarray, per_row: int, decimals: int = 6) -> None:
+def _rows(out: list[str], depth: int, name: str, text: list[str], per_row: int) -> None:
     tabs = "\t" * depth
     out.append(f"{tabs}{name}\n{tabs}{{\n")
-    flat = np.asarray(values, np.float64).reshape(-1, per_row)
-    text = format_many(flat, decimals)
-    for r in range(len(flat)):
+    for r in range(len(text) // per_row):
         out.append(f'{tabs}\t"row{r}" "{" ".join(text[r * per_row : (r + 1) * per_row])}"\n')
     out.append(f"{tabs}}}\n")
 
 
-def _disp_block(out: list[str], disp: VmfDisp) -> None:
+def _disp_block(out: list[str], disp: VmfDisp, text: dict[str, list[str]]) -> None:
     d = 3
     tabs = "\t" * d
     w = disp.size
@@ -269,12 +291,9 @@ def _disp_block(out: list[str], disp: VmfDisp) -> None:
     _kv(out, d + 1, "flags", str(int(disp.flags)))
     _kv(out, d + 1, "elevation", format_number(disp.elevation))
     _kv(out, d + 1, "subdiv", str(int(disp.subdiv)))
-    _rows(out, d + 1, "normals", disp.normals, 3 * w)
-    _rows(out, d + 1, "distances", disp.distances, w)
-    _rows(out, d + 1, "offsets", disp.offsets, 3 * w)
-    _rows(out, d + 1, "offset_normals", disp.offset_normals, 3 * w)
-    _rows(out, d + 1, "alphas", disp.alphas, w)
-    _rows(out, d + 1, "triangle_tags", np.asarray(disp.triangle_tags, np.int64), 2 * (w - 1), 0)
+    per_row = {"normals": 3 * w, "offsets": 3 * w, "offset_normals": 3 * w, "triangle_tags": 2 * (w - 1)}
+    for name, _ in _DISP_ROWS:
+        _rows(out, d + 1, name, text[name], per_row.get(name, w))
     t2 = "\t" * (d + 1)
     out.append(f"{t2}allowed_verts\n{t2}{{\n")
     _kv(out, d + 2, "10", " ".join(str(int(v)) for v in np.asarray(disp.allowed_verts).astype(np.int32)))
