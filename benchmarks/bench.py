@@ -8,9 +8,11 @@ In one run, for each map and every installed library:
 * **whole process**: each operation as a fresh interpreter that imports the
   library, does the operation once and exits, timed from outside (wall and
   CPU time) with its **peak RSS** from the OS (``wait4``), and that peak above
-  the same interpreter's after only importing the library (for sourcebsp,
-  whose package loads its names lazily, the container and numpy), as a
-  multiple of the file size;
+  the same interpreter's just before the operation, once the library and
+  what the operation imports are loaded (for sourcebsp, whose package loads
+  its names lazily: the container and numpy, the converter, pygltflib,
+  Pillow), as a multiple of the file size; the "import" row is an
+  interpreter that only imports the library (sourcebsp: its container);
 * **the machine's limits** for the same file: copying its bytes in memory,
   writing them with and without ``fsync``, and for an LZMA map liblzma's own single-core
   rate on its lumps.
@@ -38,7 +40,7 @@ deps+check
 cli info
     ``sourcebsp info MAP`` (its output to a pipe); as a whole process, the way
     the console script runs it (``main()`` reading ``sys.argv``, with its
-    process set-up)
+    process set-up), so its memory figure includes loading numpy
 
 Default maps: a plain map (the median-sized corpus map without compressed
 lumps), an LZMA map (``tf2c_vipr_downfall.bsp``, else the plain map
@@ -228,16 +230,16 @@ def run_process(command: list[str], env: dict[str, str], timeout: float = 600.0)
     if process.returncode != 0:
         lines = stderr.decode("utf-8", "replace").strip().splitlines()
         raise RuntimeError(lines[-1] if lines else f"exit code {process.returncode}")
-    maxrss = int(stdout.decode().strip().splitlines()[-1])
-    rss = maxrss * (1 if sys.platform == "darwin" else 1024)  # Linux reports KiB
-    return {"wall": wall, "cpu": cpu, "rss": rss}
+    before, peak = (int(v) * (1 if sys.platform == "darwin" else 1024)  # Linux reports KiB
+                    for v in stdout.decode().strip().splitlines()[-1].split())
+    return {"wall": wall, "cpu": cpu, "rss": peak, "above": peak - before}
 
 
 def best_process(command: list[str], env: dict[str, str], repeat: int) -> dict[str, float]:
     """The minimum wall and CPU time and the largest peak RSS over ``repeat`` runs."""
     runs = [run_process(command, env) for _ in range(repeat)]
     return {"wall": min(r["wall"] for r in runs), "cpu": min(r["cpu"] for r in runs),
-            "rss": max(r["rss"] for r in runs), "runs": len(runs)}
+            "rss": max(r["rss"] for r in runs), "above": max(r["above"] for r in runs), "runs": len(runs)}
 
 
 def time_processes(library: str, path: Path, operations: list[str], repeat: int, workdir: Path,
@@ -261,7 +263,7 @@ def time_processes(library: str, path: Path, operations: list[str], repeat: int,
             out = _output(workdir, library, operation)
             try:
                 figures = best_process([*child, operation, str(path), str(out)], env, repeat)
-                above = max(figures["rss"] - baseline["rss"], 0)
+                above = max(figures["above"], 0)
                 row.update(seconds=figures["wall"], cpu=figures["cpu"], peak_rss=figures["rss"], runs=figures["runs"],
                            above_import=above, file_multiple=above / size if size else None)
             except Exception as error:
@@ -457,7 +459,8 @@ def print_map(result: dict[str, Any], versions: dict[str, str | None]) -> None:
         memory = [r for r in result["rows"] if r["mode"] == "process" and r.get("file_multiple") is not None
                   and r["library"] in (REFERENCE, BASELINE)]
         if memory:
-            print("peak RSS above an import-only process, in file sizes: " + ", ".join(
+            print("peak RSS above the same process before the operation (its imports done), in file sizes: "
+                  + ", ".join(
                 f"{r['operation']} {r['file_multiple']:.2f}x" + (" (baseline)" if r["library"] == BASELINE else "")
                 for r in memory))
     limits = [r for r in result["rows"] if r["library"] == MACHINE]

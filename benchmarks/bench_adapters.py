@@ -29,16 +29,20 @@ class Op:
     """``run(setup(path), out)`` is timed; ``setup`` (untimed) defaults to the path itself.
 
     ``process_run``, when given, replaces ``run`` in the measured interpreter
-    (e.g. a command run the way its console script runs it).
+    (e.g. a command run the way its console script runs it).  ``loads`` names
+    the modules the operation imports (a converter, pygltflib, Pillow): the
+    measured interpreter imports them before it reads its RSS, so the peak
+    above that reading is the operation's work, not its imports.
     """
 
-    __slots__ = ("run", "setup", "teardown", "process_run")
+    __slots__ = ("run", "setup", "teardown", "process_run", "loads")
 
     def __init__(self, run: Callable[[Any, str], Any], setup: Callable[[str], Any] = _same,
                  teardown: Callable[[Any], None] = _nothing,
-                 process_run: Callable[[Any, str], Any] | None = None) -> None:
+                 process_run: Callable[[Any, str], Any] | None = None, loads: tuple[str, ...] = ()) -> None:
         self.run, self.setup, self.teardown = run, setup, teardown
         self.process_run = process_run or run
+        self.loads = loads
 
 
 class Adapter:
@@ -175,7 +179,7 @@ def _save_unsynced(state: Any, out: str) -> None:
     state.save(out, fsync=False)
 
 
-SOURCEBSP_OPS = {
+SOURCEBSP_OPS: dict[str, Op] = {
     "open+decode": Op(_sb_decode),
     "entities": Op(_sb_entities),
     "static props": Op(_sb_props),
@@ -186,13 +190,16 @@ SOURCEBSP_OPS = {
     # Like for like with the other libraries, which never flush to the disk.
     "save unchanged (no fsync)": Op(_save_unsynced, _sb_open, _sb_close),
     "save after edit (no fsync)": Op(_save_unsynced, _sb_edited, _sb_close),
-    "export obj": Op(_sb_obj),
-    "export glb": Op(_sb_glb),
-    "decompile vmf": Op(_sb_vmf),
-    "render": Op(_sb_render),
+    "export obj": Op(_sb_obj, loads=("sourcebsp.converters.obj",)),
+    "export glb": Op(_sb_glb, loads=("sourcebsp.converters.gltf", "pygltflib", "PIL.Image")),
+    "decompile vmf": Op(_sb_vmf, loads=("sourcebsp.converters.vmf",)),
+    "render": Op(_sb_render, loads=("sourcebsp.converters.render", "PIL.Image")),
     "deps+check": Op(_sb_deps_check),
     "cli info": Op(_sb_info, process_run=_sb_info_command),
 }
+for _name, _op in SOURCEBSP_OPS.items():
+    if _name != "cli info":  # the command itself sets up the process before numpy loads
+        _op.loads = ("sourcebsp.container", *_op.loads)
 
 
 # srctools -----------------------------------------------------------------------------
@@ -409,21 +416,32 @@ LIBRARIES: dict[str, Adapter] = {
 }
 
 
+def _load(names: tuple[str, ...]) -> None:
+    for name in names:
+        module = __import__(name, fromlist=["_"])
+        if name == "PIL.Image":
+            module.preinit()  # the format plug-ins Pillow loads on its first save
+
+
 def child(library: str, operation: str, path: str, out: str) -> None:
-    """The measured interpreter: import the library, do one operation (``-``: none), print the peak RSS."""
+    """The measured interpreter: import the library, do one operation (``-``: none), print
+    its peak RSS before the operation (after its imports) and at the end."""
     import io
     import resource
 
     adapter = LIBRARIES[library]
     __import__(adapter.ready if operation == "-" else adapter.module)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if operation != "-":
         op = adapter.ops[operation]
         stdout, sys.stdout = sys.stdout, io.StringIO()  # srctools and bsp_tool print while saving
         try:
+            _load(op.loads)
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             op.process_run(op.setup(path), out)
         finally:
             sys.stdout = stdout
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 if __name__ == "__main__":
