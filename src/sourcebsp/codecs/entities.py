@@ -230,20 +230,21 @@ class Entity:
         entity._end = end
         return entity
 
-    def _match(self) -> "re.Match[bytes]":
+    def _source_text(self) -> tuple[str, int]:
+        """The source text of the block and its trail, and where the trail begins
+        (after the last '}': the trail is only whitespace)."""
         assert self._src is not None
-        match = _BLOCK.match(self._src, self._start, self._end)
-        assert match is not None  # it matched when the lump was decoded
-        return match
+        text = str(self._src[self._start : self._end], *_ENCODING)
+        return text, text.rindex("}") + 1
 
     @property
     def _pairs(self) -> list[tuple[str, str]]:
         if self._kv is None:
             assert self._src is not None
-            match = self._match()
-            # The block matched, so its quotes pair up: splitting on them gives
-            # [space, key, space, value, space, key, ...].
-            parts = str(self._src[match.start(1) : match.end(1)], *_ENCODING).split('"')
+            # The block matched _BLOCK when the lump was decoded, so its quotes pair
+            # up: splitting on them gives ['{' space, key, space, value, space, key,
+            # ..., space '}' trail].
+            parts = str(self._src[self._start : self._end], *_ENCODING).split('"')
             self._kv = list(zip(parts[1::4], parts[3::4]))
         return self._kv
 
@@ -262,8 +263,8 @@ class Entity:
     def trail(self) -> str:
         """The whitespace written after the closing brace."""
         if self._trail is None:
-            assert self._src is not None
-            return str(self._src[self._match().start(2) : self._end], *_ENCODING)
+            text, close = self._source_text()
+            return text[close:]
         return self._trail
 
     @trail.setter
@@ -459,7 +460,8 @@ class Entity:
     def to_text(self, newline: str = "\n") -> str:
         """The ``{ ... }`` block: the source text while unchanged, else written anew."""
         if self._src is not None:
-            return str(self._src[self._start : self._match().start(2)], *_ENCODING)
+            text, close = self._source_text()
+            return text[:close]
         body = "".join(f'"{k}" "{v}"{newline}' for k, v in self._pairs)
         return f"{{{newline}{body}}}"
 
@@ -549,9 +551,9 @@ class Entities(Sequence[Entity]):
     def _all(self) -> list[Entity]:
         """The list, every entry an Entity (whose pairs may still be unread)."""
         if self._pending:
-            for index, entity in enumerate(self._list):
-                if entity is None:
-                    self._at(index)
+            src, starts, lazy = self._src, self._starts, Entity._lazy
+            self._list = [lazy(src, starts[i], starts[i + 1]) if entity is None else entity
+                          for i, entity in enumerate(self._list)]
             self._pending = False
         return cast("list[Entity]", self._list)
 
