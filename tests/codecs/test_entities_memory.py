@@ -138,3 +138,11 @@ def test_writable_buffers_are_copied() -> None:
     buffer[14:24] = b"xxxxxxxxxx"
     assert entities[0].classname == "worldspawn"
     assert entities.to_bytes() == b'{"classname" "worldspawn"}\n{"classname" "info_target"}\n\x00'
+
+
+def test_entities_not_yet_read_are_not_none() -> None:
+    entities = parse_entities(b'{"classname" "worldspawn"}\n{"classname" "info_target"}\n\x00')
+    assert None not in entities  # type: ignore[comparison-overlap]
+    with pytest.raises(ValueError):
+        entities.index(None)
+    assert [e.classname for e in entities[1:]] == ["info_target"]

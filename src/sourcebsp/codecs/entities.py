@@ -596,12 +596,12 @@ class Entities(Sequence[Entity]):
         self._changed = True
 
     def __contains__(self, entity: object) -> bool:
-        return any(e is entity for e in self._list)
+        return isinstance(entity, Entity) and any(e is entity for e in self._list)
 
     def index(self, entity: Any, start: int = 0, stop: int | None = None) -> int:
         """Position of this very entity object (identity, not equal pairs)."""
         for i, e in enumerate(self._list[start:stop], start):
-            if e is entity and e is not None:
+            if e is entity and isinstance(e, Entity):
                 return i
         raise ValueError(f"{entity!r} is not in the entity list")
 
