@@ -24,13 +24,20 @@ Bytes are decoded as UTF-8 with ``surrogateescape``, so any byte that is not
 UTF-8 survives the round trip.  Each entity keeps the text it was read from
 (and the whitespace after it) and writes that text again while it is not
 changed, so an untouched lump encodes to the bytes it was decoded from.
+
+Decoding checks the syntax of every block but builds no strings: the lump's
+bytes are held once (the memory-mapped file itself when they cannot change)
+and an entity is only the span of its block in them, until its pairs are read
+or it is changed.  Saving writes untouched blocks straight from those bytes.
 """
 from __future__ import annotations
 
+import mmap
 import re
 import sys
+from array import array
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence, overload
+from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence, cast, overload
 
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
@@ -60,8 +67,10 @@ _WS = r"[ \t\r\n\f\v]"
 # took a second and tens of bytes of regex stack per byte of an unclosed block.
 _PAIRS = rf'(?:{_WS}*+"[^"]*+"{_WS}*+"[^"]*+")*+' if sys.version_info >= (3, 11) else \
     rf'(?:{_WS}*"[^"]*"{_WS}*"[^"]*")*'
-_BLOCK = re.compile(rf'\{{({_PAIRS}){_WS}*\}}({_WS}*)')
-_SPACE = re.compile(rf"{_WS}*")
+# The syntax is ASCII and UTF-8 never puts an ASCII byte inside a character, so
+# the patterns run on the lump's bytes and match what they would on its text.
+_BLOCK = re.compile(rf'\{{({_PAIRS}){_WS}*\}}({_WS}*)'.encode())
+_SPACE = re.compile(rf"{_WS}*".encode())
 _NUL = re.compile(b"\0")
 # Used only to explain why _BLOCK did not match.
 _TOKEN = re.compile(
@@ -193,24 +202,84 @@ class Entity:
     'Open'
     """
 
-    __slots__ = ("_pairs", "_text", "trail")
+    # An entity read from a lump holds the bytes it was read from (``_src``, shared
+    # with every entity of the lump) and its block's span in them, ``_start`` to
+    # ``_end`` (the trailing whitespace included).  Its pairs (``_kv``) are built
+    # when first read; ``_trail`` is None while it is the source's.  A changed or
+    # new entity has no source.
+    __slots__ = ("_kv", "_trail", "_src", "_start", "_end")
 
     def __init__(self, pairs: Mapping[str, Any] | Iterable[tuple[str, Any]] = (), /,
                  **keyvalues: Any) -> None:
         items = pairs.items() if isinstance(pairs, Mapping) else pairs
-        self._pairs: list[tuple[str, str]] = [
+        self._kv: list[tuple[str, str]] | None = [
             (_to_text(k, "key"), _to_text(v, "value")) for k, v in [*items, *keyvalues.items()]
         ]
-        self._text: str | None = None  # the source text, while unchanged
-        self.trail = "\n"  # whitespace written after the closing brace
+        self._trail: str | None = "\n"
+        self._src: memoryview | None = None
+        self._start = self._end = 0
 
     @classmethod
-    def _read(cls, pairs: list[tuple[str, str]], text: str, trail: str) -> "Entity":
+    def _lazy(cls, src: memoryview, start: int, end: int) -> "Entity":
+        """The entity whose block (already matched by ``_BLOCK``) spans ``src[start:end]``."""
         entity = cls.__new__(cls)
-        entity._pairs = pairs
-        entity._text = text
-        entity.trail = trail
+        entity._kv = None
+        entity._trail = None
+        entity._src = src
+        entity._start = start
+        entity._end = end
         return entity
+
+    def _source_text(self) -> tuple[str, int]:
+        """The source text of the block and its trail, and where the trail begins
+        (after the last '}': the trail is only whitespace)."""
+        assert self._src is not None
+        text = str(self._src[self._start : self._end], *_ENCODING)
+        return text, text.rindex("}") + 1
+
+    @property
+    def _pairs(self) -> list[tuple[str, str]]:
+        if self._kv is None:
+            assert self._src is not None
+            # The block matched _BLOCK when the lump was decoded, so its quotes pair
+            # up: splitting on them gives ['{' space, key, space, value, space, key,
+            # ..., space '}' trail].
+            parts = str(self._src[self._start : self._end], *_ENCODING).split('"')
+            self._kv = list(zip(parts[1::4], parts[3::4]))
+        return self._kv
+
+    @_pairs.setter
+    def _pairs(self, pairs: list[tuple[str, str]]) -> None:
+        self._kv = pairs
+
+    def _detach(self) -> None:
+        """Forget the source: the entity was changed and is written afresh."""
+        if self._src is not None:
+            self._kv = self._pairs
+            self._trail = self.trail
+            self._src = None
+
+    @property
+    def trail(self) -> str:
+        """The whitespace written after the closing brace."""
+        if self._trail is None:
+            text, close = self._source_text()
+            return text[close:]
+        return self._trail
+
+    @trail.setter
+    def trail(self, value: str) -> None:
+        self._trail = value
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled with its own block's bytes, not the whole lump (nor a memoryview).
+        source = None if self._src is None else bytes(self._src[self._start : self._end])
+        return {"_kv": self._kv, "_trail": self._trail, "_src": source}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._kv, self._trail, source = state["_kv"], state["_trail"], state["_src"]
+        self._src = None if source is None else memoryview(source)
+        self._start, self._end = 0, len(source or b"")
 
     def copy(self) -> "Entity":
         """A new entity with the same pairs (it is written afresh)."""
@@ -324,14 +393,14 @@ class Entity:
         if not done:
             kept.append((key, value))
         self._pairs = kept
-        self._text = None
+        self._detach()
 
     __setitem__ = set
 
     def add(self, key: str, value: Any) -> None:
         """Append a pair, even when the key exists already (as outputs do)."""
         self._pairs.append((_to_text(key, "key"), _to_text(value, "value")))
-        self._text = None
+        self._detach()
 
     def add_output(self, name: str, target: str, input: str, parameter: str = "",
                    delay: float | str = 0, times: int | str = -1, separator: str | None = None) -> Output:
@@ -352,7 +421,7 @@ class Entity:
         if not removed:
             raise KeyError(key)
         self._pairs = kept
-        self._text = None
+        self._detach()
         return removed
 
     def __delitem__(self, key: str) -> None:
@@ -371,7 +440,7 @@ class Entity:
         if not count:
             raise KeyError(old)
         self._pairs = pairs
-        self._text = None
+        self._detach()
         return count
 
     def remove_pair(self, key: str, value: str) -> None:
@@ -380,18 +449,19 @@ class Entity:
             self._pairs.remove((key, value))
         except ValueError:
             raise KeyError((key, value)) from None
-        self._text = None
+        self._detach()
 
     # ---- writing ------------------------------------------------------------------
     @property
     def changed(self) -> bool:
         """Whether the entity will be written afresh, not from its source text."""
-        return self._text is None
+        return self._src is None
 
     def to_text(self, newline: str = "\n") -> str:
         """The ``{ ... }`` block: the source text while unchanged, else written anew."""
-        if self._text is not None:
-            return self._text
+        if self._src is not None:
+            text, close = self._source_text()
+            return text[:close]
         body = "".join(f'"{k}" "{v}"{newline}' for k, v in self._pairs)
         return f"{{{newline}{body}}}"
 
@@ -425,7 +495,12 @@ class Entities(Sequence[Entity]):
     """
 
     def __init__(self, entities: Iterable[Entity] = (), *, bsp_version: int | None = None) -> None:
-        self._list: list[Entity] = list(entities)
+        # None in _list: entity i not yet asked for; its block is _src[_starts[i]:_starts[i + 1]].
+        # Entries move only after _all() has made every one an Entity.
+        self._list: list[Entity | None] = list(entities)
+        self._src = memoryview(b"")  # the lump's text bytes
+        self._starts = array("q")
+        self._pending = False  # some of _list is still None
         self.bsp_version = bsp_version
         self.newline = "\n"
         self._head = ""  # whitespace before the first entity
@@ -438,6 +513,10 @@ class Entities(Sequence[Entity]):
                    bsp_version: int | None = None) -> "Entities":
         """Parse entity lump bytes.
 
+        Every block's syntax is checked now; the strings of an entity are
+        built when it is first read.  Bytes that cannot change (``bytes``, a
+        read-only memory map) are held, not copied.
+
         Raises
         ------
         EntitySyntaxError
@@ -445,17 +524,45 @@ class Entities(Sequence[Entity]):
             quote, a key without a value or text outside the braces; its message
             names the absolute file offset (``file_offset`` + position) and line.
         """
-        text, nul = _lump_text(data)
+        src, nul = _lump_source(data)
         self = cls(bsp_version=bsp_version)
         self._terminated = nul >= 0
         self._after = b"" if nul < 0 else bytes(data[nul + 1 :])
         self._changed = False
-        if "\r\n" in text[:4096]:
+        # 16 KB of bytes hold at least the first 4096 characters.
+        if "\r\n" in str(src[:16384], *_ENCODING)[:4096]:
             self.newline = "\r\n"
-        pos = _SPACE.match(text).end()  # type: ignore[union-attr]
-        self._head = text[:pos]
-        self._list.extend(_read_blocks(text, pos, lump, file_offset))
+        pos = _SPACE.match(src).end()  # type: ignore[union-attr]
+        self._head = str(src[:pos], *_ENCODING)
+        self._src = src
+        self._starts = array("q", _block_starts(src, pos, lump, file_offset))
+        self._list = [None] * (len(self._starts) - 1)
+        self._pending = bool(self._list)
         return self
+
+    def _at(self, index: int) -> Entity:
+        entity = self._list[index]
+        if entity is None:
+            index = range(len(self._list))[index]
+            entity = Entity._lazy(self._src, self._starts[index], self._starts[index + 1])
+            self._list[index] = entity
+        return entity
+
+    def _all(self) -> list[Entity]:
+        """The list, every entry an Entity (whose pairs may still be unread)."""
+        if self._pending:
+            src, starts, lazy = self._src, self._starts, Entity._lazy
+            self._list = [lazy(src, starts[i], starts[i + 1]) if entity is None else entity
+                          for i, entity in enumerate(self._list)]
+            self._pending = False
+        return cast("list[Entity]", self._list)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A memoryview cannot be pickled; the bytes it shows can.
+        return {**self.__dict__, "_src": bytes(self._src)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _src=memoryview(state["_src"]))
 
     def __repr__(self) -> str:
         return f"<Entities: {len(self._list)} entities>"
@@ -465,7 +572,7 @@ class Entities(Sequence[Entity]):
         return len(self._list)
 
     def __iter__(self) -> Iterator[Entity]:
-        return iter(self._list)
+        return iter(self._all())
 
     @overload
     def __getitem__(self, index: int) -> Entity: ...
@@ -474,7 +581,9 @@ class Entities(Sequence[Entity]):
     def __getitem__(self, index: slice) -> list[Entity]: ...
 
     def __getitem__(self, index: int | slice) -> Entity | list[Entity]:
-        return self._list[index]
+        if isinstance(index, slice):
+            return self._all()[index]
+        return self._at(index)
 
     def __setitem__(self, index: int, entity: Entity) -> None:
         if not isinstance(entity, Entity):
@@ -483,16 +592,16 @@ class Entities(Sequence[Entity]):
         self._changed = True
 
     def __delitem__(self, index: int | slice) -> None:
-        del self._list[index]
+        del self._all()[index]
         self._changed = True
 
     def __contains__(self, entity: object) -> bool:
-        return any(e is entity for e in self._list)
+        return isinstance(entity, Entity) and any(e is entity for e in self._list)
 
     def index(self, entity: Any, start: int = 0, stop: int | None = None) -> int:
         """Position of this very entity object (identity, not equal pairs)."""
         for i, e in enumerate(self._list[start:stop], start):
-            if e is entity:
+            if e is entity and isinstance(e, Entity):
                 return i
         raise ValueError(f"{entity!r} is not in the entity list")
 
@@ -500,7 +609,7 @@ class Entities(Sequence[Entity]):
     @property
     def worldspawn(self) -> Entity | None:
         """The first entity (worldspawn in every compiled map), or None when empty."""
-        return self._list[0] if self._list else None
+        return self._at(0) if self._list else None
 
     def iter_find(self, classname: str | None = None, targetname: str | None = None,
                   **keys: str) -> Iterator[Entity]:
@@ -508,7 +617,7 @@ class Entities(Sequence[Entity]):
         tests = [(k, _matcher(v)) for k, v in (("classname", classname), ("targetname", targetname))
                  if v is not None]
         tests += [(k, _matcher(v)) for k, v in keys.items()]
-        for entity in self._list:
+        for entity in self._all():
             if all(test(entity.get(key)) for key, test in tests):
                 yield entity
 
@@ -530,13 +639,13 @@ class Entities(Sequence[Entity]):
         """The entity whose ``model`` is ``*N`` (model 0 is worldspawn's)."""
         if model_index == 0:
             return self.worldspawn
-        return next((e for e in self._list if e.model_index == model_index), None)
+        return next((e for e in self._all() if e.model_index == model_index), None)
 
     @property
     def output_separator(self) -> str:
         """The output field separator this map uses: found in its outputs, else
         guessed from the BSP version (ESC from version 21, and when unknown)."""
-        for entity in self._list:
+        for entity in self._all():
             for output in entity.outputs:
                 return output.separator
         if self.bsp_version is not None and self.bsp_version < 21:
@@ -553,8 +662,8 @@ class Entities(Sequence[Entity]):
             new = entity
         else:
             new = Entity(entity if entity is not None else (), **keyvalues)
-        if self._list and not self._list[-1].trail:
-            self._list[-1].trail = self.newline  # keep one block per line
+        if self._list and not self._at(-1).trail:
+            self._at(-1).trail = self.newline  # keep one block per line
         new.trail = new.trail or self.newline
         self._list.append(new)
         self._changed = True
@@ -563,7 +672,7 @@ class Entities(Sequence[Entity]):
     def insert(self, index: int, entity: Entity) -> None:
         if not isinstance(entity, Entity):
             raise TypeError(f"expected an Entity, not {type(entity).__name__}")
-        self._list.insert(index, entity)
+        self._all().insert(index, entity)
         self._changed = True
 
     def remove(self, entity: Entity) -> None:
@@ -573,10 +682,10 @@ class Entities(Sequence[Entity]):
     def remove_all(self, entities: Iterable[Entity]) -> int:
         """Remove these entity objects; returns how many were removed."""
         doomed = {id(e) for e in entities}
-        kept = [e for e in self._list if id(e) not in doomed]
+        kept = [e for e in self._all() if id(e) not in doomed]
         removed = len(self._list) - len(kept)
         if removed:
-            self._list = kept
+            self._list = list(kept)
             self._changed = True
         return removed
 
@@ -584,16 +693,34 @@ class Entities(Sequence[Entity]):
     @property
     def changed(self) -> bool:
         """Whether encoding would differ from the source text."""
-        return self._changed or any(e._text is None for e in self._list)
+        return self._changed or any(e is not None and e._src is None for e in self._list)
+
+    def _pieces(self) -> list[bytes | memoryview]:
+        """The lump text's bytes in pieces: untouched blocks as runs of the source
+        (views, not copies), the others written anew."""
+        newline, starts = self.newline, self._starts
+        pieces: list[bytes | memoryview] = [self._head.encode(*_ENCODING)]
+        run_src, run_start, run_end = self._src, 0, 0  # a run of source bytes not yet in pieces
+        for index, entity in enumerate(self._list):
+            if entity is None:
+                src, start, end = self._src, starts[index], starts[index + 1]
+            elif entity._src is not None and entity._trail is None:
+                src, start, end = entity._src, entity._start, entity._end
+            else:
+                pieces.append(run_src[run_start:run_end])
+                run_start = run_end
+                pieces.append((entity.to_text(newline) + entity.trail).encode(*_ENCODING))
+                continue
+            if src is not run_src or start != run_end:
+                pieces.append(run_src[run_start:run_end])
+                run_src, run_start = src, start
+            run_end = end
+        pieces.append(run_src[run_start:run_end])
+        return pieces
 
     def to_text(self) -> str:
         """The lump text (without the terminating NUL)."""
-        newline = self.newline
-        parts = [self._head]
-        for entity in self._list:
-            parts.append(entity.to_text(newline))
-            parts.append(entity.trail)
-        return "".join(parts)
+        return str(b"".join(self._pieces()), *_ENCODING)
 
     def to_bytes(self) -> bytes:
         """The lump: the text, a NUL, and whatever followed the NUL in the source.
@@ -601,49 +728,56 @@ class Entities(Sequence[Entity]):
         An edited lump always ends its text with NUL; an untouched one is
         written as found.
         """
-        data = self.to_text().encode(*_ENCODING)
+        pieces = self._pieces()
         if self._terminated or self.changed:
-            data += b"\0"
-        return data + self._after
+            pieces.append(b"\0")
+        pieces.append(self._after)
+        return b"".join(pieces)
 
 
 def iter_entities(data: bytes | memoryview, *, lump: str = "ENTITIES", file_offset: int = 0) -> Iterator[Entity]:
     """The entities of entity lump bytes, one at a time, without keeping them.
 
     The same parser as :meth:`Entities.from_bytes`, for a reader that needs a
-    few keys of each entity: only the lump's text and the current entity are
+    few keys of each entity: only the lump's bytes and the current entity are
     held, never the whole list.  A syntax error is raised when the parser
     reaches it, after the entities before it were yielded.
     """
-    text, _ = _lump_text(data)
-    return _read_blocks(text, _SPACE.match(text).end(), lump, file_offset)  # type: ignore[union-attr]
+    src, _ = _lump_source(data)
+    start = _SPACE.match(src).end()  # type: ignore[union-attr]
+    for end in _block_starts(src, start, lump, file_offset, first=False):
+        yield Entity._lazy(src, start, end)
+        start = end
 
 
-def _lump_text(data: bytes | memoryview) -> tuple[str, int]:
-    """The text before the terminating NUL, and the NUL's position (-1 without one).
+def _lump_source(data: bytes | memoryview) -> tuple[memoryview, int]:
+    """The bytes before the terminating NUL, and the NUL's position (-1 without one).
 
-    Decoded straight from ``data`` (a memory-mapped lump is not copied to bytes first).
+    A view of ``data`` when its bytes cannot change (``bytes``, a read-only
+    memory map: a mapped lump is not copied), else a copy.
     """
-    found = _NUL.search(data)
+    view = memoryview(data)
+    held = view.readonly and view.contiguous and view.ndim == 1 and view.itemsize == 1
+    if not (held and isinstance(view.obj, (bytes, mmap.mmap))):
+        view = memoryview(bytes(view))
+    found = _NUL.search(view)
     nul = -1 if found is None else found.start()
-    body = memoryview(data)[: len(data) if nul < 0 else nul]
-    return str(body, *_ENCODING), nul
+    return view[: len(view) if nul < 0 else nul], nul
 
 
-def _read_blocks(text: str, pos: int, lump: str, file_offset: int) -> Iterator[Entity]:
-    """The entities of ``text`` from ``pos`` (at a block's opening brace) to its end."""
-    end = len(text)
+def _block_starts(src: memoryview, pos: int, lump: str, file_offset: int, *, first: bool = True) -> Iterator[int]:
+    """Check the blocks of ``src`` from ``pos`` (at a block's opening brace) to its
+    end; yield where each begins (``first``) and where the last one ends."""
+    end = len(src)
     block_match = _BLOCK.match
-    read = Entity._read
+    if first:
+        yield pos
     while pos < end:
-        m = block_match(text, pos)
+        m = block_match(src, pos)
         if m is None:
-            _raise_syntax_error(text, pos, lump, file_offset)
-        # The block matched, so its quotes pair up: splitting on them gives
-        # [space, key, space, value, space, key, ...].
-        parts = m.group(1).split('"')
-        yield read(list(zip(parts[1::4], parts[3::4])), text[pos : m.start(2)], m.group(2))
+            _raise_syntax_error(str(src, *_ENCODING), len(str(src[:pos], *_ENCODING)), lump, file_offset)
         pos = m.end()
+        yield pos
 
 
 def parse_entities(data: bytes | memoryview, *, file_offset: int = 0, bsp_version: int | None = None) -> Entities:
