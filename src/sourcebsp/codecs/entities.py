@@ -37,11 +37,13 @@ import re
 import sys
 from array import array
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence, cast, overload
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, cast, overload
 
-from ..errors import BspFormatError
 from ..lump_ids import LumpId
 from .base import LumpContext
+from .entity_syntax import ENCODING as _ENCODING
+from .entity_syntax import WS as _WS
+from .entity_syntax import EntitySyntaxError, raise_syntax_error
 
 __all__ = [
     "ESC",
@@ -55,11 +57,6 @@ __all__ = [
 ]
 
 ESC = "\x1b"  # the output field separator of Left 4 Dead and later games
-_ENCODING = ("utf-8", "surrogateescape")
-
-# Whitespace between tokens.  The engine skips any byte <= ' '; vbsp writes
-# only newlines and spaces, and the strict reading accepts the usual five.
-_WS = r"[ \t\r\n\f\v]"
 # One well-formed entity and the whitespace after it.  Group 1: the key/value
 # pairs; group 2: the trailing whitespace.  A string holds anything but '"'.
 # The pairs are matched possessively (Python 3.11+): a block that does not close
@@ -72,27 +69,8 @@ _PAIRS = rf'(?:{_WS}*+"[^"]*+"{_WS}*+"[^"]*+")*+' if sys.version_info >= (3, 11)
 _BLOCK = re.compile(rf'\{{({_PAIRS}){_WS}*\}}({_WS}*)'.encode())
 _SPACE = re.compile(rf"{_WS}*".encode())
 _NUL = re.compile(b"\0")
-# Used only to explain why _BLOCK did not match.
-_TOKEN = re.compile(
-    rf'{_WS}*(?:(?P<open>\{{)|(?P<close>\}})|"(?P<string>[^"]*)"|(?P<unterminated>")'
-    rf'|(?P<bare>[^ \t\r\n\f\v{{}}"]+))'
-)
 
 
-class EntitySyntaxError(BspFormatError):
-    """Malformed entity text.
-
-    Besides ``lump`` and ``offset`` (the absolute file offset of the bad
-    byte), it carries ``line`` and ``column`` (1-based, in the lump text) and
-    ``lump_offset`` (the byte offset inside the lump).
-    """
-
-    def __init__(self, message: str, *, line: int, column: int, lump_offset: int,
-                 lump: str | None = None, offset: int | None = None) -> None:
-        self.line = line
-        self.column = column
-        self.lump_offset = lump_offset
-        super().__init__(f"line {line}, column {column}: {message}", lump=lump, offset=offset)
 
 
 # ---- values -----------------------------------------------------------------------
@@ -775,7 +753,7 @@ def _block_starts(src: memoryview, pos: int, lump: str, file_offset: int, *, fir
     while pos < end:
         m = block_match(src, pos)
         if m is None:
-            _raise_syntax_error(str(src, *_ENCODING), len(str(src[:pos], *_ENCODING)), lump, file_offset)
+            raise_syntax_error(str(src, *_ENCODING), len(str(src[:pos], *_ENCODING)), lump, file_offset)
         pos = m.end()
         yield pos
 
@@ -783,61 +761,6 @@ def _block_starts(src: memoryview, pos: int, lump: str, file_offset: int, *, fir
 def parse_entities(data: bytes | memoryview, *, file_offset: int = 0, bsp_version: int | None = None) -> Entities:
     """Parse entity lump bytes (see :meth:`Entities.from_bytes`)."""
     return Entities.from_bytes(data, file_offset=file_offset, bsp_version=bsp_version)
-
-
-# ---- errors -----------------------------------------------------------------------
-def _raise_syntax_error(text: str, pos: int, lump: str, file_offset: int) -> NoReturn:
-    """Find the first syntax error at or after ``pos`` (where a block failed to
-    parse) and raise it with its offset, line and column."""
-    at, reason = _diagnose(text, pos)
-    byte_offset = len(text[:at].encode(*_ENCODING))
-    line = text.count("\n", 0, at) + 1
-    column = at - (text.rfind("\n", 0, at) + 1) + 1
-    raise EntitySyntaxError(
-        f"{reason} (byte {byte_offset} of the entity lump)",
-        line=line, column=column, lump_offset=byte_offset, lump=lump, offset=file_offset + byte_offset,
-    )
-
-
-def _line(text: str, at: int) -> int:
-    return text.count("\n", 0, at) + 1
-
-
-def _diagnose(text: str, pos: int) -> tuple[int, str]:
-    opened: int | None = None  # position of the '{' of the entity being read
-    key_at: int | None = None  # position of a key still waiting for its value
-    key = ""
-    for m in _TOKEN.finditer(text, pos):
-        kind = m.lastgroup or "bare"
-        at = m.start(kind) - (kind == "string")  # a string's position is that of its opening quote
-        if kind == "open":
-            if opened is not None:
-                return at, (f"unbalanced braces: '{{' inside the entity opened at line "
-                            f"{_line(text, opened)}, which has no '}}'")
-            opened = at
-        elif kind == "close":
-            if opened is None:
-                return at, "unbalanced braces: '}' with no '{' before it"
-            if key_at is not None:
-                return key_at, f"key {key!r} has no value"
-            opened = None
-        elif kind == "string":
-            if opened is None:
-                return at, f"text outside braces: {m.group(kind)[:40]!r}"
-            if key_at is None:
-                key_at, key = at, m.group(kind)
-            else:
-                key_at = None
-        elif kind == "unterminated":
-            return at, "unterminated quoted string (no closing '\"' before the end of the text)"
-        else:
-            where = "outside braces" if opened is None else "inside an entity (strings must be quoted)"
-            return at, f"text {where}: {m.group(kind)[:40]!r}"
-    if key_at is not None:
-        return key_at, f"key {key!r} has no value and its entity has no '}}'"
-    if opened is not None:
-        return opened, "unbalanced braces: this '{' is never closed"
-    return pos, "malformed entity"  # pragma: no cover - _BLOCK and _TOKEN agree
 
 
 class EntitiesCodec:
