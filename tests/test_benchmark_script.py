@@ -51,7 +51,8 @@ def test_every_operation_in_process(bench, small_map, capsys) -> None:
     for library in bench.LIBRARIES:
         assert {r["operation"] for r in rows if r["library"] == library} == set(bench.OPERATIONS)
     with sourcebsp.open(small_map) as bsp:
-        assert mine["entities"]["note"] == f"{len(bsp.entities)} entities"
+        keys = sum(len(entity) for entity in bsp.entities)
+        assert mine["entities"]["note"] == f"{len(bsp.entities)} entities, {keys} keys"
     out = capsys.readouterr().out
     assert small_map.name in out and "open+decode" in out and "save after edit" in out
 
