@@ -187,9 +187,9 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
     candidates.sort(key=lambda c: (c[0], c[1] != "std"))
     _, order, record = candidates[0]
     table = record["lumps"]
+    # Whole columns to Python ints at once (a field read per row costs ~1 us each).
     entries = [
-        LumpEntry(int(row["fileofs"]), int(row["filelen"]), int(row["version"]), int(row["fourcc"]))
-        for row in table
+        LumpEntry(*fields) for fields in zip(*(table[name].tolist() for name in ("fileofs", "filelen", "version", "fourcc")))
     ]
     header = Header(ident, version, entries, int(record["map_revision"]), order)
     _check_entries(header, size)

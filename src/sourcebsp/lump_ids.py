@@ -91,9 +91,14 @@ _OLD_NAMES = {
 }
 
 
+# Slot -> name, for the names asked for on every lump decoded (an enum lookup costs more).
+_NAMES = {int(lump_id): lump_id.name for lump_id in LumpId}
+_NAMES_BEFORE_20 = {**_NAMES, **{int(lump_id): name for lump_id, name in _OLD_NAMES.items()}}
+
+
 def lump_name(lump: int, bsp_version: int = 20) -> str:
     """The name of directory slot ``lump`` in a map of ``bsp_version``."""
-    lump_id = LumpId(lump)
-    if bsp_version < 20 and lump_id in _OLD_NAMES:
-        return _OLD_NAMES[lump_id]
-    return lump_id.name
+    try:
+        return (_NAMES_BEFORE_20 if bsp_version < 20 else _NAMES)[lump]
+    except (KeyError, TypeError):
+        return LumpId(lump).name  # raises the enum's ValueError for a slot that does not exist
