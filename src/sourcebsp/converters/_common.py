@@ -29,10 +29,20 @@ def unit_scale(units: str) -> float:
         raise ValueError(f"units must be 'hammer' or 'meters', not {units!r}") from None
 
 
-def to_y_up(points: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """Source Z-up points ``(N, 3)`` to Y-up, scaled."""
-    p = np.asarray(points, np.float64)
-    return np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1) * scale
+def to_y_up(points: np.ndarray, scale: float = 1.0, *, rows: np.ndarray | None = None,
+            dtype: Any = np.float64) -> np.ndarray:
+    """Source Z-up points ``(N, 3)`` to Y-up ``(x, z, -y)``, scaled.
+
+    Computed in float64 one column at a time, each number rounded once to
+    ``dtype``; ``rows`` picks the points to convert without first copying the
+    whole selection (no ``(N, 3)`` float64 temporaries).
+    """
+    points = np.asarray(points)
+    out = np.empty((len(points) if rows is None else len(rows), 3), dtype)
+    for column, (source, sign) in enumerate(((0, 1.0), (2, 1.0), (1, -1.0))):
+        values = points[:, source] if rows is None else points[rows, source]
+        out[:, column] = values.astype(np.float64) * (sign * scale)
+    return out
 
 
 # ---- numbers as text ---------------------------------------------------------------

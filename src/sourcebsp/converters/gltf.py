@@ -228,8 +228,8 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
         vertex_ids = np.unique(mesh.triangles[tris].ravel())
         remap = np.full(len(mesh.positions), -1, np.int64)
         remap[vertex_ids] = np.arange(len(vertex_ids))
-        position = _y_up_float32(mesh.positions, vertex_ids, scale)
-        normal = _y_up_float32(mesh.normals, vertex_ids)
+        position = to_y_up(mesh.positions, scale, rows=vertex_ids, dtype=np.float32)
+        normal = to_y_up(mesh.normals, rows=vertex_ids, dtype=np.float32)
         normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
         attributes = lib.Attributes(
             POSITION=blob.accessor(position, "VEC3", bounds=True),
@@ -281,18 +281,6 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
     stats.materials = len(gltf.materials)
     stats.material_names = [m.name for m in gltf.materials]
     return gltf, blob, stats
-
-
-def _y_up_float32(points: np.ndarray, rows: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """``to_y_up(points[rows], scale)`` as float32, one column at a time.
-
-    The same numbers (each is a float64 product rounded to float32), without
-    the three ``(N, 3)`` float64 copies the whole-array form makes.
-    """
-    out = np.empty((len(rows), 3), np.float32)
-    for column, (source, sign) in enumerate(((0, 1.0), (2, 1.0), (1, -1.0))):
-        out[:, column] = points[rows, source].astype(np.float64) * (sign * scale)
-    return out
 
 
 def _finite(values: np.ndarray, what: str) -> np.ndarray:
