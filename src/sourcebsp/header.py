@@ -9,7 +9,7 @@ are consistent with the file size.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Collection, Literal
 
 import numpy as np
@@ -108,8 +108,8 @@ class Header:
         record["ident"] = self.ident
         record["version"] = self.version
         record["map_revision"] = self.map_revision
-        fields = operator.attrgetter(*_LUMP_FIELDS[self.lump_order])
-        record["lumps"] = np.array([fields(entry) for entry in self.lumps], record["lumps"].dtype)
+        in_file_order = operator.attrgetter(*_LUMP_FIELDS[self.lump_order])
+        record["lumps"] = np.array([in_file_order(entry) for entry in self.lumps], record["lumps"].dtype)
         return record.tobytes()
 
     def with_entry(self, index: int, **changes: int) -> "Header":
@@ -188,9 +188,8 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
     _, order, record = candidates[0]
     table = record["lumps"]
     # Whole columns to Python ints at once (a field read per row costs ~1 us each).
-    entries = [
-        LumpEntry(*fields) for fields in zip(*(table[name].tolist() for name in ("fileofs", "filelen", "version", "fourcc")))
-    ]
+    columns = (table[f.name].tolist() for f in fields(LumpEntry))
+    entries = [LumpEntry(*values) for values in zip(*columns)]
     header = Header(ident, version, entries, int(record["map_revision"]), order)
     _check_entries(header, size)
     return header
