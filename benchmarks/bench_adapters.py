@@ -383,12 +383,27 @@ def _sp_pak(path: str, out: str) -> str:
     return f"{len(names)} files"
 
 
+# sourcepp's LZMA level for a lump found compressed: liblzma's preset 6, the level sourcebsp uses.
+_SP_LZMA_LEVEL = 6
+
+
 def _sp_edited(path: str) -> Any:
     bsp = _sp_open(path)
     entities = bsp.get_lump_data_for_entities()
     entities[0].add_keyvalue("bench_edit", "1")
-    bsp.set_lump_for_entities(bsp.get_lump_version(type(bsp).Lump.ENTITIES), entities, 0)  # 0: uncompressed
-    return bsp
+    return bsp, entities
+
+
+def _sp_save_edited(state: Any, out: str) -> None:
+    """Store the edited entities and write the map, timed together like the others' saves
+    (srctools and sourcebsp turn an edit into bytes inside ``save``; sourcepp does it in
+    ``set_lump_for_entities``).  The lump stays compressed when it was, as in sourcebsp's
+    save; a level of 0 would store it uncompressed."""
+    bsp, entities = state
+    lump = type(bsp).Lump.ENTITIES
+    level = _SP_LZMA_LEVEL if bsp.is_lump_compressed(lump) else 0
+    bsp.set_lump_for_entities(bsp.get_lump_version(lump), entities, level)
+    _sp_save(bsp, out)
 
 
 def _sp_save(bsp: Any, out: str) -> None:
@@ -401,7 +416,7 @@ SOURCEPP_OPS = {
     "entities": Op(lambda path, out: f"{len(_sp_open(path).get_lump_data_for_entities())} entities"),
     "pakfile list": Op(_sp_pak),
     "save unchanged": Op(_sp_save, _sp_open),
-    "save after edit": Op(_sp_save, _sp_edited),
+    "save after edit": Op(_sp_save_edited, _sp_edited),
 }
 
 def _unsynced_too(ops: dict[str, Op]) -> dict[str, Op]:

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
 
+from sourcebsp import _io
 from sourcebsp._io import atomic_write, temp_path
 
 
@@ -110,3 +112,58 @@ def test_permission_error_names_the_target(tmp_path: Path) -> None:
         assert info.value.filename == str(folder / "out.bsp")
     finally:
         os.chmod(folder, 0o700)
+
+
+# ---- fsync=False: an existing file is swapped with the new one ----------------------
+_SWAPS = sys.platform.startswith("linux") and _io._renameat2() is not None
+
+
+@pytest.mark.skipif(not _SWAPS, reason="renameat2(RENAME_EXCHANGE) is Linux-only")
+def test_unsynced_save_over_a_file_swaps_without_a_rename(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "map.bsp"
+    target.write_bytes(b"old map")
+    os.chmod(target, 0o640)
+    renames: list[object] = []
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda *args: renames.append(args) or real(*args))
+    atomic_write(target, b"new map", fsync=False)
+    assert renames == []  # swapped in one step: ext4 starts no write-back on it
+    assert target.read_bytes() == b"new map" and stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]  # the old file is gone
+    # A durable save, or one to a new name, renames as before.
+    atomic_write(target, b"synced", fsync=True)
+    atomic_write(tmp_path / "new.bsp", b"fresh", fsync=False)
+    assert len(renames) == 2 and target.read_bytes() == b"synced"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links")
+def test_unsynced_save_replaces_a_link_not_what_it_points_to(tmp_path: Path) -> None:
+    real_file = tmp_path / "real.bsp"
+    real_file.write_bytes(b"linked map")
+    link = tmp_path / "link.bsp"
+    link.symlink_to(real_file)
+    atomic_write(link, b"saved", fsync=False)
+    assert not link.is_symlink() and link.read_bytes() == b"saved"
+    assert real_file.read_bytes() == b"linked map"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.bsp", "real.bsp"]
+
+
+def test_unsynced_save_onto_a_folder_fails_and_moves_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "maps"
+    folder.mkdir()
+    (folder / "inside.bsp").write_bytes(b"kept")
+    with pytest.raises(OSError) as info:
+        atomic_write(folder, b"x", fsync=False)
+    assert info.value.filename == str(folder)
+    assert (folder / "inside.bsp").read_bytes() == b"kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["maps"]
+
+
+def test_unsynced_save_renames_where_the_swap_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A filesystem without RENAME_EXCHANGE (EINVAL), an old kernel (ENOSYS), another system.
+    monkeypatch.setattr(_io, "_renameat2", lambda: (lambda *args: -1))
+    target = tmp_path / "map.bsp"
+    target.write_bytes(b"old")
+    atomic_write(target, b"new", fsync=False)
+    assert target.read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]

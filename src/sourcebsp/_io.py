@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
+import stat
+import sys
 from pathlib import Path
 from typing import BinaryIO, Callable
 
@@ -31,8 +34,12 @@ def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | C
     kernel applies the umask; the process umask is never changed) or, when it
     replaces a file, that file's mode.  An ``OSError`` names ``target`` as
     given, never the temporary file.  A chunk may be a function that writes to
-    the stream itself (e.g. an in-kernel copy); ``fsync=False`` skips flushing
-    to the disk.
+    the stream itself (e.g. an in-kernel copy).
+
+    ``fsync=False`` skips flushing to the disk, for scratch files: an existing
+    file is then swapped with the new one where the system can (Linux), so
+    that ext4 does not start writing the new data back as it does on a
+    rename over a file.  After a power cut such a file may be empty.
     """
     target = Path(target)
     temp = temp_path(target)
@@ -53,9 +60,9 @@ def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | C
                     os.fsync(stream.fileno())
                 if _LOCKS:
                     # Renamed while still locked, so no other save takes it for a stale file.
-                    os.replace(temp, target)
+                    _into_place(temp, target, swap=mode is not None and not fsync)
             if not _LOCKS:
-                os.replace(temp, target)
+                _into_place(temp, target, swap=mode is not None and not fsync)
         except BaseException:
             try:
                 os.unlink(temp)
@@ -67,6 +74,54 @@ def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | C
             raise type(exc)(exc.errno, exc.strerror, str(target)) from exc
         raise
     return target
+
+
+def _into_place(temp: Path, target: Path, *, swap: bool) -> None:
+    """Rename ``temp`` to ``target``; with ``swap``, exchange the two names instead when
+    the system can, then remove the old file (now under the temporary name)."""
+    if swap and _exchange(temp, target):
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass  # a stale temporary file: the next save to this target removes it
+        return
+    os.replace(temp, target)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2  # linux/fs.h
+
+
+def _exchange(temp: Path, target: Path) -> bool:
+    """Swap ``temp`` and ``target`` in one step (``renameat2(RENAME_EXCHANGE)``,
+    Linux 3.15+): True when done; False where the system or filesystem cannot,
+    or when ``target`` is not a file (a plain rename then says what is wrong)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        kind = os.lstat(target).st_mode
+    except OSError:
+        return False
+    if not (stat.S_ISREG(kind) or stat.S_ISLNK(kind)):
+        return False
+    renameat2 = _renameat2()
+    # Any failure (EINVAL: a filesystem without exchange; ENOSYS: an old kernel) falls back.
+    return renameat2 is not None and renameat2(
+        _AT_FDCWD, os.fsencode(temp), _AT_FDCWD, os.fsencode(target), _RENAME_EXCHANGE) == 0
+
+
+@functools.lru_cache(maxsize=None)
+def _renameat2() -> "Callable[..., int] | None":
+    """The C library's ``renameat2``, or None (glibc < 2.28, another C library)."""
+    import ctypes  # numpy has loaded it already
+
+    try:
+        func = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    func.restype = ctypes.c_int
+    return func
 
 
 try:  # POSIX: a save holds a lock on its temporary file; the lock dies with the process

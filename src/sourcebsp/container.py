@@ -581,7 +581,8 @@ class BspFile:
             pakfile (game lumps one by one), ``"none"`` to decompress all.
         fsync
             Flush the data to the disk before the rename (what makes the save
-            safe against a power cut); ``False`` is faster for scratch files.
+            safe against a power cut); ``False`` is faster for scratch files,
+            which a power cut may leave empty.
         """
         from ._io import atomic_write  # tempfile and what it imports, only when saving
 
