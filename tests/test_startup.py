@@ -175,3 +175,54 @@ os.keep_until_the_end = lambda: bsp  # os outlives sourcebsp.container: the map 
     done = subprocess.run([sys.executable, "-c", body], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=300)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def _console(body: str, **run: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", body], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=300, **run)  # type: ignore[call-overload, no-any-return]
+
+
+def test_console_script_ends_with_the_command_code_after_exit_handlers_and_output(corpus_file) -> None:
+    """``console_main`` (the ``sourcebsp`` script) skips the interpreter's teardown but keeps what a
+    normal exit does: the exit handlers run, both streams are flushed, the code is the command's."""
+    path = str(corpus_file("css_de_rats.bsp"))
+    body = f"""
+import atexit, sys
+atexit.register(lambda: print("exit handler ran", file=sys.stderr))
+from sourcebsp.cli import console_main
+sys.argv[1:] = {{args}}
+console_main()
+print("not reached: console_main returned")
+"""
+    done = _console(body.format(args=["info", path]))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(path) and "PAKFILE" in done.stdout and "not reached" not in done.stdout
+    assert done.stderr == "exit handler ran\n"
+    missing = _console(body.format(args=["info", path + ".missing"]))
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert missing.stderr.startswith("sourcebsp: error:") and missing.stderr.endswith("exit handler ran\n")
+
+
+def test_console_script_into_a_closed_pipe_says_nothing(corpus_file) -> None:
+    """``sourcebsp entities MAP | head -1``: the reader leaves early; no traceback, no 'Exception ignored'.
+
+    The listing (977 kB) is far larger than a pipe holds, so the command is still writing when the
+    reader goes."""
+    path = str(corpus_file("v42_rot_main.bsp"))
+    body = f"import sys\nfrom sourcebsp.cli import console_main\nsys.argv[1:] = ['entities', {path!r}]\nconsole_main()"
+    process = subprocess.Popen([sys.executable, "-c", body], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    errors = process.stderr.read()
+    assert process.wait(timeout=300) == 0 and first.startswith(b"[0]")
+    assert errors == b""
+
+
+def test_python_m_sourcebsp_is_the_console_script() -> None:
+    done = subprocess.run([sys.executable, "-m", "sourcebsp", "--version"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=300)
+    assert (done.returncode, done.stdout.split()[0], done.stderr) == (0, "sourcebsp", "")
+    scripts = (ROOT / "pyproject.toml").read_text()
+    assert 'sourcebsp = "sourcebsp.cli:console_main"' in scripts

@@ -1,3 +1,3 @@
-from . import main
+from . import console_main
 
-raise SystemExit(main())
+console_main()
