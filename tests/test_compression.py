@@ -200,3 +200,27 @@ def _decoded_size(path: str) -> int:
     with sourcebsp.open(path) as bsp:
         bsp.decode_all()
         return bsp.decompressed_size
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS")
+def test_a_block_larger_than_the_address_space_limit_is_a_typed_error() -> None:
+    """A direct ``lzma_decompress`` (no file budget) of a block claiming 1 GiB, under a 768 MiB
+    address-space limit: a LimitExceededError naming the lump and offset, not a MemoryError."""
+    script = (
+        "import resource, struct, sourcebsp\n"
+        "from sourcebsp.compression import lzma_compress, lzma_decompress\n"
+        "from sourcebsp.errors import LimitExceededError\n"
+        "block = bytearray(lzma_compress(bytes(1000)))\n"
+        "struct.pack_into('<I', block, 4, (1 << 30) - 1)  # actualSize: just under the block limit\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (768 << 20, 768 << 20))\n"
+        "try:\n"
+        "    lzma_decompress(bytes(block), lump='LIGHTING', offset=4096)\n"
+        "except LimitExceededError as e:\n"
+        "    print(type(e).__name__, e.limit, e.lump, e.offset)\n"
+        "except sourcebsp.BspError as e:\n"  # allowed too: the stream ends early
+        "    print(type(e).__name__, 'early', e.lump, e.offset)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["LimitExceededError", "memory", "LIGHTING", "4096"]

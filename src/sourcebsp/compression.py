@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import CompressionError, TruncatedError
+from .errors import CompressionError, LimitExceededError, TruncatedError
 
 __all__ = [
     "LZMA_HEADER",
@@ -269,7 +269,13 @@ def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: in
     """
     import lzma
 
-    out = np.empty(actual, np.uint8)
+    try:
+        out = np.empty(actual, np.uint8)
+    except MemoryError:  # an address-space limit (ulimit -v) below the block's stated size
+        raise LimitExceededError(
+            f"the system refused the {actual} bytes lzma_header_t says this block expands to",
+            limit="memory", lump=lump, offset=offset, needed=actual,
+        ) from None
     if actual == 0:
         return out.data.toreadonly()
     _, _, packed, properties = _HEADER.unpack_from(data)

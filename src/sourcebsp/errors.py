@@ -82,7 +82,9 @@ class LimitExceededError(BspError):
     Raised before the memory is asked for.  ``limit`` names the limit (an
     attribute of :class:`sourcebsp.resources.Budget` or of
     :class:`sourcebsp.codecs.pakfile.PakLimits`) and the message says how to
-    raise it; ``needed`` and ``available`` are the sizes compared.
+    raise it; ``needed`` and ``available`` are the sizes compared.  ``limit``
+    is ``"memory"`` when the system itself refused the memory (a process
+    address-space limit below what the map asks for).
     """
 
     def __init__(self, message: str, *, limit: str, **context: object) -> None:
