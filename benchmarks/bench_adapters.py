@@ -165,13 +165,13 @@ def _sb_info(path: str, out: str) -> None:
 
 
 def _sb_info_command(path: str, out: str) -> None:
-    # As the console script runs it: main() without argv reads sys.argv and sets up the
-    # process for one command (one BLAS thread unless chosen, start-up GC); the process
-    # then ends in console_main's quick exit (the child's report is an exit handler).
-    from sourcebsp.cli import console_main
+    # As the console script runs it: main() without argv reads sys.argv and sets up
+    # the process for one command (one BLAS thread unless chosen, start-up GC).
+    from sourcebsp.cli import main as cli
 
     sys.argv = ["sourcebsp", "info", path]
-    console_main()
+    if cli() != 0:
+        raise RuntimeError("sourcebsp info failed")
 
 
 def _save_to(state: Any, out: str) -> None:
@@ -443,32 +443,23 @@ def _load(names: tuple[str, ...]) -> None:
 
 def child(library: str, operation: str, path: str, out: str) -> None:
     """The measured interpreter: import the library, do one operation (``-``: none), print
-    its peak RSS before the operation (after its imports) and at the end.
-
-    The report is an exit handler, so an operation that ends the process itself (the
-    ``sourcebsp`` command's quick exit, which runs exit handlers) still makes it.
-    """
-    import atexit
+    its peak RSS before the operation (after its imports) and at the end."""
     import io
     import resource
 
-    def peak() -> int:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-    report = sys.stdout
     adapter = LIBRARIES[library]
     __import__(adapter.ready if operation == "-" else adapter.module)
-    before = [peak()]
-    atexit.register(lambda: (report.write(f"{before[0]} {peak()}\n"), report.flush()))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if operation != "-":
         op = adapter.ops[operation]
         stdout, sys.stdout = sys.stdout, io.StringIO()  # srctools and bsp_tool print while saving
         try:
             _load(op.loads)
-            before[0] = peak()
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             op.process_run(op.setup(path), out)
         finally:
             sys.stdout = stdout
+    print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 if __name__ == "__main__":

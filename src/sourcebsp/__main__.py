@@ -1,5 +1,7 @@
 """``python -m sourcebsp``: the same as the ``sourcebsp`` command."""
-from .cli import console_main
+import sys
+
+from .cli import main
 
 if __name__ == "__main__":
-    console_main()
+    sys.exit(main())

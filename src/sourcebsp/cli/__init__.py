@@ -13,7 +13,7 @@ import warnings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms before --help)
 if TYPE_CHECKING:
-    from typing import Callable, NoReturn, Sequence, TextIO
+    from typing import Callable, Sequence, TextIO
 
 COMMANDS = {
     "info": "Show the header, lump directory and contents of a map",
@@ -92,27 +92,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         _freeze(collecting)
 
 
-def console_main() -> NoReturn:
-    """The ``sourcebsp`` command (and ``python -m sourcebsp``): :func:`main`, then a quick exit.
-
-    Once the command is done, the interpreter would still free every module
-    and object one by one (numpy's among them), which takes longer than many
-    commands' work.  The exit handlers run and the output is flushed as at a
-    normal exit; then the process ends without that teardown.  Every file a
-    command writes is closed (and renamed into place) before it returns.
-    """
-    code = main()
-    import atexit
-
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # the reader went away (``| head``), or a closed stream
-            pass
-    os._exit(code)
-
-
 def _freeze(collecting: bool) -> None:
     """Move every object alive now out of the collector's sight; collect again if it did before."""
     gc.freeze()
@@ -142,4 +121,4 @@ def _run(args: list[str], loaded: Callable[[], None] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    console_main()
+    sys.exit(main())

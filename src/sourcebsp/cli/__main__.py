@@ -1,3 +1,3 @@
-from . import console_main
+from . import main
 
-console_main()
+raise SystemExit(main())
