@@ -235,43 +235,78 @@ def run_process(command: list[str], env: dict[str, str], timeout: float = 600.0)
     return {"wall": wall, "cpu": cpu, "rss": peak, "above": peak - before}
 
 
-def best_process(command: list[str], env: dict[str, str], repeat: int) -> dict[str, float]:
-    """The minimum wall and CPU time and the largest peak RSS over ``repeat`` runs."""
-    runs = [run_process(command, env) for _ in range(repeat)]
+@dataclass
+class ProcessJob:
+    """One library's whole-process measurements on one map: ``label`` names its rows
+    (``sourcebsp@baseline`` for the baseline), ``library`` its adapter."""
+
+    label: str
+    library: str
+    env: dict[str, str]
+    offered: set[str]
+
+
+def _summary(runs: list[dict[str, float]]) -> dict[str, float]:
+    """The minimum wall and CPU time and the largest peak RSS of a measurement's runs."""
     return {"wall": min(r["wall"] for r in runs), "cpu": min(r["cpu"] for r in runs),
             "rss": max(r["rss"] for r in runs), "above": max(r["above"] for r in runs), "runs": len(runs)}
 
 
-def time_processes(library: str, path: Path, operations: list[str], repeat: int, workdir: Path,
-                   env: dict[str, str], offered: set[str]) -> list[dict[str, Any]]:
-    """Whole-process rows: wall and CPU time, peak RSS, and the peak above an import-only process."""
-    child = [sys.executable, str(ADAPTERS_SCRIPT), library]
-    rows = []
-    try:
-        run_process([*child, "-", "-", "-"], env)  # compiles the bytecode once, untimed
-        baseline = best_process([*child, "-", "-", "-"], env, repeat)
-    except Exception as error:
-        return [_row(library, op, "process", error=_error_text(error)) for op in ["import", *operations]]
-    rows.append(_row(library, "import", "process", seconds=baseline["wall"], cpu=baseline["cpu"],
-                     peak_rss=baseline["rss"], runs=baseline["runs"]))
+def time_processes(jobs: list[ProcessJob], path: Path, operations: list[str], repeat: int,
+                   workdir: Path) -> list[dict[str, Any]]:
+    """Whole-process rows: wall and CPU time, peak RSS, and the peak above the operation's imports.
+
+    The libraries take turns run by run (every library's first run of an
+    operation, then every second run, ...), so a machine that slows down or
+    speeds up during the benchmark (a shared VM does) weighs on all of them
+    alike instead of on whichever library came last.
+    """
     size = path.stat().st_size
-    for operation in operations:
-        row = _row(library, operation, "process")
-        if operation not in offered:
-            row["error"] = "not offered"
-        else:
-            out = _output(workdir, library, operation)
-            try:
-                figures = best_process([*child, operation, str(path), str(out)], env, repeat)
-                above = max(figures["above"], 0)
-                row.update(seconds=figures["wall"], cpu=figures["cpu"], peak_rss=figures["rss"], runs=figures["runs"],
-                           above_import=above, file_multiple=above / size if size else None)
-            except Exception as error:
-                row["error"] = _error_text(error)
-            finally:
-                _clean(workdir)
-        rows.append(row)
+    failed: dict[tuple[str, str], str] = {}
+    runs: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for job in jobs:
+        try:
+            run_process(_child(job, "-", path, workdir), job.env)  # compiles the bytecode once, untimed
+        except Exception as error:
+            failed.update({(job.label, op): _error_text(error) for op in ["import", *operations]})
+    for operation in ["import", *operations]:
+        measured = [job for job in jobs if (job.label, operation) not in failed]
+        for job in measured:
+            if operation != "import" and operation not in job.offered:
+                failed[(job.label, operation)] = "not offered"
+        for _ in range(repeat):
+            for job in measured:
+                key = (job.label, operation)
+                if key in failed:
+                    continue
+                try:
+                    runs.setdefault(key, []).append(run_process(_child(job, operation, path, workdir), job.env))
+                except Exception as error:
+                    failed[key] = _error_text(error)
+        _clean(workdir)
+    rows = []
+    for job in jobs:
+        for operation in ["import", *operations]:
+            row = _row(job.label, operation, "process")
+            key = (job.label, operation)
+            if key in failed:
+                row["error"] = failed[key]
+            else:
+                figures = _summary(runs[key])
+                row.update(seconds=figures["wall"], cpu=figures["cpu"], peak_rss=figures["rss"], runs=figures["runs"])
+                if operation != "import":
+                    above = max(figures["above"], 0)
+                    row.update(above_import=above, file_multiple=above / size if size else None)
+            rows.append(row)
     return rows
+
+
+def _child(job: ProcessJob, operation: str, path: Path, workdir: Path) -> list[str]:
+    """The measured interpreter's command line (``-``: import the library only)."""
+    if operation in ("-", "import"):
+        return [sys.executable, str(ADAPTERS_SCRIPT), job.library, "-", "-", "-"]
+    out = _output(workdir, job.library, operation)
+    return [sys.executable, str(ADAPTERS_SCRIPT), job.library, operation, str(path), str(out)]
 
 
 # ---- the machine's limits -----------------------------------------------------------
@@ -385,6 +420,7 @@ def bench_map(path: Path, settings: Settings, cache: Path) -> dict[str, Any]:
     names = settings.libraries or list(LIBRARIES)
     with tempfile.TemporaryDirectory(prefix="sourcebsp-bench-") as tmp:
         workdir = Path(tmp)
+        jobs: list[ProcessJob] = []
         for name in names:
             adapter = LIBRARIES[name]
             if library_version(adapter) is None:
@@ -392,16 +428,14 @@ def bench_map(path: Path, settings: Settings, cache: Path) -> dict[str, Any]:
                             for mode in (("in process", "process") if settings.processes else ("in process",)))
                 continue
             rows.extend(time_in_process(adapter, path, settings.operations, settings.repeat, workdir, settings.budget))
-            if settings.processes:
-                env = child_environment(_reference_source() if name == REFERENCE else None, cache)
-                rows.extend(time_processes(name, path, settings.operations, settings.process_repeat, workdir, env,
-                                           set(adapter.ops)))
+            env = child_environment(_reference_source() if name == REFERENCE else None, cache)
+            jobs.append(ProcessJob(name, name, env, set(adapter.ops)))
         if settings.baseline:
             env = child_environment(settings.baseline, cache)
             rows.extend(_baseline_in_process(path, settings, env))
-            if settings.processes:
-                rows.extend(row | {"library": BASELINE} for row in time_processes(
-                    REFERENCE, path, settings.operations, settings.process_repeat, workdir, env, set(SOURCEBSP_OPS)))
+            jobs.append(ProcessJob(BASELINE, REFERENCE, env, set(SOURCEBSP_OPS)))
+        if settings.processes:
+            rows.extend(time_processes(jobs, path, settings.operations, settings.process_repeat, workdir))
         if settings.limits:
             rows.extend(machine_limits(path, settings.repeat, workdir))
     reference = {(r["operation"], r["mode"]): r["seconds"] for r in rows if r["library"] == REFERENCE}

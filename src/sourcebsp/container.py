@@ -348,10 +348,10 @@ class BspFile:
 
     def _decode(self, index: int) -> Any:
         """Decode a lump from the file (without keeping the value)."""
-        codec = self.codec(index)
+        version = self.header.lumps[index].version
+        codec = self.variant.codec(index, version)
         data = self.lump_bytes(index)
         if codec is None:
-            version = self.header.lumps[index].version
             return RawLump(bytes(data), f"no layout known for lump version {version} "
                                         f"in variant {self.variant.name}")
         # Codecs that decompress inside the lump (game lumps) share the file's budget.
@@ -456,20 +456,21 @@ class BspFile:
         started = start_parallel(self._decode, heavy)
         # The other lumps are decoded here meanwhile; every task ends before this returns.
         errors: list[BaseException] = []
+        decoded = self._decoded
         try:
             for index in indices:
-                if index not in heavy:
-                    self.get_lump(index)
+                if index not in decoded and index not in heavy:
+                    decoded[index] = self._decode(index)
         except BaseException as exc:
             errors.append(exc)
         for index, result in started:
             try:
-                self._decoded.setdefault(index, result())
+                decoded.setdefault(index, result())
             except BaseException as exc:
                 errors.append(exc)
         if errors:
             raise errors[0]
-        return {i: self.get_lump(i) for i in indices}
+        return {i: decoded[i] for i in indices}
 
     def count(self, key: LumpKey) -> int | None:
         """Number of decoded elements of a lump (None for a raw lump)."""

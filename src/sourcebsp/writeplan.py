@@ -20,6 +20,7 @@ can, so a save does not read the map into memory.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Generic, Literal, NamedTuple, Protocol, Sequence, TypeVar
 
@@ -73,16 +74,21 @@ def start_parallel(func: Callable[[T], R], items: Sequence[T], *,
     meanwhile.  With fewer than ``min_items`` items, or one core, the work is
     done here and now.  The pool is made on first use and shared.
     """
-    workers = os.cpu_count() or 1
-    if len(items) < min_items or workers < 2:
+    if len(items) < min_items or _cores() < 2:
         return [(item, _Done(func(item))) for item in items]
     global _pool, _pool_pid
     if _pool is None or _pool_pid != os.getpid():
         # A forked child (a process pool of batch jobs) has the parent's pool without its threads.
         from concurrent.futures import ThreadPoolExecutor
 
-        _pool, _pool_pid = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sourcebsp"), os.getpid()
+        _pool, _pool_pid = ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="sourcebsp"), os.getpid()
     return [(item, _pool.submit(func, item).result) for item in items]
+
+
+@functools.lru_cache(maxsize=None)
+def _cores() -> int:
+    """``os.cpu_count()``, read once: it reads a file in /sys on every call."""
+    return os.cpu_count() or 1
 
 
 def run_parallel(func: Callable[[T], R], items: Sequence[T], *, min_items: int = 2) -> list[tuple[T, R]]:
