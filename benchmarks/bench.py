@@ -178,12 +178,19 @@ def time_in_process(adapter: Adapter, path: Path, operations: list[str], repeat:
             rows.append(row)
             continue
         out = _output(workdir, adapter.name, operation)
+
+        def teardown(state: Any) -> None:
+            # Every run writes a new file: replacing the last run's output costs more on some
+            # filesystems (ext4 frees the old blocks, and flushes on a rename over a file).
+            op.teardown(state)
+            out.unlink(missing_ok=True)
+
         try:
             # srctools and bsp_tool print while saving; keep the table (and --json) clean
             with contextlib.redirect_stdout(io.StringIO()):
                 row["seconds"], row["runs"], note = best_of(
                     repeat, lambda state: op.run(state, str(out)), setup=lambda: op.setup(str(path)),
-                    teardown=op.teardown, budget=budget)
+                    teardown=teardown, budget=budget)
             row["note"] = note if isinstance(note, str) else None
         except Exception as error:  # a benchmark reports any library failure, never crashes
             row["error"] = _error_text(error)
@@ -283,7 +290,7 @@ def time_processes(jobs: list[ProcessJob], path: Path, operations: list[str], re
                     runs.setdefault(key, []).append(run_process(_child(job, operation, path, workdir), job.env))
                 except Exception as error:
                     failed[key] = _error_text(error)
-        _clean(workdir)
+                _clean(workdir)  # every run writes a new file, as in process
     rows = []
     for job in jobs:
         for operation in ["import", *operations]:
