@@ -251,6 +251,14 @@ def _st_save(bsp: Any, out: str) -> None:
     bsp.save(out)
 
 
+def _st_entities(path: str, out: str) -> str:
+    # srctools makes every key and value a string while parsing; this reads them all.
+    vmf = _st_open(path).ents
+    entities = [vmf.spawn, *vmf.entities]
+    pairs = sum(len(list(entity.items())) for entity in entities)
+    return f"{len(entities)} entities, {pairs} keys"
+
+
 def _st_vis(path: str, out: str) -> str:
     vis = _st_open(path).visibility
     if vis is None:
@@ -260,7 +268,7 @@ def _st_vis(path: str, out: str) -> str:
 
 SRCTOOLS_OPS = {
     "open+decode": Op(_st_decode),
-    "entities": Op(lambda path, out: f"{len(_st_open(path).ents.entities) + 1} entities"),
+    "entities": Op(_st_entities),
     "static props": Op(lambda path, out: f"{len(_st_open(path).props)} props"),
     "pakfile list": Op(lambda path, out: f"{len(_st_open(path).pakfile.namelist())} files"),
     "pvs/pas": Op(_st_vis),
@@ -374,6 +382,13 @@ def _sp_decode(path: str, out: str) -> str:
     return f"{len(typed)} typed getters + raw bytes of {raw} other lumps"
 
 
+def _sp_entities(path: str, out: str) -> str:
+    # Every key and value made into Python strings, as the other libraries' rows do.
+    entities = _sp_open(path).get_lump_data_for_entities()
+    pairs = sum(len([(pair.key, pair.value) for pair in entity.keyvalues]) for entity in entities)
+    return f"{len(entities)} entities, {pairs} keys"
+
+
 def _sp_pak(path: str, out: str) -> str:
     from sourcepp import bsppp
 
@@ -413,7 +428,7 @@ def _sp_save(bsp: Any, out: str) -> None:
 
 SOURCEPP_OPS = {
     "open+decode": Op(_sp_decode),
-    "entities": Op(lambda path, out: f"{len(_sp_open(path).get_lump_data_for_entities())} entities"),
+    "entities": Op(_sp_entities),
     "pakfile list": Op(_sp_pak),
     "save unchanged": Op(_sp_save, _sp_open),
     "save after edit": Op(_sp_save_edited, _sp_edited),
