@@ -167,3 +167,25 @@ def test_unsynced_save_renames_where_the_swap_fails(tmp_path: Path, monkeypatch:
     atomic_write(target, b"new", fsync=False)
     assert target.read_bytes() == b"new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]
+
+
+@pytest.mark.skipif(not _SWAPS, reason="renameat2(RENAME_EXCHANGE) is Linux-only")
+def test_another_save_during_a_swap_finds_it_in_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between the swap and the removal of the old file (now under the temporary name), a second
+    save to the same target must not take that file for a stale one and delete the name."""
+    target = tmp_path / "map.bsp"
+    target.write_bytes(b"old map")
+    real = _io._exchange
+    swapped: list[bool] = []
+
+    def exchange_then_another_save(temp: Path, into: Path) -> bool:
+        done = real(temp, into)
+        with pytest.raises(BlockingIOError):
+            _io._open_temp(temp_path(into))  # a second save to the same target, just now
+        swapped.append(done)
+        return done
+
+    monkeypatch.setattr(_io, "_exchange", exchange_then_another_save)
+    atomic_write(target, b"new map", fsync=False)
+    assert swapped == [True] and target.read_bytes() == b"new map"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]

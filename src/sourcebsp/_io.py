@@ -79,13 +79,38 @@ def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | C
 def _into_place(temp: Path, target: Path, *, swap: bool) -> None:
     """Rename ``temp`` to ``target``; with ``swap``, exchange the two names instead when
     the system can, then remove the old file (now under the temporary name)."""
-    if swap and _exchange(temp, target):
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass  # a stale temporary file: the next save to this target removes it
-        return
+    if swap and _LOCKS and sys.platform.startswith("linux"):
+        old = _locked_file(target)
+        if old is not None:
+            try:
+                if _exchange(temp, target):
+                    # The old file is still locked here: another save meanwhile takes the
+                    # temporary name for one in progress, never for a stale file to delete.
+                    try:
+                        os.unlink(temp)
+                    except OSError:
+                        pass  # a stale temporary file: the next save to this target removes it
+                    return
+            finally:
+                os.close(old)
     os.replace(temp, target)
+
+
+def _locked_file(target: Path) -> int | None:
+    """An open, locked handle on the file ``target`` names (a file or a link to one), or None
+    when it is something else or cannot be opened or locked (a plain rename then says what is wrong)."""
+    try:
+        if not stat.S_ISREG(os.stat(target).st_mode):
+            return None
+        handle = os.open(target, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(handle)
+        return None
+    return handle
 
 
 _AT_FDCWD = -100
@@ -93,17 +118,8 @@ _RENAME_EXCHANGE = 2  # linux/fs.h
 
 
 def _exchange(temp: Path, target: Path) -> bool:
-    """Swap ``temp`` and ``target`` in one step (``renameat2(RENAME_EXCHANGE)``,
-    Linux 3.15+): True when done; False where the system or filesystem cannot,
-    or when ``target`` is not a file (a plain rename then says what is wrong)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        kind = os.lstat(target).st_mode
-    except OSError:
-        return False
-    if not (stat.S_ISREG(kind) or stat.S_ISLNK(kind)):
-        return False
+    """Swap ``temp`` and ``target`` in one step (``renameat2(RENAME_EXCHANGE)``, Linux
+    3.15+): True when done; False where the C library, kernel or filesystem cannot."""
     renameat2 = _renameat2()
     # Any failure (EINVAL: a filesystem without exchange; ENOSYS: an old kernel) falls back.
     return renameat2 is not None and renameat2(
