@@ -189,3 +189,25 @@ def test_another_save_during_a_swap_finds_it_in_progress(tmp_path: Path, monkeyp
     atomic_write(target, b"new map", fsync=False)
     assert swapped == [True] and target.read_bytes() == b"new map"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]
+
+
+def test_a_size_hint_reserves_space_but_the_file_is_what_was_written(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "map.bsp"
+    reserved: list[tuple[int, int]] = []
+    real = _io._reserve
+    monkeypatch.setattr(_io, "_reserve", lambda handle, size: (reserved.append((handle, size)), real(handle, size)))
+    atomic_write(target, b"abc", b"defg", size=7)
+    assert target.read_bytes() == b"abcdefg" and len(reserved) == 1 and reserved[0][1] == 7
+    # A hint larger than the data (a caller's mistake) adds nothing to the file.
+    atomic_write(target, b"xyz", size=1 << 20)
+    assert target.read_bytes() == b"xyz" and target.stat().st_size == 3
+    if hasattr(os.stat_result, "st_blocks"):
+        assert target.stat().st_blocks * 512 < 1 << 16  # and keeps none of the space reserved past its end
+    # A system that cannot reserve (fallocate fails, or there is none) writes all the same.
+    monkeypatch.setattr(_io, "_fallocate", lambda: (lambda *args: -1))
+    atomic_write(target, b"no reservation", size=14)
+    monkeypatch.setattr(_io, "_fallocate", lambda: None)
+    atomic_write(target, b"no fallocate", size=12)
+    assert target.read_bytes() == b"no fallocate"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]

@@ -592,7 +592,7 @@ class BspFile:
         if self.path is not None and not overwrite and target.exists() and target.resolve() == self.path.resolve():
             raise BspError(f"refusing to overwrite the input map {target} (pass overwrite=True)")
         plan = plan_write(self, reencode=reencode, compression=compression)
-        return atomic_write(target, *plan.writers(self._fd), fsync=fsync)
+        return atomic_write(target, *plan.writers(self._fd), fsync=fsync, size=plan.size)
 
     # ---- typed lump attributes ------------------------------------------------------
     entities: LumpAttr["Entities"] = LumpAttr(LumpId.ENTITIES)
