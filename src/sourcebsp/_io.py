@@ -108,17 +108,9 @@ def _locked_file(target: Path) -> int | None:
     """An open, locked handle on the file ``target`` names (a file or a link to one), or None
     when it is something else or cannot be opened or locked (a plain rename then says what is wrong)."""
     try:
-        if not stat.S_ISREG(os.stat(target).st_mode):
-            return None
-        handle = os.open(target, os.O_RDONLY)
+        return _try_lock(target) if stat.S_ISREG(os.stat(target).st_mode) else None
     except OSError:
         return None
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(handle)
-        return None
-    return handle
 
 
 _AT_FDCWD = -100
@@ -190,16 +182,27 @@ def _in_use(temp: Path) -> bool:
     if not _LOCKS:
         return False
     try:
-        handle = os.open(temp, os.O_RDONLY)
+        handle = _try_lock(temp)
     except FileNotFoundError:
         return False
+    if handle is None:
+        return True
+    os.close(handle)
+    return False
+
+
+def _try_lock(path: Path) -> int | None:
+    """An open handle on ``path`` holding its exclusive lock; None when another holds it."""
+    handle = os.open(path, os.O_RDONLY)
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        return True
-    finally:
         os.close(handle)
-    return False
+        return None
+    except BaseException:
+        os.close(handle)
+        raise
+    return handle
 
 
 def _open_temp(temp: Path) -> int:
