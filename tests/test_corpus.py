@@ -124,6 +124,26 @@ def test_unedited_save_is_byte_identical(map_path: Path, tmp_path: Path) -> None
     assert out.read_bytes() == map_path.read_bytes()
 
 
+def test_unsynced_saves_over_the_same_file_write_what_the_plan_says(map_path: Path, tmp_path: Path) -> None:
+    """``save(fsync=False)`` to a new file, then an edit saved over it (swapped in where the
+    system can), then the map as found again: each time exactly the planned bytes, with no
+    space left reserved past them and nothing else left in the folder."""
+    out = tmp_path / "out.bsp"
+    with sourcebsp.open(map_path) as bsp:
+        bsp.save(out, fsync=False)
+        assert out.read_bytes() == map_path.read_bytes()
+        bsp.entities[0]["sourcebsp_test"] = "1"
+        edited = bsp.to_bytes()
+        bsp.save(out, fsync=False)
+        assert out.read_bytes() == edited and edited != map_path.read_bytes()
+    with sourcebsp.open(map_path) as bsp:
+        bsp.save(out, fsync=False)
+    assert out.read_bytes() == map_path.read_bytes()
+    if hasattr(out.stat(), "st_blocks"):  # the reservation covers the file and no more (4 KiB blocks)
+        assert out.stat().st_blocks * 512 <= out.stat().st_size + (1 << 16)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.bsp"]
+
+
 def test_reencoded_save_is_byte_identical(map_path: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.bsp"
     with sourcebsp.open(map_path) as bsp:
