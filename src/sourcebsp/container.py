@@ -348,10 +348,10 @@ class BspFile:
 
     def _decode(self, index: int) -> Any:
         """Decode a lump from the file (without keeping the value)."""
-        version = self.header.lumps[index].version
-        codec = self.variant.codec(index, version)
+        codec = self.codec(index)
         data = self.lump_bytes(index)
         if codec is None:
+            version = self.header.lumps[index].version
             return RawLump(bytes(data), f"no layout known for lump version {version} "
                                         f"in variant {self.variant.name}")
         # Codecs that decompress inside the lump (game lumps) share the file's budget.

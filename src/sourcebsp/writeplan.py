@@ -214,14 +214,7 @@ def _cannot_have_changed(bsp: "SavedMap", index: int, value: Any) -> bool:
 
 def _holds_file_offsets(bsp: "SavedMap", index: int) -> bool:
     check = getattr(bsp.codec(index), "holds_file_offsets", None)
-    entry = bsp.header.lumps[index]
-    return bool(check and check(_stored(bsp, entry), entry.fileofs))
-
-
-def _stored(bsp: "SavedMap", entry: LumpEntry) -> memoryview:
-    """A lump's bytes as the file stores them (``raw_lump`` without its checks, for the
-    64 lumps of every save)."""
-    return bsp._buffer[entry.fileofs : entry.fileofs + entry.filelen]
+    return bool(check and check(bsp.raw_lump(index), bsp.header.lumps[index].fileofs))
 
 
 def _recompressed_game_lumps(value: Any, compressed: bool) -> Any:
@@ -285,7 +278,7 @@ def plan_write(bsp: "SavedMap", *, reencode: bool = False, compression: Compress
             to_convert.append(index)
         elif (not entry.filelen or compression == "keep"
               or entry.compressed == wants_lzma(index, entry.fourcc if entry.compressed else entry.filelen)):
-            payloads[index], fourccs[index] = _stored(bsp, entry), entry.fourcc
+            payloads[index], fourccs[index] = bsp.raw_lump(index), entry.fourcc
             as_found.add(index)
         else:
             to_convert.append(index)
