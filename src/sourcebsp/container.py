@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import mmap
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Generic, Iterator, Literal, TypeVar, overload
 
 
@@ -28,6 +27,8 @@ from .variants import Variant, detect_variant, get_variant, supported_versions
 from .writeplan import Compression, plan_write, start_parallel
 
 if TYPE_CHECKING:
+    from pathlib import Path  # imported when a path is asked for: 3-5 ms that reading does not need
+
 
     from .codecs.entities import Entities
     from .codecs.gamelumps import GameLumps
@@ -128,11 +129,11 @@ class BspFile:
     """
 
     def __init__(self, header: Header | None = None, buffer: bytes | memoryview | None = None,
-                 path: Path | None = None, *, variant: "str | Variant | None" = None,
+                 path: str | os.PathLike[str] | None = None, *, variant: "str | Variant | None" = None,
                  limits: Limits | None = None) -> None:
         self.header = header if header is not None else Header()
         self.variant: Variant = detect_variant(self.header) if variant is None else get_variant(variant)
-        self.path = path
+        self._path = None if path is None else os.fspath(path)
         self.limits = limits or Limits()
         # Read-only, so decoded arrays are read-only views that no one edits in place.
         self._buffer = memoryview(buffer).toreadonly() if buffer is not None else memoryview(b"")
@@ -165,7 +166,7 @@ class BspFile:
         limits
             Decompression budgets, for trusted maps larger than the defaults allow.
         """
-        path = Path(path)
+        path = os.fspath(path)
         chosen = None if variant is None else get_variant(variant)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         mapped = None
@@ -208,12 +209,19 @@ class BspFile:
             self._fd = None
 
     @property
+    def path(self) -> Path | None:
+        """The file this map was opened from (None for a map built in memory)."""
+        from pathlib import Path
+
+        return None if self._path is None else Path(self._path)
+
+    @property
     def closed(self) -> bool:
         return self._closed
 
     def _check_open(self) -> None:
         if self._closed:
-            where = f" {self.path}" if self.path else ""
+            where = f" {self._path}" if self._path else ""
             raise ClosedMapError(f"the map{where} was closed; open it again to read or save its lumps")
 
     def __enter__(self) -> "BspFile":
@@ -229,7 +237,7 @@ class BspFile:
             self._fd = None
 
     def __repr__(self) -> str:
-        where = f" {self.path.name!r}" if self.path else ""
+        where = f" {os.path.basename(self._path)!r}" if self._path else ""
         state = " closed" if self._closed else ""
         return f"<BspFile{where} {self.header.ident.decode('latin-1')} v{self.version} {self.variant.name}{state}>"
 
@@ -585,6 +593,8 @@ class BspFile:
             safe against a power cut); ``False`` is faster for scratch files,
             which a power cut may leave empty.
         """
+        from pathlib import Path
+
         from ._io import atomic_write  # tempfile and what it imports, only when saving
 
         self._check_open()

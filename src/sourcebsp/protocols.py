@@ -8,7 +8,6 @@ container, and a type checker still sees each lump's type.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Literal, Protocol, overload
 
 from .codecs.base import Codec, RawLump
@@ -16,6 +15,8 @@ from .header import Endian, Header, LumpEntry
 from .lump_ids import LumpId
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy.typing as npt
 
     from .codecs.entities import Entities
@@ -60,7 +61,9 @@ class MapReader(Protocol):
     """
 
     header: Header
-    path: Path | None
+
+    @property
+    def path(self) -> Path | None: ...
 
     @property
     def version(self) -> int: ...

@@ -96,6 +96,10 @@ def test_file_list_matches_zipfile_srctools_and_engine(map_path: Path) -> None:
             for entry, info in zip(pak.entries(), plain.infolist()):
                 assert (entry.size, entry.compressed_size, entry.compress_type, entry.crc) == \
                     (info.file_size, info.compress_size, info.compress_type, info.CRC)
+            # The directory as sourcebsp reads it, without zipfile: every field zipfile gives.
+            members = [slot.info for slot in pak._slots]
+            assert [(m.name, m.flag_bits, m.date_time, m.header_offset) for m in members] == \
+                [(i.filename, i.flag_bits, i.date_time, i.header_offset) for i in plain.infolist()]
         theirs = srctools_pak(map_path)
         if theirs is not None:
             assert names == theirs.namelist()
@@ -349,9 +353,10 @@ def test_corrupt_central_directory(corpus_file, tmp_path: Path) -> None:
     with sourcebsp.open(copy) as bsp:
         with pytest.raises(BspFormatError) as info:
             bsp.pakfile
-    assert info.value.offset == offset and info.value.lump == "PAKFILE"
-    assert f"file offset {offset}" in str(info.value) and "bad zip data" in str(info.value)
-    assert isinstance(info.value.__cause__, zipfile.BadZipFile)
+    # The error points at the damaged entry: the first one, where the end record says the directory starts.
+    assert info.value.offset == offset + cd_offset and info.value.lump == "PAKFILE"
+    assert f"file offset {offset + cd_offset}" in str(info.value) and "bad zip data" in str(info.value)
+    assert "bad signature of central directory entry 0" in str(info.value)
 
 
 def test_truncated_pakfile(corpus_file, tmp_path: Path) -> None:
@@ -499,3 +504,76 @@ def test_moving_an_untouched_pakfile_does_not_read_it(corpus_file, tmp_path: Pat
     new_offset, new_length = pak_location(moved)
     assert new_offset == offset + 12
     assert moved[new_offset : new_offset + new_length] == raw_pak(copy)
+
+
+# ---- the central directory, read without zipfile ----------------------------------------------------
+def _zip_of(names: list[str]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for index, name in enumerate(names):
+            archive.writestr(zipfile.ZipInfo(name, date_time=(2001, 2, 3, 4, 5, 6 + 2 * index)), name.encode() * 3)
+    return out.getvalue()
+
+
+def _patch_entry(data: bytes, index: int, at: int, value: bytes) -> bytes:
+    """``data`` with bytes ``at`` of central directory entry ``index`` replaced (standard zip layout)."""
+    end = data.rfind(b"PK\x05\x06")
+    position = struct.unpack_from("<I", data, end + 16)[0]
+    for _ in range(index):
+        position += 46 + sum(struct.unpack_from("<HHH", data, position + 28))
+    out = bytearray(data)
+    out[position + at : position + at + len(value)] = value
+    return bytes(out)
+
+
+def test_names_dates_and_offsets_are_read_as_zipfile_reads_them() -> None:
+    names = ["materials/a.vmt", "sound/é.wav", "models/ü.mdl"]
+    data = _zip_of(names)  # zipfile flags the non-ASCII names as UTF-8 (bit 11)
+    # The third entry's flags cleared in the central directory: its name is read as code page 437,
+    # as zipfile reads it (whose reading of the file then finds the local header's name differs).
+    data = _patch_entry(data, 2, 8, b"\0\0")
+    pak, plain = Pakfile(data), zipfile.ZipFile(io.BytesIO(data))
+    assert pak.names() == plain.namelist() and pak.names()[1] == "sound/é.wav"
+    assert pak.names()[2] == names[2].encode().decode("cp437") != names[2]
+    assert [(s.info.date_time, s.info.header_offset) for s in pak._slots] == \
+        [(i.date_time, i.header_offset) for i in plain.infolist()]
+    assert [pak.read(n) for n in names[:2]] == [plain.read(n) for n in names[:2]]
+
+
+def test_a_name_cut_at_a_nul_as_zipfile_cuts_it() -> None:
+    data = _zip_of(["scripts/a.txt"])
+    end = data.rfind(b"PK\x05\x06")
+    name_at = struct.unpack_from("<I", data, end + 16)[0] + 46
+    patched = bytearray(data)
+    patched[name_at + 9] = 0  # "scripts/a\0txt" in the central directory
+    pak = Pakfile(bytes(patched))
+    assert pak.names() == zipfile.ZipFile(io.BytesIO(bytes(patched))).namelist() == ["scripts/a"]
+
+
+def test_bad_utf8_name_is_a_format_error() -> None:
+    data = _patch_entry(_zip_of(["sound/é.wav"]), 0, 46 + len("sound/"), b"\xff")
+    with pytest.raises(BspFormatError, match="bad zip data") as info:
+        Pakfile(data, offset=1000)
+    assert info.value.offset == 1000 + struct.unpack_from("<I", data, data.rfind(b"PK\x05\x06") + 16)[0]
+
+
+def test_a_newer_zip_version_is_unsupported_as_zipfile_finds_it() -> None:
+    data = _patch_entry(_zip_of(["a.txt", "b.txt"]), 1, 6, bytes([64]))  # "version needed" 6.4
+    with pytest.raises(NotImplementedError):
+        zipfile.ZipFile(io.BytesIO(data))
+    with pytest.raises(UnsupportedError, match="zip file version 6.4"):
+        Pakfile(data)
+
+
+@pytest.mark.parametrize("delta", [-1, 1, 46])
+def test_directory_size_that_does_not_hold_the_entries(delta: int) -> None:
+    data = bytearray(_zip_of(["a.txt", "b.txt"]))
+    end = data.rfind(b"PK\x05\x06")
+    size, start = struct.unpack_from("<II", data, end + 12)
+    struct.pack_into("<II", data, end + 12, size + delta, start - delta)  # still ends at the end record
+    with pytest.raises(zipfile.BadZipFile):  # zipfile reads it as damaged too (or as more entries)
+        if len(zipfile.ZipFile(io.BytesIO(bytes(data))).infolist()) != 2:
+            raise zipfile.BadZipFile("count")
+    with pytest.raises(BspFormatError, match="bad zip data") as info:
+        Pakfile(bytes(data), offset=500)
+    assert info.value.offset is not None and info.value.offset >= 500

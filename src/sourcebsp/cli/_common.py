@@ -5,11 +5,13 @@ import argparse
 import os
 import re
 import sys
-from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..container import BspFile
 from ..errors import BspError
+
+if TYPE_CHECKING:
+    from pathlib import Path  # os.path where it will do: pathlib's import costs every command 3-5 ms
 
 class CommandError(Exception):
     """A refusal or failure to report to the user as one line (exit code 1)."""
@@ -34,23 +36,22 @@ def check_output(output: str | os.PathLike[str], *, overwrite: bool,
     written back over itself, on request; never a picture over a map).
     Messages use the paths as the user typed them.
     """
-    target = Path(output)
     for source in inputs:
-        if _same_file(target, Path(source)):
+        if _same_file(output, source):
             if not may_replace_input:
                 raise CommandError(f"{output} is the input map {source}: choose another output file")
             if not overwrite:
                 raise CommandError(f"{output} is the input map: give --overwrite to replace it")
             return
-    if target.is_dir():
+    if os.path.isdir(output):
         raise CommandError(f"{output} is a folder: give a file name")
-    if (target.exists() or target.is_symlink()) and not overwrite:
+    if os.path.lexists(output) and not overwrite:
         raise CommandError(f"{output} exists: give --overwrite to replace it")
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
+        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
     except OSError:
         return False
 
@@ -211,7 +212,7 @@ def save_map(bsp: BspFile, output: str, **save_options: Any) -> tuple[int, int]:
     """Write ``bsp`` to ``output`` (already checked with :func:`check_output`); (bytes before, bytes after)."""
     before = int(bsp.file_size)
     bsp.save(output, overwrite=True, **save_options)
-    return before, Path(output).stat().st_size
+    return before, os.stat(output).st_size
 
 
 def sizes(before: int, after: int) -> str:
@@ -226,7 +227,7 @@ def map_first(argv: Sequence[str] | None, actions: Sequence[str]) -> list[str]:
     not, and no file is named like the action.
     """
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) >= 2 and args[0] in actions and args[1] not in actions and not Path(args[0]).exists():
+    if len(args) >= 2 and args[0] in actions and args[1] not in actions and not os.path.exists(args[0]):
         args[0], args[1] = args[1], args[0]
     return args
 
@@ -235,6 +236,7 @@ def expand_maps(names: Sequence[str]) -> tuple[list[Path], bool]:
     """The maps named (folders' ``*.bsp`` and glob patterns expanded, each once) and whether
     this is a batch (several names, a folder or a pattern) rather than one map."""
     import glob
+    from pathlib import Path
 
     found: list[Path] = []
     batch = len(names) > 1

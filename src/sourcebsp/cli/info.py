@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import sys
 from functools import partial
-from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 from .. import BspFile, open_bsp
@@ -122,9 +121,9 @@ def map_paths(inputs: Sequence[str]) -> list[str]:
     """The maps named: files as given, folders as their ``*.bsp`` files (sorted, not recursive)."""
     paths: list[str] = []
     for text in inputs:
-        folder = Path(text)
-        if folder.is_dir():
-            found = sorted(str(p) for p in folder.glob("*.bsp") if p.is_file())
+        if os.path.isdir(text):
+            with os.scandir(text) as entries:
+                found = sorted(e.path for e in entries if e.name.endswith(".bsp") and e.is_file())
             if not found:
                 raise _common.CommandError(f"{text} is a folder without .bsp files")
             paths += found
@@ -197,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"--jobs must be 1 or more, not {args.jobs}")
 
     def body() -> int:
-        single = len(args.maps) == 1 and not Path(args.maps[0]).is_dir()
+        single = len(args.maps) == 1 and not os.path.isdir(args.maps[0])
         paths = map_paths(args.maps)
         if single:
             reports = [describe(paths[0], strict=args.strict)]

@@ -15,13 +15,20 @@ Two quirks are handled here:
   ``extraFieldLength`` but the padding bytes are not repeated in the central
   directory -- the engine skips only the fixed header and the name.  The
   standard ``zipfile`` module would swallow the following entries as "extra
-  data"; the directory is rebuilt without those lengths (in a private copy)
-  before ``zipfile`` reads it.
+  data"; the directory is read as the engine steps through it, and rebuilt
+  without those lengths (in a private copy) before ``zipfile`` reads a file.
 * **File-relative offsets** (some old bspzip builds): the zip offsets count
   from the start of the BSP file, not of the lump.  ``zipfile`` copes (it
   measures the shift from where the end record lies); :attr:`Pakfile.offset_base`
   tells which convention a pakfile uses, and an untouched pakfile that moves
   in the file has its offsets moved with it.
+
+The central directory is read here (a walk of its entries, their fixed fields
+gathered in one numpy step): listing and counting the files is what most
+uses need, and ``zipfile`` with what it imports (``pathlib``, ``shutil``,
+``bz2``) takes longer to import than a whole ``info`` of a large map spends
+reading.  ``zipfile`` opens the archive when a file is first read or the
+archive is written.
 
 An untouched pakfile encodes to its original bytes.  Once changed it is
 written again with ``zipfile``: lump-relative offsets, the original archive
@@ -36,21 +43,21 @@ from __future__ import annotations
 
 import fnmatch
 import io
-import lzma
 import os
 import re
 import struct
-import zipfile
-import zlib
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterable, Iterator, Literal, Union
+from typing import TYPE_CHECKING, Iterable, Iterator, Literal, NamedTuple, Union
 
 import numpy as np
 
 from ..errors import BspError, BspFormatError, LimitExceededError, UnsupportedError
 from ..lump_ids import LumpId
 from .base import LumpContext
+
+if TYPE_CHECKING:
+    import zipfile
+    from pathlib import Path
 
 __all__ = [
     "Pakfile",
@@ -64,14 +71,10 @@ __all__ = [
     "LAYOUTS",
 ]
 
-ZIP_STORED = zipfile.ZIP_STORED  # 0: what bspzip writes and every Source engine reads
-ZIP_LZMA = zipfile.ZIP_LZMA  # 14: read by CS:GO-branch engines and later TF2
-_COMPRESSION_NAMES = {
-    zipfile.ZIP_STORED: "stored",
-    zipfile.ZIP_DEFLATED: "deflated",
-    zipfile.ZIP_BZIP2: "bzip2",
-    zipfile.ZIP_LZMA: "lzma",
-}
+# Zip compression methods (zipfile.ZIP_STORED and so on, without importing zipfile).
+ZIP_STORED = 0  # what bspzip writes and every Source engine reads
+ZIP_LZMA = 14  # read by CS:GO-branch engines and later TF2
+_COMPRESSION_NAMES = {ZIP_STORED: "stored", 8: "deflated", 12: "bzip2", ZIP_LZMA: "lzma"}
 Compression = Union[int, Literal["stored", "lzma"]]
 
 # MakeXZipCommentString: "XZP%c %d" (format 1 = compatible, alignment 0) in a zeroed 32-byte buffer.
@@ -114,19 +117,23 @@ FILE_HEADER = np.dtype(
 )  # ZIP_FileHeader (central directory entry), 46 bytes, packed
 LOCAL_FILE_HEADER_SIZE = 30  # sizeof(ZIP_LocalFileHeader), packed
 _EOCD_SIGNATURE = b"PK\x05\x06"
-_FILE_HEADER_SIGNATURE = 0x02014B50
+_FILE_HEADER_SIGNATURE = b"PK\x01\x02"
 _MAX_COMMENT = 0xFFFF
+# file_name_length, extra_field_length, file_comment_length: adjacent in FILE_HEADER, read while stepping.
+_LENGTHS = struct.Struct("<3H")
+_LENGTHS_AT: int = FILE_HEADER.fields["file_name_length"][1] if FILE_HEADER.fields else 0
+_UTF8_NAME = 0x800  # general purpose flag bit 11: the name is UTF-8 (else code page 437)
+_MAX_EXTRACT_VERSION = 63  # zip 6.3, the newest "version needed to extract" zipfile reads
 
 
 # ---- the zip directory, as the engine reads it -------------------------------------------------
-@dataclass(frozen=True)
-class _EndRecord:
+class _EndRecord(NamedTuple):
     position: int  # of the end record within the lump
     fields: np.void
     comment: bytes
 
     @property
-    def count(self) -> int:
+    def num_entries(self) -> int:
         return int(self.fields["n_central_directory_entries_total"])
 
     @property
@@ -174,26 +181,92 @@ def counts_from_file_start(data: bytes | memoryview, file_offset: int) -> bool:
     return _counts_from_file_start(end, file_offset)
 
 
-def _directory_entries(data: bytes, start: int, count: int, compatible: bool) -> list[int]:
-    """Positions of the central directory entries, stepping as the engine does.
+class _BadDirectory(ValueError):
+    """The central directory does not hold what its end record says, at ``position`` in the lump."""
+
+    def __init__(self, message: str, position: int) -> None:
+        super().__init__(message)
+        self.position = position
+
+
+def _directory_entries(data: bytes, start: int, count: int, compatible: bool) -> tuple[list[int], int]:
+    """Positions of the central directory entries, stepping as the engine does, and where the last one ends.
 
     Format 1 skips name, extra field and comment after each fixed header;
     format 2 (XZP2) writes no extra field or comment there, whatever the
-    lengths say.
+    lengths say.  Each entry is checked to lie in ``data`` and to start with
+    its signature.
     """
     positions: list[int] = []
     position = start
-    for _ in range(count):
+    for index in range(count):
         if position < 0 or position + FILE_HEADER.itemsize > len(data):
-            raise zipfile.BadZipFile(f"central directory entry {len(positions)} lies past the end")
-        header = np.frombuffer(data, FILE_HEADER, 1, position)[0]
-        if int(header["signature"]) != _FILE_HEADER_SIGNATURE:
-            raise zipfile.BadZipFile(f"bad signature of central directory entry {len(positions)}")
+            raise _BadDirectory(f"central directory entry {index} lies past the end", min(max(position, 0), len(data)))
+        if data[position : position + 4] != _FILE_HEADER_SIGNATURE:
+            raise _BadDirectory(f"bad signature of central directory entry {index}", position)
         positions.append(position)
-        position += FILE_HEADER.itemsize + int(header["file_name_length"])
-        if compatible:
-            position += int(header["extra_field_length"]) + int(header["file_comment_length"])
-    return positions
+        name, extra, comment = _LENGTHS.unpack_from(data, position + _LENGTHS_AT)
+        position += FILE_HEADER.itemsize + name + (extra + comment if compatible else 0)
+    return positions, position
+
+
+class _Member(NamedTuple):
+    """One file of the archive as its central directory entry lists it."""
+
+    ordinal: int  # in the directory (and in zipfile's infolist())
+    name: str
+    flag_bits: int
+    compress_type: int
+    date_time: tuple[int, int, int, int, int, int]
+    crc: int
+    compress_size: int
+    file_size: int
+    header_offset: int  # of the local header within the lump (moved as zipfile moves it)
+
+
+def _members(data: bytes, end: _EndRecord) -> list[_Member]:
+    """The files of the archive, read from its central directory as ``zipfile`` reads them.
+
+    The fixed fields of every entry are gathered into one FILE_HEADER array;
+    names are decoded as zipfile decodes them (UTF-8 with flag bit 11, else
+    code page 437, cut at a NUL) and offsets moved by the distance between
+    where the directory lies and where the end record says it starts (which
+    is how old file-relative pakfiles still read).
+    """
+    start = end.position - end.cd_size
+    positions, stop = _directory_entries(data, start, end.num_entries, end.compatible)
+    if end.compatible and stop != end.position:  # zipfile reads entries until the stated size is used up
+        raise _BadDirectory(f"the end record lists {end.num_entries} files in a {end.cd_size}-byte central "
+                            f"directory, whose entries end {stop - end.position:+d} bytes from its end", end.position)
+    if not positions:
+        return []
+    raw = np.frombuffer(data, np.uint8)
+    at = np.asarray(positions)
+    headers = raw[at[:, None] + np.arange(FILE_HEADER.itemsize)].view(FILE_HEADER)[:, 0]
+    versions = (headers["version_needed_to_extract"] & 0xFF).tolist()
+    if max(versions) > _MAX_EXTRACT_VERSION:
+        index = max(range(len(versions)), key=versions.__getitem__)
+        raise NotImplementedError(f"zip file version {versions[index] / 10:.1f} (entry {index})")
+    concat = end.position - end.cd_size - end.cd_offset
+    name_at = (at + FILE_HEADER.itemsize).tolist()
+    name_end = (at + FILE_HEADER.itemsize + headers["file_name_length"]).tolist()
+    flags = headers["flags"].tolist()
+    dates = headers["last_modified_date"].tolist()
+    times = headers["last_modified_time"].tolist()
+    members = []
+    for index, (first, last, flag, date, time) in enumerate(zip(name_at, name_end, flags, dates, times)):
+        text = data[first:last]
+        name = text.decode("utf-8" if flag & _UTF8_NAME else "ascii" if text.isascii() else "cp437")
+        name = name.split("\0", 1)[0]
+        when = ((date >> 9) + 1980, (date >> 5) & 0xF, date & 0x1F, time >> 11, (time >> 5) & 0x3F, (time & 0x1F) * 2)
+        members.append((index, name, flag, when))
+    compression = headers["compression_method"].tolist()
+    crcs = headers["crc32"].tolist()
+    stored = headers["compressed_size"].tolist()
+    sizes = headers["uncompressed_size"].tolist()
+    offsets = (headers["relative_offset_of_local_header"].astype(np.int64) + concat).tolist()
+    return [_Member(i, n, f, c, w, crc, z, u, o)
+            for (i, n, f, w), c, crc, z, u, o in zip(members, compression, crcs, stored, sizes, offsets)]
 
 
 def _xzp2_as_standard_zip(data: bytes, end: _EndRecord) -> bytes:
@@ -204,7 +277,7 @@ def _xzp2_as_standard_zip(data: bytes, end: _EndRecord) -> bytes:
     comment lengths, and the end record its directory padding.
     """
     start = end.position - end.cd_size
-    entries = _directory_entries(data, start, end.count, compatible=False)
+    entries, _ = _directory_entries(data, start, end.num_entries, compatible=False)
     parts = [data[:start]]
     for position in entries:
         header = np.frombuffer(data, FILE_HEADER, 1, position).copy()
@@ -225,7 +298,7 @@ def _shift_offsets(data: bytes, end: _EndRecord, delta: int) -> bytes:
     """The archive with every offset (local headers, central directory) moved by ``delta``."""
     out = bytearray(data)
     start = end.position - end.cd_size
-    for position in _directory_entries(data, start, end.count, end.compatible):
+    for position in _directory_entries(data, start, end.num_entries, end.compatible)[0]:
         header = np.frombuffer(out, FILE_HEADER, 1, position).copy()
         header["relative_offset_of_local_header"] = int(header["relative_offset_of_local_header"][0]) + delta
         out[position : position + FILE_HEADER.itemsize] = header.tobytes()
@@ -337,13 +410,18 @@ class PakEntry:
         return _COMPRESSION_NAMES.get(self.compress_type, f"method {self.compress_type}")
 
 
-@dataclass
 class _Slot:
-    name: str
-    info: zipfile.ZipInfo | None  # the entry of the archive as read
-    data: bytes | None  # new contents; None while the original ones stand
-    compress_type: int
-    date_time: tuple[int, int, int, int, int, int]
+    """A file of the pakfile: its entry in the archive as read, or new contents."""
+
+    __slots__ = ("name", "info", "data", "compress_type", "date_time")
+
+    def __init__(self, name: str, info: _Member | None, data: bytes | None, compress_type: int,
+                 date_time: tuple[int, int, int, int, int, int]) -> None:
+        self.name = name
+        self.info = info  # the entry of the archive as read
+        self.data = data  # new contents; None while the original ones stand
+        self.compress_type = compress_type
+        self.date_time = date_time
 
 
 class Pakfile:
@@ -383,7 +461,7 @@ class Pakfile:
         self._original = bytes(data)
         self._modified = False
         self._comment = XZIP_COMMENT
-        self._zip: zipfile.ZipFile | None = None
+        self._zip: zipfile.ZipFile | None = None  # opened when a file is first read
         self._slots: list[_Slot] = []
         self._index: tuple[dict[str, int], dict[str, int]] | None = None
         self._end: _EndRecord | None = None
@@ -412,19 +490,34 @@ class Pakfile:
         if _counts_from_file_start(end, self.offset):
             self.offset_base = "file"
         try:
-            readable = data if end.compatible else _xzp2_as_standard_zip(data, end)
-            self._zip = zipfile.ZipFile(io.BytesIO(readable))
+            members = _members(data, end)
         except NotImplementedError as exc:  # a zip feature zipfile lacks (a "version needed" it does not know)
             raise UnsupportedError(f"unsupported zip archive: {exc}", lump=self.lump, offset=self.offset) from exc
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError, struct.error) as exc:
-            raise self._error(f"bad zip data: {exc}") from exc
-        infos = self._zip.infolist()
-        if len(infos) != end.count:
-            raise self._error(
-                f"bad zip data: the end record lists {end.count} files, the central directory {len(infos)}",
-                self.offset + end.position,
-            )
-        self._slots = [_Slot(i.filename, i, None, i.compress_type, i.date_time) for i in infos]
+        except ValueError as exc:  # _BadDirectory, or a name that is not the UTF-8 its flag says
+            where = exc.position if isinstance(exc, _BadDirectory) else end.position - end.cd_size
+            raise self._error(f"bad zip data: {exc}", self.offset + where) from exc
+        self._slots = [_Slot(m.name, m, None, m.compress_type, m.date_time) for m in members]
+
+    def _archive(self) -> zipfile.ZipFile:
+        """The archive opened with ``zipfile`` (to read files), once."""
+        import zipfile
+
+        if self._zip is None:
+            assert self._end is not None  # only files read from an archive are read through it
+            end = self._end
+            try:
+                readable = self._original if end.compatible else _xzp2_as_standard_zip(self._original, end)
+                archive = zipfile.ZipFile(io.BytesIO(readable))
+            except NotImplementedError as exc:
+                raise UnsupportedError(f"unsupported zip archive: {exc}", lump=self.lump,
+                                       offset=self.offset) from exc
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError, struct.error) as exc:
+                raise self._error(f"bad zip data: {exc}") from exc
+            if len(archive.infolist()) != end.num_entries:
+                raise self._error(f"bad zip data: the end record lists {end.num_entries} files, zipfile reads "
+                                  f"{len(archive.infolist())}", self.offset + end.position)
+            self._zip = archive
+        return self._zip
 
     @classmethod
     def from_bytes(cls, data: bytes | bytearray | memoryview, *, lump: str = "PAKFILE",
@@ -487,11 +580,13 @@ class Pakfile:
     @staticmethod
     def _entry(slot: _Slot) -> PakEntry:
         if slot.data is not None:
+            import zlib
+
             stored = len(slot.data) if slot.compress_type == ZIP_STORED else None
             return PakEntry(slot.name, len(slot.data), stored, slot.compress_type, zlib.crc32(slot.data))
         assert slot.info is not None  # a slot holds either new data or an original entry
         info = slot.info
-        return PakEntry(slot.name, info.file_size, info.compress_size, info.compress_type, info.CRC)
+        return PakEntry(slot.name, info.file_size, info.compress_size, info.compress_type, info.crc)
 
     def _lookup(self) -> tuple[dict[str, int], dict[str, int]]:
         """{name with forward slashes: index}, {the same lowercased: index}; the last file wins."""
@@ -560,33 +655,32 @@ class Pakfile:
                         f"to allow it", limit=limit, lump=self.lump, offset=self._where(slot), needed=needed,
                         available=allowed)
 
-    def _lzma_dictionary(self, info: zipfile.ZipInfo) -> int:
+    def _lzma_dictionary(self, info: _Member) -> int:
         """The dictionary size an LZMA entry's properties ask for (0 when they cannot be read).
 
         The entry's data starts with the LZMA SDK version (2 bytes), the
         properties' size (2 bytes) and the properties: the lc/lp/pb byte and
         the dictionary size (4 bytes, little-endian).
         """
-        assert self._zip is not None and self._zip.fp is not None
-        fp = self._zip.fp
-        if info.header_offset < 0:
+        data, start = self._original, info.header_offset
+        if start < 0 or start + LOCAL_FILE_HEADER_SIZE > len(data):
             return 0  # reading the entry fails in its own words
-        fp.seek(info.header_offset)
-        local = fp.read(LOCAL_FILE_HEADER_SIZE)
-        if len(local) < LOCAL_FILE_HEADER_SIZE:
-            return 0
-        name_length, extra_length = struct.unpack_from("<HH", local, 26)
-        fp.seek(info.header_offset + LOCAL_FILE_HEADER_SIZE + name_length + extra_length)
-        head = fp.read(9)
+        name_length, extra_length = struct.unpack_from("<HH", data, start + 26)
+        head = data[start + LOCAL_FILE_HEADER_SIZE + name_length + extra_length:][:9]
         return struct.unpack_from("<I", head, 5)[0] if len(head) == 9 else 0
 
     def _contents(self, slot: _Slot) -> bytes:
         if slot.data is not None:
             return slot.data
-        assert self._zip is not None and slot.info is not None
+        import lzma
+        import zipfile
+        import zlib
+
+        assert slot.info is not None
         where = self._where(slot)
+        archive = self._archive()
         try:
-            return self._zip.read(slot.info)
+            return archive.read(archive.infolist()[slot.info.ordinal])
         except NotImplementedError as exc:
             raise UnsupportedError(f"pakfile entry {slot.name!r}: {exc}", lump=self.lump, offset=where) from exc
         except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, ValueError, OSError, RuntimeError,
@@ -647,8 +741,9 @@ class Pakfile:
         LimitExceededError
             The files are larger than ``limits`` allow.
         """
-        import shutil  # only here: reading a map needs neither
+        import shutil  # only here: reading a map needs none of them
         import tempfile
+        from pathlib import Path
 
         root = Path(folder)
         resolved_root = root.resolve()
@@ -733,7 +828,8 @@ class Pakfile:
     def add_file(self, name: str, path: str | os.PathLike[str], *,
                  compression: Compression | None = None) -> None:
         """Add (or replace) the file at ``path`` under the archive name ``name``."""
-        self.add(name, Path(path).read_bytes(), compression=compression)
+        with open(path, "rb") as handle:
+            self.add(name, handle.read(), compression=compression)
 
     def remove(self, name: str) -> None:
         """Remove the file of that name (every copy, any case); KeyError when there is none."""
@@ -773,6 +869,8 @@ class Pakfile:
                 "preload section are not rebuilt",
                 lump=self.lump, offset=self.offset,
             )
+        import zipfile
+
         self._check_limits(self._slots, None)  # every original file is read again to be rewritten
         out = io.BytesIO()
         try:
