@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
@@ -174,8 +174,7 @@ class Variant:
         return replace(self, layouts=compose(self.layouts, {int(lump): {lump_version: codec}}))
 
 
-@dataclass(frozen=True)
-class DetectRule:
+class DetectRule(NamedTuple):
     """Which variant a header belongs to: its BSP versions, byte order and lump_t order.
 
     ``None`` matches anything.  Rules are tried in order; the first that

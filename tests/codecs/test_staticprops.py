@@ -3,7 +3,6 @@ prop lighting (``dplt``/``dplh``), on every corpus map, against srctools, a
 standard-library reader, the Hammer sources, and damaged inputs."""
 from __future__ import annotations
 
-import dataclasses
 import re
 import struct
 from pathlib import Path
@@ -463,7 +462,7 @@ def test_sprp_trailing_bytes_in_a_real_map(corpus_file) -> None:
 
 def test_dprp_with_trailing_bytes() -> None:
     data = struct.pack("<3i", 0, 0, 0) + b"\0\0"
-    ctx = dataclasses.replace(_ctx(4), name="GAME_LUMP/dprp")
+    ctx = _ctx(4)._replace(name="GAME_LUMP/dprp")
     with pytest.raises(sourcebsp.LumpSizeError, match="2 bytes follow") as info:
         sp.DetailPropsCodec().decode(memoryview(data), ctx)
     assert info.value.offset == 5012

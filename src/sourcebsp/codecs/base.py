@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Protocol
+from typing import Any, Literal, Mapping, NamedTuple, Protocol
 
 import numpy as np
 
@@ -14,9 +14,12 @@ Layouts = Mapping[Any, Mapping[Any, Any]]
 __all__ = ["Endian", "Layouts", "LumpContext", "Codec", "ArrayCodec", "RawLump", "vec3", "COLOR_RGB_EXP32"]
 
 
-@dataclass(frozen=True)
-class LumpContext:
-    """Where a lump lives: used for error messages and for offsets inside lumps."""
+class LumpContext(NamedTuple):
+    """Where a lump lives: used for error messages and for offsets inside lumps.
+
+    A named tuple: one is made for every lump decoded, and as a frozen
+    dataclass it cost five times as much to make (and to define, at import).
+    """
 
     lump: int
     name: str

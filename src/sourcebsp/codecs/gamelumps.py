@@ -16,7 +16,6 @@ original bytes back, a compressed sub-lump keeps its original LZMA stream.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Iterator, Literal, Mapping
@@ -111,7 +110,7 @@ class GameLump:
             lump=int(LumpId.GAME_LUMP), name=f"GAME_LUMP/{self.id}", version=self.version,
             bsp_version=20, endian="<", file_offset=0,
         )
-        return dataclasses.replace(base, version=self.version, endian=endian or base.endian)
+        return base._replace(version=self.version, endian=endian or base.endian)
 
     @property
     def is_decoded(self) -> bool:
@@ -281,14 +280,14 @@ class GameLumpCodec:
             )
             if compressed and stored:
                 # Offsets inside decompressed data do not exist in the file: say so.
-                sub = dataclasses.replace(
-                    ctx, name=f"{ctx.name}/{name} (LZMA data at file offset {ctx.file_offset + start}, "
+                sub = ctx._replace(
+                    name=f"{ctx.name}/{name} (LZMA data at file offset {ctx.file_offset + start}, "
                               f"offsets are positions in the decompressed data)",
                     version=int(row["version"]), file_offset=0,
                 )
             else:
-                sub = dataclasses.replace(ctx, name=f"{ctx.name}/{name}", version=int(row["version"]),
-                                          file_offset=ctx.file_offset + start)
+                sub = ctx._replace(name=f"{ctx.name}/{name}", version=int(row["version"]),
+                                   file_offset=ctx.file_offset + start)
             lumps.append(GameLump(name, int(row["flags"]), int(row["version"]), content, stored, context=sub))
         return GameLumps(lumps, relative, terminator)
 

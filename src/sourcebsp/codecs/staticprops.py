@@ -26,7 +26,6 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from ..errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
-from ..flags import STATIC_PROP_USE_LIGHTING_ORIGIN
 from .base import COLOR_RGB_EXP32, Endian, LumpContext, vec3
 
 __all__ = [
@@ -44,7 +43,6 @@ __all__ = [
     "DetailProps",
     "DetailPropsCodec",
     "DetailPropLightingCodec",
-    "STATIC_PROP_USE_LIGHTING_ORIGIN",
 ]
 
 STATIC_PROP_NAME_LENGTH = 128  # STATIC_PROP_NAME_LENGTH, also DETAIL_NAME_LENGTH
@@ -436,7 +434,7 @@ class StaticProps:
         """Place prop ``index`` at ``origin`` and/or turn it to ``angles``.
 
         The lighting origin is used by the engine only with the flag
-        ``STATIC_PROP_USE_LIGHTING_ORIGIN`` (an ``info_lighting``); it stays
+        :data:`sourcebsp.flags.STATIC_PROP_USE_LIGHTING_ORIGIN` (an ``info_lighting``); it stays
         unless given.  The prop keeps its leaf list: use :meth:`set_leafs`
         when it moves to other leaves.
         """
