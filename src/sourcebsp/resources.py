@@ -33,8 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import numpy as np
 
@@ -46,8 +45,7 @@ __all__ = ["Budget", "budget", "current_budget", "input_size", "memory_limit", "
 _MIB = 1 << 20
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(NamedTuple):
     """Memory one library operation may use on one map.
 
     Attributes
@@ -82,7 +80,7 @@ def budget(**changes: Any) -> Iterator[Budget]:
     Keyword arguments are :class:`Budget` fields (``memory_factor``,
     ``allowance``).
     """
-    token = _current.set(replace(_current.get(), **changes))
+    token = _current.set(_current.get()._replace(**changes))
     try:
         yield _current.get()
     finally:

@@ -7,7 +7,6 @@ are composed from the SDK 2013 tables without mutating them, and
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
@@ -132,8 +131,7 @@ def _array_codec(dtype: np.dtype, endian: Endian) -> ArrayCodec:
     return codec
 
 
-@dataclass(frozen=True)
-class Variant:
+class Variant(NamedTuple):
     """One engine branch's reading of a BSP file."""
 
     name: str
@@ -166,12 +164,12 @@ class Variant:
 
     def renamed(self, name: str, description: str | None = None) -> "Variant":
         """The same reading under another name (to register a game that shares it)."""
-        return replace(self, name=name, description=self.description if description is None else description)
+        return self._replace(name=name, description=self.description if description is None else description)
 
 
     def with_codec(self, lump: int, lump_version: int | None, codec: "Codec | np.dtype") -> "Variant":
         """A new variant reading ``lump`` at ``lump_version`` (None: any other) with ``codec``."""
-        return replace(self, layouts=compose(self.layouts, {int(lump): {lump_version: codec}}))
+        return self._replace(layouts=compose(self.layouts, {int(lump): {lump_version: codec}}))
 
 
 class DetectRule(NamedTuple):

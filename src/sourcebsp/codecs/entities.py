@@ -36,8 +36,7 @@ import mmap
 import re
 import sys
 from array import array
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, cast, overload
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence, cast, overload
 
 from ..lump_ids import LumpId
 from .base import LumpContext
@@ -102,8 +101,7 @@ def _to_text(value: Any, what: str) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class Output:
+class Output(NamedTuple):
     """A parsed view of one output key/value (``"OnTrigger" "door,Open,,0,-1"``).
 
     ``text`` is the value exactly as stored; the other fields are read from it.

@@ -46,7 +46,6 @@ import io
 import os
 import re
 import struct
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator, Literal, NamedTuple, Union
 
 import numpy as np
@@ -356,8 +355,7 @@ def _compression(value: Compression | None) -> int:
 _MIB = 1 << 20
 
 
-@dataclass(frozen=True)
-class PakLimits:
+class PakLimits(NamedTuple):
     """How much a pakfile may expand to when its files are read or extracted.
 
     Sizes are checked from the zip directory before anything is decompressed
@@ -394,8 +392,7 @@ class PakLimits:
 
 
 # ---- the view ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PakEntry:
+class PakEntry(NamedTuple):
     """One file of the pakfile, as listed."""
 
     name: str

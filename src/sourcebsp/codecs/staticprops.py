@@ -21,7 +21,7 @@ in place; the game lump encodes them again when the map is saved.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -120,8 +120,7 @@ STATIC_PROP_V5_SHIP = np.dtype(STATIC_PROP_V5.descr + _TARGETNAME)  # 188
 STATIC_PROP_V6_BGT = np.dtype(STATIC_PROP_V6.descr + _TARGETNAME)  # 192
 
 
-@dataclass(frozen=True)
-class StaticPropLayout:
+class StaticPropLayout(NamedTuple):
     """One ``StaticPropLump_t`` layout: the lump version it is stored under and its dtype.
 
     ``bsp_versions`` (inclusive range) says where the layout is preferred
