@@ -176,3 +176,18 @@ os.keep_until_the_end = lambda: bsp  # os outlives sourcebsp.container: the map 
     done = subprocess.run([sys.executable, "-c", body], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=300)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_first_use_leaves_the_collector_as_it_was(tmp_path: Path, collecting: bool) -> None:
+    """The first public name used loads numpy with the collector off (collections there free
+    nothing), then puts it back as the program had it."""
+    body = f"""
+import gc
+{"gc.enable()" if collecting else "gc.disable()"}
+import sourcebsp
+before = sys.modules.get("numpy")
+sourcebsp.open
+print(before is None, "numpy" in sys.modules, gc.isenabled())
+"""
+    assert _modules(tmp_path, body)[1].split() == ["True", "True", str(collecting)]
