@@ -239,9 +239,9 @@ def _members(data: bytes, end: _EndRecord) -> list[_Member]:
                             f"directory, whose entries end {stop - end.position:+d} bytes from its end", end.position)
     if not positions:
         return []
-    raw = np.frombuffer(data, np.uint8)
-    at = np.asarray(positions)
-    headers = raw[at[:, None] + np.arange(FILE_HEADER.itemsize)].view(FILE_HEADER)[:, 0]
+    # One copy of the fixed headers, side by side (an index array would take 8 bytes per byte gathered).
+    headers = np.frombuffer(b"".join([data[p : p + FILE_HEADER.itemsize] for p in positions]), FILE_HEADER)
+    at = np.asarray(positions, np.int64)
     versions = (headers["version_needed_to_extract"] & 0xFF).tolist()
     if max(versions) > _MAX_EXTRACT_VERSION:
         index = max(range(len(versions)), key=versions.__getitem__)
