@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from sourcebsp.codecs import brushes, displacements, geometry, lighting, overlays, textures, tree
-from sourcebsp.codecs import occlusion, physics, propcollision
+from sourcebsp.codecs import occlusion, physics, propcollision, zip_directory
 from sourcebsp.codecs.base import COLOR_RGB_EXP32
 from sourcebsp.codecs.gamelumps import GAMELUMP
 from sourcebsp.compression import LZMA_HEADER
@@ -15,6 +15,8 @@ from sourcebsp.variants import VARIANTS
 # article, and for the v17 / v25 branches as published by their reverse-engineers.
 DOCUMENTED_SIZES = {
     "dplane_t": (geometry.PLANE, 20),
+    "ZIP_EndOfCentralDirRecord (zip_uncompressed.h, packed)": (zip_directory.EOCD, 22),
+    "ZIP_FileHeader (zip_uncompressed.h, packed)": (zip_directory.FILE_HEADER, 46),
     "dvertex_t": (geometry.VECTOR, 12),
     "dedge_t": (geometry.EDGE, 4),
     "dedge_t (v25)": (geometry.EDGE_V25, 8),

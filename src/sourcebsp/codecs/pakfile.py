@@ -23,12 +23,11 @@ Two quirks are handled here:
   tells which convention a pakfile uses, and an untouched pakfile that moves
   in the file has its offsets moved with it.
 
-The central directory is read here (a walk of its entries, their fixed fields
-gathered in one numpy step): listing and counting the files is what most
-uses need, and ``zipfile`` with what it imports (``pathlib``, ``shutil``,
-``bz2``) takes longer to import than a whole ``info`` of a large map spends
-reading.  ``zipfile`` opens the archive when a file is first read or the
-archive is written.
+The central directory is read by :mod:`.zip_directory`, not by ``zipfile``:
+listing and counting the files is what most uses need, and ``zipfile`` with
+what it imports (``pathlib``, ``shutil``, ``bz2``) takes longer to import
+than a whole ``info`` of a large map spends reading.  ``zipfile`` opens the
+archive when a file is first read or the archive is written.
 
 An untouched pakfile encodes to its original bytes.  Once changed it is
 written again with ``zipfile``: lump-relative offsets, the original archive
@@ -48,11 +47,22 @@ import re
 import struct
 from typing import TYPE_CHECKING, Iterable, Iterator, Literal, NamedTuple, Union
 
-import numpy as np
-
 from ..errors import BspError, BspFormatError, LimitExceededError, UnsupportedError
 from ..lump_ids import LumpId
 from .base import LumpContext
+from .zip_directory import (
+    LOCAL_FILE_HEADER_SIZE,
+    MAX_COMMENT,
+    BadDirectory,
+    EndRecord,
+    Member,
+    counts_from_file_start,
+    end_counts_from_file_start,
+    end_record,
+    read_members,
+    shift_offsets,
+    xzp2_as_standard_zip,
+)
 
 if TYPE_CHECKING:
     import zipfile
@@ -80,232 +90,6 @@ Compression = Union[int, Literal["stored", "lzma"]]
 XZIP_COMMENT = b"XZP1 0".ljust(32, b"\0")
 # bspzip writes lastModifiedTime = lastModifiedDate = 0, which zipfile reads as this.
 _NO_DATE = (1980, 0, 0, 0, 0, 0)
-
-EOCD = np.dtype(
-    [
-        ("signature", "<u4"),  # unsigned int signature ('PK\5\6')
-        ("number_of_this_disk", "<u2"),  # unsigned short numberOfThisDisk
-        ("number_of_the_disk_with_start_of_central_directory", "<u2"),
-        ("n_central_directory_entries_this_disk", "<u2"),  # nCentralDirectoryEntries_ThisDisk
-        ("n_central_directory_entries_total", "<u2"),  # nCentralDirectoryEntries_Total
-        ("central_directory_size", "<u4"),  # unsigned int centralDirectorySize
-        ("start_of_central_dir_offset", "<u4"),  # unsigned int startOfCentralDirOffset
-        ("comment_length", "<u2"),  # unsigned short commentLength
-    ]
-)  # ZIP_EndOfCentralDirRecord, 22 bytes, packed
-FILE_HEADER = np.dtype(
-    [
-        ("signature", "<u4"),  # unsigned int signature ('PK\1\2')
-        ("version_made_by", "<u2"),  # unsigned short versionMadeBy
-        ("version_needed_to_extract", "<u2"),  # unsigned short versionNeededToExtract
-        ("flags", "<u2"),  # unsigned short flags
-        ("compression_method", "<u2"),  # unsigned short compressionMethod
-        ("last_modified_time", "<u2"),  # unsigned short lastModifiedTime
-        ("last_modified_date", "<u2"),  # unsigned short lastModifiedDate
-        ("crc32", "<u4"),  # unsigned int crc32
-        ("compressed_size", "<u4"),  # unsigned int compressedSize
-        ("uncompressed_size", "<u4"),  # unsigned int uncompressedSize
-        ("file_name_length", "<u2"),  # unsigned short fileNameLength
-        ("extra_field_length", "<u2"),  # unsigned short extraFieldLength
-        ("file_comment_length", "<u2"),  # unsigned short fileCommentLength
-        ("disk_number_start", "<u2"),  # unsigned short diskNumberStart
-        ("internal_file_attribs", "<u2"),  # unsigned short internalFileAttribs
-        ("external_file_attribs", "<u4"),  # unsigned int externalFileAttribs
-        ("relative_offset_of_local_header", "<u4"),  # unsigned int relativeOffsetOfLocalHeader
-    ]
-)  # ZIP_FileHeader (central directory entry), 46 bytes, packed
-LOCAL_FILE_HEADER_SIZE = 30  # sizeof(ZIP_LocalFileHeader), packed
-_EOCD_SIGNATURE = b"PK\x05\x06"
-_FILE_HEADER_SIGNATURE = b"PK\x01\x02"
-_MAX_COMMENT = 0xFFFF
-# file_name_length, extra_field_length, file_comment_length: adjacent in FILE_HEADER, read while stepping.
-_LENGTHS = struct.Struct("<3H")
-_LENGTHS_AT: int = FILE_HEADER.fields["file_name_length"][1] if FILE_HEADER.fields else 0
-_UTF8_NAME = 0x800  # general purpose flag bit 11: the name is UTF-8 (else code page 437)
-_MAX_EXTRACT_VERSION = 63  # zip 6.3, the newest "version needed to extract" zipfile reads
-
-
-# ---- the zip directory, as the engine reads it -------------------------------------------------
-class _EndRecord(NamedTuple):
-    position: int  # of the end record within the lump
-    fields: np.void
-    comment: bytes
-
-    @property
-    def num_entries(self) -> int:
-        return int(self.fields["n_central_directory_entries_total"])
-
-    @property
-    def cd_size(self) -> int:
-        return int(self.fields["central_directory_size"])
-
-    @property
-    def cd_offset(self) -> int:
-        return int(self.fields["start_of_central_dir_offset"])
-
-    @property
-    def compatible(self) -> bool:
-        """False for XZip format 2 (ParseXZipCommentString: ``"XZP"`` then ``'2'``)."""
-        return not (self.comment[:3].upper() == b"XZP" and self.comment[3:4] == b"2")
-
-
-def _end_record(data: bytes) -> _EndRecord | None:
-    """The last end-of-central-directory record, where ``zipfile`` looks for it too."""
-    position = data.rfind(_EOCD_SIGNATURE, max(0, len(data) - EOCD.itemsize - _MAX_COMMENT))
-    if position < 0 or position + EOCD.itemsize > len(data):
-        return None
-    fields = np.frombuffer(data, EOCD, 1, position)[0]
-    start = position + EOCD.itemsize
-    return _EndRecord(position, fields, data[start : start + int(fields["comment_length"])])
-
-
-def _counts_from_file_start(end: _EndRecord, file_offset: int) -> bool:
-    """Whether the directory lies where it says only when offsets count from the file start."""
-    return end.cd_offset + end.cd_size != end.position and \
-        end.cd_offset - file_offset + end.cd_size == end.position
-
-
-def counts_from_file_start(data: bytes | memoryview, file_offset: int) -> bool:
-    """Whether the pakfile lump ``data``, at ``file_offset`` in its file, has file-relative offsets.
-
-    Looks at the end record only (a damaged archive answers False), so that a
-    map can be re-laid without reading its pakfile.
-    """
-    end = _end_record(bytes(data[-(EOCD.itemsize + _MAX_COMMENT):]))
-    if end is None:
-        return False
-    # The end record was found in the tail: its position counts from the tail's start.
-    tail_start = max(0, len(data) - (EOCD.itemsize + _MAX_COMMENT))
-    end = _EndRecord(end.position + tail_start, end.fields, end.comment)
-    return _counts_from_file_start(end, file_offset)
-
-
-class _BadDirectory(ValueError):
-    """The central directory does not hold what its end record says, at ``position`` in the lump."""
-
-    def __init__(self, message: str, position: int) -> None:
-        super().__init__(message)
-        self.position = position
-
-
-def _directory_entries(data: bytes, start: int, count: int, compatible: bool) -> tuple[list[int], int]:
-    """Positions of the central directory entries, stepping as the engine does, and where the last one ends.
-
-    Format 1 skips name, extra field and comment after each fixed header;
-    format 2 (XZP2) writes no extra field or comment there, whatever the
-    lengths say.  Each entry is checked to lie in ``data`` and to start with
-    its signature.
-    """
-    positions: list[int] = []
-    position = start
-    for index in range(count):
-        if position < 0 or position + FILE_HEADER.itemsize > len(data):
-            raise _BadDirectory(f"central directory entry {index} lies past the end", min(max(position, 0), len(data)))
-        if data[position : position + 4] != _FILE_HEADER_SIGNATURE:
-            raise _BadDirectory(f"bad signature of central directory entry {index}", position)
-        positions.append(position)
-        name, extra, comment = _LENGTHS.unpack_from(data, position + _LENGTHS_AT)
-        position += FILE_HEADER.itemsize + name + (extra + comment if compatible else 0)
-    return positions, position
-
-
-class _Member(NamedTuple):
-    """One file of the archive as its central directory entry lists it."""
-
-    ordinal: int  # in the directory (and in zipfile's infolist())
-    name: str
-    flag_bits: int
-    compress_type: int
-    date_time: tuple[int, int, int, int, int, int]
-    crc: int
-    compress_size: int
-    file_size: int
-    header_offset: int  # of the local header within the lump (moved as zipfile moves it)
-
-
-def _members(data: bytes, end: _EndRecord) -> list[_Member]:
-    """The files of the archive, read from its central directory as ``zipfile`` reads them.
-
-    The fixed fields of every entry are gathered into one FILE_HEADER array;
-    names are decoded as zipfile decodes them (UTF-8 with flag bit 11, else
-    code page 437, cut at a NUL) and offsets moved by the distance between
-    where the directory lies and where the end record says it starts (which
-    is how old file-relative pakfiles still read).
-    """
-    start = end.position - end.cd_size
-    positions, stop = _directory_entries(data, start, end.num_entries, end.compatible)
-    if end.compatible and stop != end.position:  # zipfile reads entries until the stated size is used up
-        raise _BadDirectory(f"the end record lists {end.num_entries} files in a {end.cd_size}-byte central "
-                            f"directory, whose entries end {stop - end.position:+d} bytes from its end", end.position)
-    if not positions:
-        return []
-    # One copy of the fixed headers, side by side (an index array would take 8 bytes per byte gathered).
-    headers = np.frombuffer(b"".join([data[p : p + FILE_HEADER.itemsize] for p in positions]), FILE_HEADER)
-    at = np.asarray(positions, np.int64)
-    versions = (headers["version_needed_to_extract"] & 0xFF).tolist()
-    if max(versions) > _MAX_EXTRACT_VERSION:
-        index = max(range(len(versions)), key=versions.__getitem__)
-        raise NotImplementedError(f"zip file version {versions[index] / 10:.1f} (entry {index})")
-    concat = end.position - end.cd_size - end.cd_offset
-    name_at = (at + FILE_HEADER.itemsize).tolist()
-    name_end = (at + FILE_HEADER.itemsize + headers["file_name_length"]).tolist()
-    flags = headers["flags"].tolist()
-    dates = headers["last_modified_date"].tolist()
-    times = headers["last_modified_time"].tolist()
-    members = []
-    for index, (first, last, flag, date, time) in enumerate(zip(name_at, name_end, flags, dates, times)):
-        text = data[first:last]
-        name = text.decode("utf-8" if flag & _UTF8_NAME else "ascii" if text.isascii() else "cp437")
-        name = name.split("\0", 1)[0]
-        when = ((date >> 9) + 1980, (date >> 5) & 0xF, date & 0x1F, time >> 11, (time >> 5) & 0x3F, (time & 0x1F) * 2)
-        members.append((index, name, flag, when))
-    compression = headers["compression_method"].tolist()
-    crcs = headers["crc32"].tolist()
-    stored = headers["compressed_size"].tolist()
-    sizes = headers["uncompressed_size"].tolist()
-    offsets = (headers["relative_offset_of_local_header"].astype(np.int64) + concat).tolist()
-    return [_Member(i, n, f, c, w, crc, z, u, o)
-            for (i, n, f, w), c, crc, z, u, o in zip(members, compression, crcs, stored, sizes, offsets)]
-
-
-def _xzp2_as_standard_zip(data: bytes, end: _EndRecord) -> bytes:
-    """A copy of an XZP2 archive whose central directory standard readers understand.
-
-    The local headers and file data are kept as they are (so offsets into
-    them stay valid); the directory entries lose their phantom extra field and
-    comment lengths, and the end record its directory padding.
-    """
-    start = end.position - end.cd_size
-    entries, _ = _directory_entries(data, start, end.num_entries, compatible=False)
-    parts = [data[:start]]
-    for position in entries:
-        header = np.frombuffer(data, FILE_HEADER, 1, position).copy()
-        name_length = int(header["file_name_length"][0])
-        header["extra_field_length"] = 0
-        header["file_comment_length"] = 0
-        parts.append(header.tobytes())
-        parts.append(data[position + FILE_HEADER.itemsize : position + FILE_HEADER.itemsize + name_length])
-    directory_size = sum(len(p) for p in parts[1:])
-    record = np.array(end.fields, EOCD)
-    record["central_directory_size"] = directory_size
-    parts.append(record.tobytes())
-    parts.append(end.comment)
-    return b"".join(parts)
-
-
-def _shift_offsets(data: bytes, end: _EndRecord, delta: int) -> bytes:
-    """The archive with every offset (local headers, central directory) moved by ``delta``."""
-    out = bytearray(data)
-    start = end.position - end.cd_size
-    for position in _directory_entries(data, start, end.num_entries, end.compatible)[0]:
-        header = np.frombuffer(out, FILE_HEADER, 1, position).copy()
-        header["relative_offset_of_local_header"] = int(header["relative_offset_of_local_header"][0]) + delta
-        out[position : position + FILE_HEADER.itemsize] = header.tobytes()
-    record = np.array(end.fields, EOCD)
-    record["start_of_central_dir_offset"] = end.cd_offset + delta
-    out[end.position : end.position + EOCD.itemsize] = record.tobytes()
-    return bytes(out)
-
 
 # ---- names -------------------------------------------------------------------------------------
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -412,7 +196,7 @@ class _Slot:
 
     __slots__ = ("name", "info", "data", "compress_type", "date_time")
 
-    def __init__(self, name: str, info: _Member | None, data: bytes | None, compress_type: int,
+    def __init__(self, name: str, info: Member | None, data: bytes | None, compress_type: int,
                  date_time: tuple[int, int, int, int, int, int]) -> None:
         self.name = name
         self.info = info  # the entry of the archive as read
@@ -461,7 +245,7 @@ class Pakfile:
         self._zip: zipfile.ZipFile | None = None  # opened when a file is first read
         self._slots: list[_Slot] = []
         self._index: tuple[dict[str, int], dict[str, int]] | None = None
-        self._end: _EndRecord | None = None
+        self._end: EndRecord | None = None
         #: ``"lump"`` when zip offsets count from the lump's start (what the engine
         #: reads), ``"file"`` when from the BSP file's start (old bspzip builds).
         self.offset_base: Literal["lump", "file"] = "lump"
@@ -476,7 +260,7 @@ class Pakfile:
 
     def _parse(self) -> None:
         data = self._original
-        end = _end_record(data)
+        end = end_record(data)
         if end is None:
             raise self._error(
                 f"not a zip archive: no end-of-central-directory record (PK\\5\\6) in the "
@@ -484,14 +268,14 @@ class Pakfile:
             )
         self._end = end
         self._comment = end.comment
-        if _counts_from_file_start(end, self.offset):
+        if end_counts_from_file_start(end, self.offset):
             self.offset_base = "file"
         try:
-            members = _members(data, end)
+            members = read_members(data, end)
         except NotImplementedError as exc:  # a zip feature zipfile lacks (a "version needed" it does not know)
             raise UnsupportedError(f"unsupported zip archive: {exc}", lump=self.lump, offset=self.offset) from exc
-        except ValueError as exc:  # _BadDirectory, or a name that is not the UTF-8 its flag says
-            where = exc.position if isinstance(exc, _BadDirectory) else end.position - end.cd_size
+        except ValueError as exc:  # BadDirectory, or a name that is not the UTF-8 its flag says
+            where = exc.position if isinstance(exc, BadDirectory) else end.position - end.cd_size
             raise self._error(f"bad zip data: {exc}", self.offset + where) from exc
         self._slots = [_Slot(m.name, m, None, m.compress_type, m.date_time) for m in members]
 
@@ -503,7 +287,7 @@ class Pakfile:
             assert self._end is not None  # only files read from an archive are read through it
             end = self._end
             try:
-                readable = self._original if end.compatible else _xzp2_as_standard_zip(self._original, end)
+                readable = self._original if end.compatible else xzp2_as_standard_zip(self._original, end)
                 archive = zipfile.ZipFile(io.BytesIO(readable))
             except NotImplementedError as exc:
                 raise UnsupportedError(f"unsupported zip archive: {exc}", lump=self.lump,
@@ -557,8 +341,8 @@ class Pakfile:
     @comment.setter
     def comment(self, value: bytes) -> None:
         value = bytes(value)
-        if len(value) > _MAX_COMMENT:
-            raise ValueError(f"a zip comment holds at most {_MAX_COMMENT} bytes, not {len(value)}")
+        if len(value) > MAX_COMMENT:
+            raise ValueError(f"a zip comment holds at most {MAX_COMMENT} bytes, not {len(value)}")
         self._comment = value
         self._modified = True
 
@@ -652,7 +436,7 @@ class Pakfile:
                         f"to allow it", limit=limit, lump=self.lump, offset=self._where(slot), needed=needed,
                         available=allowed)
 
-    def _lzma_dictionary(self, info: _Member) -> int:
+    def _lzma_dictionary(self, info: Member) -> int:
         """The dictionary size an LZMA entry's properties ask for (0 when they cannot be read).
 
         The entry's data starts with the LZMA SDK version (2 bytes), the
@@ -858,7 +642,7 @@ class Pakfile:
         if not self._modified:
             if self.offset_base == "file" and file_offset is not None and file_offset != self.offset \
                     and self._end is not None:
-                return _shift_offsets(self._original, self._end, file_offset - self.offset)
+                return shift_offsets(self._original, self._end, file_offset - self.offset)
             return self._original
         if self.xzip_format == 2:
             raise UnsupportedError(

@@ -1,0 +1,259 @@
+"""The pakfile's zip structures (``public/zip_uncompressed.h``) and its central directory.
+
+The directory is read as the engine steps through it (``zip_utils.cpp``):
+the end record found where ``zipfile`` looks for it too, then each entry's
+fixed header, name, and (XZip format 1 only) extra field and comment.  The
+fixed headers are gathered into one ``FILE_HEADER`` array; names, dates and
+offsets come out as ``zipfile`` gives them, so that ``zipfile`` need not be
+imported to list a map's files (it is opened to read one).  Also here: the
+rebuilding of an XZP2 directory for ``zipfile`` and the moving of every
+offset of an archive.
+"""
+from __future__ import annotations
+
+import struct
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "EOCD",
+    "FILE_HEADER",
+    "LOCAL_FILE_HEADER_SIZE",
+    "MAX_COMMENT",
+    "BadDirectory",
+    "EndRecord",
+    "Member",
+    "counts_from_file_start",
+    "directory_entries",
+    "end_counts_from_file_start",
+    "end_record",
+    "read_members",
+    "shift_offsets",
+    "xzp2_as_standard_zip",
+]
+
+EOCD = np.dtype(
+    [
+        ("signature", "<u4"),  # unsigned int signature ('PK\5\6')
+        ("number_of_this_disk", "<u2"),  # unsigned short numberOfThisDisk
+        ("number_of_the_disk_with_start_of_central_directory", "<u2"),
+        ("n_central_directory_entries_this_disk", "<u2"),  # nCentralDirectoryEntries_ThisDisk
+        ("n_central_directory_entries_total", "<u2"),  # nCentralDirectoryEntries_Total
+        ("central_directory_size", "<u4"),  # unsigned int centralDirectorySize
+        ("start_of_central_dir_offset", "<u4"),  # unsigned int startOfCentralDirOffset
+        ("comment_length", "<u2"),  # unsigned short commentLength
+    ]
+)  # ZIP_EndOfCentralDirRecord, 22 bytes, packed
+FILE_HEADER = np.dtype(
+    [
+        ("signature", "<u4"),  # unsigned int signature ('PK\1\2')
+        ("version_made_by", "<u2"),  # unsigned short versionMadeBy
+        ("version_needed_to_extract", "<u2"),  # unsigned short versionNeededToExtract
+        ("flags", "<u2"),  # unsigned short flags
+        ("compression_method", "<u2"),  # unsigned short compressionMethod
+        ("last_modified_time", "<u2"),  # unsigned short lastModifiedTime
+        ("last_modified_date", "<u2"),  # unsigned short lastModifiedDate
+        ("crc32", "<u4"),  # unsigned int crc32
+        ("compressed_size", "<u4"),  # unsigned int compressedSize
+        ("uncompressed_size", "<u4"),  # unsigned int uncompressedSize
+        ("file_name_length", "<u2"),  # unsigned short fileNameLength
+        ("extra_field_length", "<u2"),  # unsigned short extraFieldLength
+        ("file_comment_length", "<u2"),  # unsigned short fileCommentLength
+        ("disk_number_start", "<u2"),  # unsigned short diskNumberStart
+        ("internal_file_attribs", "<u2"),  # unsigned short internalFileAttribs
+        ("external_file_attribs", "<u4"),  # unsigned int externalFileAttribs
+        ("relative_offset_of_local_header", "<u4"),  # unsigned int relativeOffsetOfLocalHeader
+    ]
+)  # ZIP_FileHeader (central directory entry), 46 bytes, packed
+LOCAL_FILE_HEADER_SIZE = 30  # sizeof(ZIP_LocalFileHeader), packed
+_EOCD_SIGNATURE = b"PK\x05\x06"
+_FILE_HEADER_SIGNATURE = b"PK\x01\x02"
+MAX_COMMENT = 0xFFFF
+# file_name_length, extra_field_length, file_comment_length: adjacent in FILE_HEADER, read while stepping.
+_LENGTHS = struct.Struct("<3H")
+_LENGTHS_AT: int = FILE_HEADER.fields["file_name_length"][1] if FILE_HEADER.fields else 0
+_UTF8_NAME = 0x800  # general purpose flag bit 11: the name is UTF-8 (else code page 437)
+_MAX_EXTRACT_VERSION = 63  # zip 6.3, the newest "version needed to extract" zipfile reads
+
+
+# ---- the zip directory, as the engine reads it -------------------------------------------------
+class EndRecord(NamedTuple):
+    position: int  # of the end record within the lump
+    fields: np.void
+    comment: bytes
+
+    @property
+    def num_entries(self) -> int:
+        return int(self.fields["n_central_directory_entries_total"])
+
+    @property
+    def cd_size(self) -> int:
+        return int(self.fields["central_directory_size"])
+
+    @property
+    def cd_offset(self) -> int:
+        return int(self.fields["start_of_central_dir_offset"])
+
+    @property
+    def compatible(self) -> bool:
+        """False for XZip format 2 (ParseXZipCommentString: ``"XZP"`` then ``'2'``)."""
+        return not (self.comment[:3].upper() == b"XZP" and self.comment[3:4] == b"2")
+
+
+def end_record(data: bytes) -> EndRecord | None:
+    """The last end-of-central-directory record, where ``zipfile`` looks for it too."""
+    position = data.rfind(_EOCD_SIGNATURE, max(0, len(data) - EOCD.itemsize - MAX_COMMENT))
+    if position < 0 or position + EOCD.itemsize > len(data):
+        return None
+    fields = np.frombuffer(data, EOCD, 1, position)[0]
+    start = position + EOCD.itemsize
+    return EndRecord(position, fields, data[start : start + int(fields["comment_length"])])
+
+
+def end_counts_from_file_start(end: EndRecord, file_offset: int) -> bool:
+    """Whether the directory lies where it says only when offsets count from the file start."""
+    return end.cd_offset + end.cd_size != end.position and \
+        end.cd_offset - file_offset + end.cd_size == end.position
+
+
+def counts_from_file_start(data: bytes | memoryview, file_offset: int) -> bool:
+    """Whether the pakfile lump ``data``, at ``file_offset`` in its file, has file-relative offsets.
+
+    Looks at the end record only (a damaged archive answers False), so that a
+    map can be re-laid without reading its pakfile.
+    """
+    end = end_record(bytes(data[-(EOCD.itemsize + MAX_COMMENT):]))
+    if end is None:
+        return False
+    # The end record was found in the tail: its position counts from the tail's start.
+    tail_start = max(0, len(data) - (EOCD.itemsize + MAX_COMMENT))
+    end = EndRecord(end.position + tail_start, end.fields, end.comment)
+    return end_counts_from_file_start(end, file_offset)
+
+
+class BadDirectory(ValueError):
+    """The central directory does not hold what its end record says, at ``position`` in the lump."""
+
+    def __init__(self, message: str, position: int) -> None:
+        super().__init__(message)
+        self.position = position
+
+
+def directory_entries(data: bytes, start: int, count: int, compatible: bool) -> tuple[list[int], int]:
+    """Positions of the central directory entries, stepping as the engine does, and where the last one ends.
+
+    Format 1 skips name, extra field and comment after each fixed header;
+    format 2 (XZP2) writes no extra field or comment there, whatever the
+    lengths say.  Each entry is checked to lie in ``data`` and to start with
+    its signature.
+    """
+    positions: list[int] = []
+    position = start
+    for index in range(count):
+        if position < 0 or position + FILE_HEADER.itemsize > len(data):
+            raise BadDirectory(f"central directory entry {index} lies past the end", min(max(position, 0), len(data)))
+        if data[position : position + 4] != _FILE_HEADER_SIGNATURE:
+            raise BadDirectory(f"bad signature of central directory entry {index}", position)
+        positions.append(position)
+        name, extra, comment = _LENGTHS.unpack_from(data, position + _LENGTHS_AT)
+        position += FILE_HEADER.itemsize + name + (extra + comment if compatible else 0)
+    return positions, position
+
+
+class Member(NamedTuple):
+    """One file of the archive as its central directory entry lists it."""
+
+    ordinal: int  # in the directory (and in zipfile's infolist())
+    name: str
+    flag_bits: int
+    compress_type: int
+    date_time: tuple[int, int, int, int, int, int]
+    crc: int
+    compress_size: int
+    file_size: int
+    header_offset: int  # of the local header within the lump (moved as zipfile moves it)
+
+
+def read_members(data: bytes, end: EndRecord) -> list[Member]:
+    """The files of the archive, read from its central directory as ``zipfile`` reads them.
+
+    The fixed fields of every entry are gathered into one FILE_HEADER array;
+    names are decoded as zipfile decodes them (UTF-8 with flag bit 11, else
+    code page 437, cut at a NUL) and offsets moved by the distance between
+    where the directory lies and where the end record says it starts (which
+    is how old file-relative pakfiles still read).
+    """
+    start = end.position - end.cd_size
+    positions, stop = directory_entries(data, start, end.num_entries, end.compatible)
+    if end.compatible and stop != end.position:  # zipfile reads entries until the stated size is used up
+        raise BadDirectory(f"the end record lists {end.num_entries} files in a {end.cd_size}-byte central "
+                            f"directory, whose entries end {stop - end.position:+d} bytes from its end", end.position)
+    if not positions:
+        return []
+    # One copy of the fixed headers, side by side (an index array would take 8 bytes per byte gathered).
+    headers = np.frombuffer(b"".join([data[p : p + FILE_HEADER.itemsize] for p in positions]), FILE_HEADER)
+    at = np.asarray(positions, np.int64)
+    versions = (headers["version_needed_to_extract"] & 0xFF).tolist()
+    if max(versions) > _MAX_EXTRACT_VERSION:
+        index = max(range(len(versions)), key=versions.__getitem__)
+        raise NotImplementedError(f"zip file version {versions[index] / 10:.1f} (entry {index})")
+    concat = end.position - end.cd_size - end.cd_offset
+    name_at = (at + FILE_HEADER.itemsize).tolist()
+    name_end = (at + FILE_HEADER.itemsize + headers["file_name_length"]).tolist()
+    flags = headers["flags"].tolist()
+    dates = headers["last_modified_date"].tolist()
+    times = headers["last_modified_time"].tolist()
+    members = []
+    for index, (first, last, flag, date, time) in enumerate(zip(name_at, name_end, flags, dates, times)):
+        text = data[first:last]
+        name = text.decode("utf-8" if flag & _UTF8_NAME else "ascii" if text.isascii() else "cp437")
+        name = name.split("\0", 1)[0]
+        when = ((date >> 9) + 1980, (date >> 5) & 0xF, date & 0x1F, time >> 11, (time >> 5) & 0x3F, (time & 0x1F) * 2)
+        members.append((index, name, flag, when))
+    compression = headers["compression_method"].tolist()
+    crcs = headers["crc32"].tolist()
+    stored = headers["compressed_size"].tolist()
+    sizes = headers["uncompressed_size"].tolist()
+    offsets = (headers["relative_offset_of_local_header"].astype(np.int64) + concat).tolist()
+    return [Member(i, n, f, c, w, crc, z, u, o)
+            for (i, n, f, w), c, crc, z, u, o in zip(members, compression, crcs, stored, sizes, offsets)]
+
+
+def xzp2_as_standard_zip(data: bytes, end: EndRecord) -> bytes:
+    """A copy of an XZP2 archive whose central directory standard readers understand.
+
+    The local headers and file data are kept as they are (so offsets into
+    them stay valid); the directory entries lose their phantom extra field and
+    comment lengths, and the end record its directory padding.
+    """
+    start = end.position - end.cd_size
+    entries, _ = directory_entries(data, start, end.num_entries, compatible=False)
+    parts = [data[:start]]
+    for position in entries:
+        header = np.frombuffer(data, FILE_HEADER, 1, position).copy()
+        name_length = int(header["file_name_length"][0])
+        header["extra_field_length"] = 0
+        header["file_comment_length"] = 0
+        parts.append(header.tobytes())
+        parts.append(data[position + FILE_HEADER.itemsize : position + FILE_HEADER.itemsize + name_length])
+    directory_size = sum(len(p) for p in parts[1:])
+    record = np.array(end.fields, EOCD)
+    record["central_directory_size"] = directory_size
+    parts.append(record.tobytes())
+    parts.append(end.comment)
+    return b"".join(parts)
+
+
+def shift_offsets(data: bytes, end: EndRecord, delta: int) -> bytes:
+    """The archive with every offset (local headers, central directory) moved by ``delta``."""
+    out = bytearray(data)
+    start = end.position - end.cd_size
+    for position in directory_entries(data, start, end.num_entries, end.compatible)[0]:
+        header = np.frombuffer(out, FILE_HEADER, 1, position).copy()
+        header["relative_offset_of_local_header"] = int(header["relative_offset_of_local_header"][0]) + delta
+        out[position : position + FILE_HEADER.itemsize] = header.tobytes()
+    record = np.array(end.fields, EOCD)
+    record["start_of_central_dir_offset"] = end.cd_offset + delta
+    out[end.position : end.position + EOCD.itemsize] = record.tobytes()
+    return bytes(out)
