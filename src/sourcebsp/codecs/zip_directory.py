@@ -193,31 +193,22 @@ def read_members(data: bytes, end: EndRecord) -> list[Member]:
         return []
     # One copy of the fixed headers, side by side (an index array would take 8 bytes per byte gathered).
     headers = np.frombuffer(b"".join([data[p : p + FILE_HEADER.itemsize] for p in positions]), FILE_HEADER)
-    at = np.asarray(positions, np.int64)
     versions = (headers["version_needed_to_extract"] & 0xFF).tolist()
     if max(versions) > _MAX_EXTRACT_VERSION:
         index = max(range(len(versions)), key=versions.__getitem__)
         raise NotImplementedError(f"zip file version {versions[index] / 10:.1f} (entry {index})")
     concat = end.position - end.cd_size - end.cd_offset
-    name_at = (at + FILE_HEADER.itemsize).tolist()
-    name_end = (at + FILE_HEADER.itemsize + headers["file_name_length"]).tolist()
-    flags = headers["flags"].tolist()
-    dates = headers["last_modified_date"].tolist()
-    times = headers["last_modified_time"].tolist()
+    columns = zip(positions, *(headers[name].tolist() for name in (
+        "file_name_length", "flags", "last_modified_date", "last_modified_time", "compression_method", "crc32",
+        "compressed_size", "uncompressed_size", "relative_offset_of_local_header")))
     members = []
-    for index, (first, last, flag, date, time) in enumerate(zip(name_at, name_end, flags, dates, times)):
-        text = data[first:last]
+    for ordinal, (position, name_length, flag, date, time, method, crc, stored, size, local) in enumerate(columns):
+        first = position + FILE_HEADER.itemsize
+        text = data[first : first + name_length]
         name = text.decode("utf-8" if flag & _UTF8_NAME else "ascii" if text.isascii() else "cp437")
-        name = name.split("\0", 1)[0]
         when = ((date >> 9) + 1980, (date >> 5) & 0xF, date & 0x1F, time >> 11, (time >> 5) & 0x3F, (time & 0x1F) * 2)
-        members.append((index, name, flag, when))
-    compression = headers["compression_method"].tolist()
-    crcs = headers["crc32"].tolist()
-    stored = headers["compressed_size"].tolist()
-    sizes = headers["uncompressed_size"].tolist()
-    offsets = (headers["relative_offset_of_local_header"].astype(np.int64) + concat).tolist()
-    return [Member(i, n, f, c, w, crc, z, u, o)
-            for (i, n, f, w), c, crc, z, u, o in zip(members, compression, crcs, stored, sizes, offsets)]
+        members.append(Member(ordinal, name.split("\0", 1)[0], flag, method, when, crc, stored, size, local + concat))
+    return members
 
 
 def xzp2_as_standard_zip(data: bytes, end: EndRecord) -> bytes:
