@@ -269,33 +269,22 @@ def plan_write(bsp: "SavedMap", *, reencode: bool = False, compression: Compress
             return lzma_compress(plain), len(plain)
         return plain, 0
 
-    payloads: dict[int, "bytes | memoryview"] = {}
-    fourccs: dict[int, int] = {}
-    to_convert: list[int] = []
-    as_found: set[int] = set()  # lumps stored exactly as in the file
-    for index, entry in enumerate(entries):
-        if index in contents:
-            to_convert.append(index)
-        elif (not entry.filelen or compression == "keep"
-              or entry.compressed == wants_lzma(index, entry.fourcc if entry.compressed else entry.filelen)):
-            payloads[index], fourccs[index] = bsp.raw_lump(index), entry.fourcc
-            as_found.add(index)
-        else:
-            to_convert.append(index)
+    # Every lump stored otherwise than as found: (its bytes, its fourcc).  The others
+    # are copied from the file as they are, so they are never read here.
+    to_convert = [index for index, entry in enumerate(entries)
+                  if index in contents or (entry.filelen and compression != "keep" and entry.compressed
+                                           != wants_lzma(index, entry.fourcc if entry.compressed else entry.filelen))]
 
     def convert(index: int) -> tuple["bytes | memoryview", int]:
         return stored(index, contents[index] if index in contents else bsp.lump_bytes(index))
 
     # liblzma releases the GIL: compress on every core.
-    for index, (data, fourcc) in run_parallel(convert, to_convert):
-        payloads[index], fourccs[index] = data, fourcc
-
+    converted = dict(run_parallel(convert, to_convert))
     same_layout = len(bsp._buffer) >= HEADER_SIZE and all(
-        len(payloads[i]) == entries[i].filelen and fourccs[i] == entries[i].fourcc for i in range(NUM_LUMPS)
-    )
+        len(data) == entries[i].filelen and fourcc == entries[i].fourcc for i, (data, fourcc) in converted.items())
     if same_layout:
-        return _patched(bsp, {i: payloads[i] for i in contents})
-    return _relaid(bsp, values, payloads, fourccs, as_found, stored)
+        return _patched(bsp, {i: converted[i][0] for i in contents})
+    return _relaid(bsp, values, converted, stored)
 
 
 def _patched(bsp: "SavedMap", patches: dict[int, "bytes | memoryview"]) -> WritePlan:
@@ -328,32 +317,38 @@ def _patched(bsp: "SavedMap", patches: dict[int, "bytes | memoryview"]) -> Write
     return WritePlan(bsp.header, pieces, source)
 
 
-def _relaid(bsp: "SavedMap", values: dict[int, Any], payloads: dict[int, "bytes | memoryview"],
-            fourccs: dict[int, int], as_found: set[int],
+def _relaid(bsp: "SavedMap", values: dict[int, Any], converted: dict[int, tuple["bytes | memoryview", int]],
             stored: Callable[[int, "bytes | memoryview"], tuple["bytes | memoryview", int]]) -> WritePlan:
-    """The lumps laid out again: original order, 4-byte aligned, pakfile last."""
+    """The lumps laid out again: original order, 4-byte aligned, pakfile last.
+
+    ``converted`` holds the lumps not stored as found, as (bytes, fourcc); the
+    others are regions of the file."""
     entries = bsp.header.lumps
-    order = sorted(range(NUM_LUMPS), key=lambda i: (i == LumpId.PAKFILE, entries[i].fileofs, i))
+    order = sorted((index == LumpId.PAKFILE, entry.fileofs, index) for index, entry in enumerate(entries))
     position = HEADER_SIZE
-    offsets: dict[int, int] = {}
+    lumps: list[LumpEntry] = [entries[0]] * NUM_LUMPS
     pieces: list["bytes | memoryview | Region"] = [b""]  # the header goes first
-    for index in order:
-        moved = position != entries[index].fileofs
-        if len(payloads[index]) and moved and _holds_file_offsets(bsp, index):
+    for _, fileofs, index in order:
+        entry = entries[index]
+        if index in converted:
+            data, fourcc = converted[index]
+            piece: "bytes | memoryview | Region" = data
+            length = len(data)
+        else:
+            piece, length, fourcc = Region(fileofs, entry.filelen), entry.filelen, entry.fourcc
+        if length and position != fileofs and _holds_file_offsets(bsp, index):
             # Its bytes hold absolute offsets (game lumps, some pakfiles): encode it where it lands.
             value = values[index] if index in values else bsp._decode(index)
-            payloads[index], fourccs[index] = stored(index, encode_lump(bsp, index, value, position))
-            as_found.discard(index)
-        offsets[index] = position
-        data = payloads[index]
-        entry = entries[index]
-        pieces.append(Region(entry.fileofs, entry.filelen) if index in as_found and len(data) else data)
-        position += len(data)
+            data, fourcc = stored(index, encode_lump(bsp, index, value, position))
+            piece, length = data, len(data)
+        lumps[index] = LumpEntry(position, length, entry.version, fourcc)
+        if length:
+            pieces.append(piece)
+        position += length
         padding = -position % _ALIGNMENT
         if padding:
             pieces.append(bytes(padding))
             position += padding
-    lumps = [LumpEntry(offsets[i], len(payloads[i]), entries[i].version, fourccs[i]) for i in range(NUM_LUMPS)]
     header = Header(bsp.header.ident, bsp.version, lumps, bsp.header.map_revision, bsp.header.lump_order)
     pieces[0] = header.to_bytes()
     return WritePlan(header, pieces, bsp._buffer)
