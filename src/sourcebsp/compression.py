@@ -14,14 +14,17 @@ lump entries) point at it.
 """
 from __future__ import annotations
 
+import _thread
 import contextvars
 import struct
-import threading
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from .errors import CompressionError, LimitExceededError, TruncatedError
+
+if TYPE_CHECKING:
+    import threading
 
 __all__ = [
     "LZMA_HEADER",
@@ -119,11 +122,14 @@ class Decompressor:
         self.used = 0
         self._blocks: dict[tuple[int, int, int], memoryview] = {}
         self._running: dict[tuple[int, int, int], threading.Event] = {}
-        self._lock = threading.Lock()
+        # threading.Lock itself: the threading module (1 ms to import) is loaded only
+        # when a block is decompressed, not for every map opened.
+        self._lock = _thread.allocate_lock()
 
     def decompress(self, data: bytes | memoryview, *, lump: str | None = None, offset: int = 0,
                    expected_size: int | None = None) -> memoryview:
         """Decompress one Valve LZMA block (see :func:`lzma_decompress`)."""
+        import threading
         import zlib
 
         key = (offset, len(data), zlib.crc32(data))
