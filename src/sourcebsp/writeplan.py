@@ -324,31 +324,53 @@ def _relaid(bsp: "SavedMap", values: dict[int, Any], converted: dict[int, tuple[
     ``converted`` holds the lumps not stored as found, as (bytes, fourcc); the
     others are regions of the file."""
     entries = bsp.header.lumps
+    source = bsp._buffer
     order = sorted((index == LumpId.PAKFILE, entry.fileofs, index) for index, entry in enumerate(entries))
     position = HEADER_SIZE
     lumps: list[LumpEntry] = [entries[0]] * NUM_LUMPS
     pieces: list["bytes | memoryview | Region"] = [b""]  # the header goes first
+    # The file's bytes being copied, [run_start, run_end): neighbouring lumps found as they
+    # are (and the padding between them, when the file has the same) make one region.
+    run_start = run_end = 0
+
+    def end_run() -> None:
+        if run_end > run_start:
+            pieces.append(Region(run_start, run_end - run_start))
+
     for _, fileofs, index in order:
         entry = entries[index]
+        data: "bytes | memoryview | None" = None
         if index in converted:
             data, fourcc = converted[index]
-            piece: "bytes | memoryview | Region" = data
             length = len(data)
         else:
-            piece, length, fourcc = Region(fileofs, entry.filelen), entry.filelen, entry.fourcc
+            length, fourcc = entry.filelen, entry.fourcc
         if length and position != fileofs and _holds_file_offsets(bsp, index):
             # Its bytes hold absolute offsets (game lumps, some pakfiles): encode it where it lands.
             value = values[index] if index in values else bsp._decode(index)
             data, fourcc = stored(index, encode_lump(bsp, index, value, position))
-            piece, length = data, len(data)
+            length = len(data)
         lumps[index] = LumpEntry(position, length, entry.version, fourcc)
-        if length:
-            pieces.append(piece)
+        if data is not None and length:
+            end_run()
+            run_start = run_end = 0
+            pieces.append(data)
+        elif length:
+            if fileofs != run_end:
+                end_run()
+                run_start = fileofs
+            run_end = fileofs + length
         position += length
         padding = -position % _ALIGNMENT
         if padding:
-            pieces.append(bytes(padding))
             position += padding
+            if run_end > run_start and source[run_end : run_end + padding] == bytes(padding):
+                run_end += padding
+            else:
+                end_run()
+                run_start = run_end = 0
+                pieces.append(bytes(padding))
+    end_run()
     header = Header(bsp.header.ident, bsp.version, lumps, bsp.header.map_revision, bsp.header.lump_order)
     pieces[0] = header.to_bytes()
     return WritePlan(header, pieces, bsp._buffer)
