@@ -230,3 +230,47 @@ def test_save_after_an_entity_edit_needs_little_memory(corpus_file, tmp_path: Pa
     assert int(result.stdout) <= 1.5 * path.stat().st_size
     with sourcebsp.open(tmp_path / "out.bsp") as bsp:
         assert bsp.entities[0]["message"] == "edited"
+
+
+def _unaligned_map() -> tuple[bytes, dict[int, bytes]]:
+    """A v20 map whose lumps sit at odd offsets, with zeros after one and junk after another."""
+    from sourcebsp.header import HEADER_SIZE, Header, LumpEntry
+
+    lumps = {
+        int(LumpId.ENTITIES): b'{\n"classname" "worldspawn"\n}\n\x00',  # 32 bytes
+        int(LumpId.PLANES): b"\x01" * 7,
+        int(LumpId.TEXDATA): b"\x02" * 5,  # the file has zeros after it: copied as one region with it
+        int(LumpId.VERTEXES): b"\x03" * 9,  # junk after it: new zeros are written instead
+        int(LumpId.VISIBILITY): b"\x04" * 3,
+    }
+    gaps = {int(LumpId.ENTITIES): b"", int(LumpId.PLANES): b"\x00", int(LumpId.TEXDATA): b"\x00\x00\x00",
+            int(LumpId.VERTEXES): b"\xee\xee\xee", int(LumpId.VISIBILITY): b""}
+    entries = [LumpEntry()] * 64
+    body = b""
+    for index, data in lumps.items():
+        entries[index] = LumpEntry(HEADER_SIZE + 1 + len(body), len(data))
+        body += data + gaps[index]
+    return Header(b"VBSP", 20, entries).to_bytes() + b"\xee" + body, lumps
+
+
+def test_relaid_lumps_are_aligned_and_gathered_whatever_the_file_pads_with() -> None:
+    data, lumps = _unaligned_map()
+    with sourcebsp.BspFile.from_bytes(data) as bsp:
+        bsp.entities[0]["message"] = "grown"
+        plan = plan_write(bsp)
+        written = plan.to_bytes()
+    # Every piece is already as gathered as it can be: no two neighbouring regions of the file.
+    kinds = [type(piece).__name__ for piece in plan.pieces]
+    assert not any(a == b == "Region" for a, b in zip(kinds, kinds[1:])), kinds
+    with sourcebsp.BspFile.from_bytes(written) as saved:
+        assert saved.entities[0]["message"] == "grown"
+        entries = saved.header.lumps
+        order = sorted(lumps, key=lambda i: entries[i].fileofs)
+        assert order == list(lumps)  # the file's order is kept
+        for index in lumps:
+            assert entries[index].fileofs % 4 == 0
+            if index != LumpId.ENTITIES:
+                assert bytes(saved.raw_lump(index)) == lumps[index]
+        for index, after in zip(order, order[1:]):
+            end = entries[index].fileofs + entries[index].filelen
+            assert written[end:entries[after].fileofs] == bytes(-end % 4)  # padding is zeros, never junk
