@@ -172,6 +172,12 @@ def _save(path: Path, scratch: Path) -> None:
         bsp.save(scratch / "same.bsp")
     with open_bsp(path) as bsp:
         bsp.save(scratch / "reencoded.bsp", reencode=True)
+    with open_bsp(path) as bsp:
+        # A grown entity lump moves every lump after it: the save lays the map out again.
+        entities = bsp.entities
+        if len(entities):
+            entities[0]["sourcebsp_fuzz"] = "moved"
+        bsp.save(scratch / "edited.bsp", fsync=False)
 
 
 #: name -> entry point, in the order a user meets them.
