@@ -93,8 +93,8 @@ class StringDataCodec:
                 lump=ctx.name, offset=ctx.file_offset + int(starts[-1]),
             )
         blob = bytes(data)
-        strings = {
-            int(s): blob[s:e].decode("utf-8", "surrogateescape") for s, e in zip(starts, ends)
+        strings = {  # Python ints: slicing with numpy scalars costs 4x as much
+            s: blob[s:e].decode("utf-8", "surrogateescape") for s, e in zip(starts.tolist(), ends.tolist())
         }
         return StringData(strings, len(blob))
 
