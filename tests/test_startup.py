@@ -196,3 +196,35 @@ sourcebsp.open
 print(before is None, "numpy" in sys.modules, gc.isenabled())
 """
     assert _modules(tmp_path, body)[1].split() == ["True", "True", str(collecting)]
+
+
+def test_first_use_leaves_nothing_to_the_young_generations_and_nothing_frozen(tmp_path: Path) -> None:
+    """numpy's and the container's objects go straight to the oldest generation; garbage
+    made before is still collected, and nothing stays frozen."""
+    body = """
+import gc, weakref
+import sourcebsp
+class Node: pass
+cycle = Node(); cycle.me = cycle
+gone = weakref.ref(cycle)
+del cycle
+sourcebsp.open
+young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
+frozen = gc.get_freeze_count()
+gc.collect()
+print(young < 100, frozen, gone() is None)
+"""
+    assert _modules(tmp_path, body)[1].split() == ["True", "0", "True"]
+
+
+def test_first_use_leaves_the_programs_frozen_objects_frozen(tmp_path: Path) -> None:
+    body = """
+import gc
+import sourcebsp
+kept = [[] for _ in range(100)]
+gc.freeze()
+sourcebsp.open
+tracked = {id(o) for o in gc.get_objects()}  # every generation but the frozen objects
+print(gc.get_freeze_count() > 0 and not any(id(o) in tracked for o in kept))
+"""
+    assert _modules(tmp_path, body)[1].split() == ["True"]
