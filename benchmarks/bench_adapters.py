@@ -50,8 +50,9 @@ class Adapter:
 
     ``ready`` is what the import-only interpreter imports: the modules that
     make the library usable (sourcebsp's package itself loads its names
-    lazily, without numpy), so "import" and "above import" mean the same for
-    every library.
+    lazily, without numpy: ``sourcebsp:open`` looks the name up as a
+    program does), so "import" and "above import" mean the same for every
+    library.
     """
 
     __slots__ = ("name", "module", "distribution", "ops", "ready")
@@ -202,7 +203,7 @@ SOURCEBSP_OPS: dict[str, Op] = {
 }
 for _name, _op in SOURCEBSP_OPS.items():
     if _name != "cli info":  # the command itself sets up the process before numpy loads
-        _op.loads = ("sourcebsp.container", *_op.loads)
+        _op.loads = ("sourcebsp:open", *_op.loads)
 
 
 # srctools -----------------------------------------------------------------------------
@@ -442,7 +443,7 @@ def _unsynced_too(ops: dict[str, Op]) -> dict[str, Op]:
 SRCTOOLS_OPS, BSP_TOOL_OPS, SOURCEPP_OPS = map(_unsynced_too, (SRCTOOLS_OPS, BSP_TOOL_OPS, SOURCEPP_OPS))
 
 LIBRARIES: dict[str, Adapter] = {
-    "sourcebsp": Adapter("sourcebsp", "sourcebsp", "sourcebsp", SOURCEBSP_OPS, ready="sourcebsp.container"),
+    "sourcebsp": Adapter("sourcebsp", "sourcebsp", "sourcebsp", SOURCEBSP_OPS, ready="sourcebsp:open"),
     "srctools": Adapter("srctools", "srctools.bsp", "srctools", SRCTOOLS_OPS),
     "bsp_tool": Adapter("bsp_tool", "bsp_tool", "bsp_tool", BSP_TOOL_OPS),
     "sourcepp": Adapter("sourcepp", "sourcepp", "sourcepp", SOURCEPP_OPS),
@@ -450,8 +451,13 @@ LIBRARIES: dict[str, Adapter] = {
 
 
 def _load(names: tuple[str, ...]) -> None:
-    for name in names:
+    """Import each ``module``, or ``module:name`` to also look the name up (``sourcebsp:open``
+    loads the container the way a program's first ``sourcebsp.open`` does)."""
+    for spec in names:
+        name, _, attribute = spec.partition(":")
         module = __import__(name, fromlist=["_"])
+        if attribute:
+            getattr(module, attribute)
         if name == "PIL.Image":
             module.preinit()  # the format plug-ins Pillow loads on its first save
 
@@ -463,7 +469,7 @@ def child(library: str, operation: str, path: str, out: str) -> None:
     import resource
 
     adapter = LIBRARIES[library]
-    __import__(adapter.ready if operation == "-" else adapter.module)
+    _load((adapter.ready,) if operation == "-" else (adapter.module,))
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if operation != "-":
         op = adapter.ops[operation]
