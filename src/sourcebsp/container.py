@@ -24,7 +24,7 @@ from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .protocols import LumpKey
 from .variants import Variant, detect_variant, get_variant, supported_versions
-from .writeplan import Compression, plan_write, start_parallel
+from .parallel import start_parallel
 
 if TYPE_CHECKING:
     from pathlib import Path  # imported when a path is asked for: 3-5 ms that reading does not need
@@ -40,8 +40,9 @@ if TYPE_CHECKING:
     from .codecs.textures import StringData
     from .codecs.visibility import Visibility
     from .protocols import Array, ArrayLump
+    from .writeplan import Compression
 
-__all__ = ["BspFile", "ClosedMapError", "Compression", "LumpAttr", "LumpKey", "open_bsp"]
+__all__ = ["BspFile", "ClosedMapError", "LumpAttr", "LumpKey", "open_bsp"]
 
 T = TypeVar("T")
 
@@ -567,6 +568,8 @@ class BspFile:
     # ---- writing ------------------------------------------------------------------
     def to_bytes(self, *, reencode: bool = False, compression: Compression = "keep") -> bytes:
         """The whole map as bytes (see :meth:`save`).  The map object is not changed."""
+        from .writeplan import plan_write  # only when writing
+
         self._check_open()
         return plan_write(self, reencode=reencode, compression=compression).to_bytes()
 
@@ -596,6 +599,7 @@ class BspFile:
         from pathlib import Path
 
         from ._io import atomic_write  # tempfile and what it imports, only when saving
+        from .writeplan import plan_write
 
         self._check_open()
         target = Path(path)

@@ -1,10 +1,13 @@
 """``sourcebsp repack MAP -o OUT [--reencode] [--compress | --decompress]``."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .. import open_bsp
-from ..container import BspFile, Compression
+from ..container import BspFile
+
+if TYPE_CHECKING:
+    from ..writeplan import Compression
 from . import _common
 from ._progress import busy
 
