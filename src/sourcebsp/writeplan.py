@@ -20,7 +20,6 @@ can, so a save does not read the map into memory.
 from __future__ import annotations
 
 import copy
-import functools
 import os
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Literal, NamedTuple, Protocol
 
