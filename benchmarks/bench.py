@@ -98,7 +98,7 @@ def corpus_maps() -> list[Path]:
 
 # ---- libraries (benchmarks/bench_adapters.py) -----------------------------------------
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_adapters import LIBRARIES, SOURCEBSP_OPS, Adapter, Op  # noqa: E402
+from bench_adapters import LIBRARIES, SOURCEBSP_OPS, Adapter, Op  # noqa: E402,F401  (Op: for callers of this script)
 
 ADAPTERS_SCRIPT = Path(__file__).resolve().parent / "bench_adapters.py"
 
@@ -563,7 +563,7 @@ def print_summary(results: list[dict[str, Any]], slowest: int = 5) -> None:
                 ranked.append((r["seconds"] / max(res["size"] / 1e6, 1e-9), res, r["seconds"], peers))
     ranked.sort(key=lambda item: -item[0])
     if ranked:
-        print(f"slowest maps for sourcebsp open+decode (ms per MB; other / sourcebsp):")
+        print("slowest maps for sourcebsp open+decode (ms per MB; other / sourcebsp):")
         for per_mb, res, seconds, peers in ranked[:slowest]:
             ratios = ", ".join(f"{lib} {ratio:.2f}x" for lib, ratio in peers.items())
             print(f"  {res['name']} ({res['size'] / 1e6:.2f} MB, {res['version']}): {seconds * 1000:.1f} ms, "

@@ -5,7 +5,6 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import sourcebsp
 from sourcebsp import LumpId, RawLump

@@ -49,7 +49,6 @@ def bsp(example_path: Path):
 def _expected_counts() -> dict[LumpId, int]:
     """The size of every lump, worked out from the room's description (not from the builder)."""
     inside = np.subtract(ROOM.maxs, ROOM.mins)  # 512 x 512 x 256
-    button = np.subtract(BUTTON_BOX.maxs, BUTTON_BOX.mins)  # 8 x 32 x 32
 
     def samples(a: float, b: float) -> int:  # lightmap samples of an a x b face, 16 units a luxel
         return int((np.ceil(a / 16) + 1) * (np.ceil(b / 16) + 1))

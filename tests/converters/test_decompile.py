@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import functools
 import re
-from itertools import combinations
 from pathlib import Path
 
 import numpy as np

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import sourcebsp
 from sourcebsp.lump_ids import LumpId

@@ -151,7 +151,7 @@ def test_every_brush_closed_and_every_side_on_its_plane(map_path):
         if not _has_brushes(bsp):
             pytest.fail(f"{map_path.name} has no brushes")
         result = build_brushes(bsp)
-        brushes, sides, planes = bsp.brushes, bsp.brushsides, bsp.planes
+        brushes, sides = bsp.brushes, bsp.brushsides
         assert len(result) == len(brushes)
         assert result.closed.all(), np.flatnonzero(~result.closed)
         assert np.all(result.side_counts >= 3)

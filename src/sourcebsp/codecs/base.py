@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, NamedTuple, Protocol
+from typing import Any, Mapping, NamedTuple, Protocol
 
 import numpy as np
 

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .mutate import Case, Mutation, apply, minimise, random_mutations, seeds
+from .mutate import Case, Mutation, minimise, random_mutations, seeds
 from .runner import DEFAULT_MEMORY_LIMIT, limit_memory, strict_warnings
 
 __all__ = ["Stats", "run_campaign", "run_worker"]

@@ -303,7 +303,6 @@ def clip_brushes(normal: np.ndarray, dist: np.ndarray, side_brush: np.ndarray,
     normal = normal / np.where(length > 0, length, 1.0)[:, None]
     per_brush = np.bincount(side_brush, minlength=num_brushes)
     first = np.r_[0, np.cumsum(per_brush)[:-1]]
-    local = np.arange(s_total) - first[side_brush]
     counts_out = np.zeros(s_total, np.int64)
     polys: dict[int, np.ndarray] = {}
     bucket = _bucket_of(per_brush)

@@ -619,7 +619,6 @@ def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, 
     dispinfo = bsp.need_lump(LumpId.DISPINFO, "build meshes")
     dispverts = bsp.find_lump(LumpId.DISP_VERTS)
     disptris = bsp.find_lump(LumpId.DISP_TRIS)
-    vertexes = bsp.find_lump(LumpId.VERTEXES)
     sub = faces[which]
     if np.any(sub["numedges"] != 4):
         bad = int(which[np.flatnonzero(sub["numedges"] != 4)[0]])
