@@ -1,6 +1,7 @@
 """BspFile: construction without I/O, lazy decoding, saving and re-laying."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -68,6 +69,25 @@ def test_save_refuses_to_overwrite_input(corpus_file, tmp_path: Path) -> None:
     with sourcebsp.open(copy) as bsp:
         np.testing.assert_array_equal(bsp.planes["dist"], planes["dist"])
     assert [p.name for p in tmp_path.iterdir()] == ["map.bsp"]  # no temporary left behind
+
+
+def test_save_refuses_the_input_by_any_name(corpus_file, tmp_path: Path) -> None:
+    """A symbolic link, a hard link or a path through another folder name the same file."""
+    original = tmp_path / "map.bsp"
+    original.write_bytes(corpus_file("tf2_mp_lobby.bsp").read_bytes())
+    (tmp_path / "link.bsp").symlink_to(original)
+    os.link(original, tmp_path / "hard.bsp")
+    (tmp_path / "sub").mkdir()
+    names = [tmp_path / "link.bsp", tmp_path / "hard.bsp", tmp_path / "sub" / ".." / "map.bsp"]
+    with sourcebsp.open(original) as bsp:
+        for name in names:
+            with pytest.raises(sourcebsp.BspError, match="overwrite"):
+                bsp.save(name)
+        bsp.save(tmp_path / "other.bsp")  # a new file is fine
+    with sourcebsp.open(tmp_path / "link.bsp") as bsp:
+        with pytest.raises(sourcebsp.BspError, match="overwrite"):
+            bsp.save(original)
+    assert original.read_bytes() == corpus_file("tf2_mp_lobby.bsp").read_bytes()
 
 
 def _edit_and_save(source: Path, out: Path) -> np.ndarray:

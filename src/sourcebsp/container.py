@@ -54,6 +54,15 @@ class ClosedMapError(BspError, ValueError):
     """
 
 
+def _is_open_file(path: Path, fd: int) -> bool:
+    """Whether ``path`` names the file open as ``fd``: by any name (a link, a hard link, another
+    mount of it), since the same inode is the same file."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(fd))
+    except (OSError, ValueError):  # no such file, or a name the system cannot take
+        return False
+
+
 def _lump_index(key: LumpKey) -> int:
     if isinstance(key, str):
         try:
@@ -603,7 +612,7 @@ class BspFile:
 
         self._check_open()
         target = Path(path)
-        if self.path is not None and not overwrite and target.exists() and target.resolve() == self.path.resolve():
+        if self._fd is not None and not overwrite and _is_open_file(target, self._fd):
             raise BspError(f"refusing to overwrite the input map {target} (pass overwrite=True)")
         plan = plan_write(self, reencode=reencode, compression=compression)
         return atomic_write(target, *plan.writers(self._fd), fsync=fsync, size=plan.size)
