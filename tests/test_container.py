@@ -90,6 +90,17 @@ def test_save_refuses_the_input_by_any_name(corpus_file, tmp_path: Path) -> None
     assert original.read_bytes() == corpus_file("tf2_mp_lobby.bsp").read_bytes()
 
 
+def test_save_refuses_the_inputs_name_after_another_file_took_it(corpus_file, tmp_path: Path) -> None:
+    original = tmp_path / "map.bsp"
+    original.write_bytes(corpus_file("tf2_mp_lobby.bsp").read_bytes())
+    with sourcebsp.open(original) as bsp:
+        (tmp_path / "newer.bsp").write_bytes(b"the user's newer file")
+        os.replace(tmp_path / "newer.bsp", original)  # as an editor saving atomically does
+        with pytest.raises(sourcebsp.BspError, match="overwrite"):
+            bsp.save(original)
+    assert original.read_bytes() == b"the user's newer file"
+
+
 def _edit_and_save(source: Path, out: Path) -> np.ndarray:
     with sourcebsp.open(source) as bsp:
         planes = np.concatenate([bsp.planes, bsp.planes[:3]])  # changes the lump's size

@@ -54,15 +54,6 @@ class ClosedMapError(BspError, ValueError):
     """
 
 
-def _is_open_file(path: Path, fd: int) -> bool:
-    """Whether ``path`` names the file open as ``fd``: by any name (a link, a hard link, another
-    mount of it), since the same inode is the same file."""
-    try:
-        return os.path.samestat(os.stat(path), os.fstat(fd))
-    except (OSError, ValueError):  # no such file, or a name the system cannot take
-        return False
-
-
 def _lump_index(key: LumpKey) -> int:
     if isinstance(key, str):
         try:
@@ -612,10 +603,21 @@ class BspFile:
 
         self._check_open()
         target = Path(path)
-        if self._fd is not None and not overwrite and _is_open_file(target, self._fd):
+        if not overwrite and self._is_input(target):
             raise BspError(f"refusing to overwrite the input map {target} (pass overwrite=True)")
         plan = plan_write(self, reencode=reencode, compression=compression)
         return atomic_write(target, *plan.writers(self._fd), fsync=fsync, size=plan.size)
+
+    def _is_input(self, target: Path) -> bool:
+        """Whether ``target`` names the file this map was read from: by any name (a link, a hard
+        link: the same inode), or by its own name after another file took that name."""
+        if self._fd is None or self._path is None:
+            return False
+        try:
+            found = os.stat(target)
+        except (OSError, ValueError):  # no such file (the usual case), or a name the system cannot take
+            return False
+        return os.path.samestat(found, os.fstat(self._fd)) or os.path.realpath(target) == os.path.realpath(self._path)
 
     # ---- typed lump attributes ------------------------------------------------------
     entities: LumpAttr["Entities"] = LumpAttr(LumpId.ENTITIES)
