@@ -74,12 +74,12 @@ if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all a
         if "numpy" in sys.modules:
             value = getattr(importlib.import_module(module, __name__), attribute)
         else:
-            # The first name used imports numpy and the container: hundreds of thousands of
-            # objects that live as long as the program.  The collector would scan each of them
-            # as it ages through the young generations, for nothing (5-12 ms).  Made with the
+            # The first name used imports numpy and the container: some 20,000 tracked objects
+            # that live as long as the program.  The collector would scan each of them as it
+            # ages through the young generations, for nothing (5-12 ms).  Made with the
             # collector off, they are moved straight to the oldest generation instead (freeze,
-            # then unfreeze: nothing stays frozen, any garbage among them is collected with
-            # the oldest generation), unless the program keeps objects frozen itself.
+            # then unfreeze: nothing stays frozen; the import's few hundred cyclic leftovers
+            # go with the next full collection), unless the program keeps objects frozen itself.
             collecting = gc.isenabled()
             gc.disable()
             try:
