@@ -98,19 +98,29 @@ def _merged(pieces: list["bytes | memoryview | Region"], source: memoryview) -> 
     """Neighbouring regions of the file as one (and short padding the file has too), so a
     moved run of unchanged lumps is one copy."""
     out: list["bytes | memoryview | Region"] = []
+    start = end = 0  # the region being gathered, [start, end); none while they are equal
     for piece in pieces:
-        last = out[-1] if out else None
-        if isinstance(last, Region):
-            end = last.offset + last.length
-            if isinstance(piece, Region) and piece.offset == end:
-                out[-1] = Region(last.offset, last.length + piece.length)
+        if isinstance(piece, Region):
+            if not piece.length:
                 continue
-            if not isinstance(piece, Region) and len(piece) <= _ALIGNMENT and source[end : end + len(piece)] == piece:
-                out[-1] = Region(last.offset, last.length + len(piece))
+            if end > start and piece.offset == end:
+                end += piece.length
                 continue
-        if not (piece.length if isinstance(piece, Region) else len(piece)):
+            if end > start:
+                out.append(Region(start, end - start))
+            start, end = piece.offset, piece.offset + piece.length
             continue
+        if not len(piece):
+            continue
+        if end > start and len(piece) <= _ALIGNMENT and source[end : end + len(piece)] == piece:
+            end += len(piece)
+            continue
+        if end > start:
+            out.append(Region(start, end - start))
+            start = end = 0
         out.append(piece)
+    if end > start:
+        out.append(Region(start, end - start))
     return out
 
 
@@ -266,53 +276,31 @@ def _relaid(bsp: "SavedMap", values: dict[int, Any], converted: dict[int, tuple[
     ``converted`` holds the lumps not stored as found, as (bytes, fourcc); the
     others are regions of the file."""
     entries = bsp.header.lumps
-    source = bsp._buffer
     order = sorted((index == LumpId.PAKFILE, entry.fileofs, index) for index, entry in enumerate(entries))
     position = HEADER_SIZE
     lumps: list[LumpEntry] = [entries[0]] * NUM_LUMPS
     pieces: list["bytes | memoryview | Region"] = [b""]  # the header goes first
-    # The file's bytes being copied, [run_start, run_end): neighbouring lumps found as they
-    # are (and the padding between them, when the file has the same) make one region.
-    run_start = run_end = 0
-
-    def end_run() -> None:
-        if run_end > run_start:
-            pieces.append(Region(run_start, run_end - run_start))
-
     for _, fileofs, index in order:
         entry = entries[index]
-        data: "bytes | memoryview | None" = None
+        piece: "bytes | memoryview | Region"
         if index in converted:
-            data, fourcc = converted[index]
-            length = len(data)
+            piece, fourcc = converted[index]
+            length = len(piece)
         else:
             length, fourcc = entry.filelen, entry.fourcc
+            piece = Region(fileofs, length) if length else b""
         if length and position != fileofs and _holds_file_offsets(bsp, index):
             # Its bytes hold absolute offsets (game lumps, some pakfiles): encode it where it lands.
             value = values[index] if index in values else bsp._decode(index)
             data, fourcc = stored(index, encode_lump(bsp, index, value, position))
-            length = len(data)
+            piece, length = data, len(data)
         lumps[index] = LumpEntry(position, length, entry.version, fourcc)
-        if data is not None and length:
-            end_run()
-            run_start = run_end = 0
-            pieces.append(data)
-        elif length:
-            if fileofs != run_end:
-                end_run()
-                run_start = fileofs
-            run_end = fileofs + length
+        pieces.append(piece)  # WritePlan gathers neighbouring regions and drops empty pieces
         position += length
         padding = -position % _ALIGNMENT
         if padding:
+            pieces.append(bytes(padding))
             position += padding
-            if run_end > run_start and source[run_end : run_end + padding] == bytes(padding):
-                run_end += padding
-            else:
-                end_run()
-                run_start = run_end = 0
-                pieces.append(bytes(padding))
-    end_run()
     header = Header(bsp.header.ident, bsp.version, lumps, bsp.header.map_revision, bsp.header.lump_order)
     pieces[0] = header.to_bytes()
     return WritePlan(header, pieces, bsp._buffer)
