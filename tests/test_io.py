@@ -198,16 +198,67 @@ def test_a_size_hint_reserves_space_but_the_file_is_what_was_written(tmp_path: P
     real = _io._reserve
     monkeypatch.setattr(_io, "_reserve", lambda handle, size: (reserved.append((handle, size)), real(handle, size)))
     atomic_write(target, b"abc", b"defg", size=7)
-    assert target.read_bytes() == b"abcdefg" and len(reserved) == 1 and reserved[0][1] == 7
+    assert target.read_bytes() == b"abcdefg" and reserved == []  # a small file is not worth the system call
+    large = bytes(range(256)) * 1024
+    atomic_write(target, large[:1000], large[1000:], size=len(large))
+    assert target.read_bytes() == large and [size for _, size in reserved] == [len(large)]
     # A hint larger than the data (a caller's mistake) adds nothing to the file.
     atomic_write(target, b"xyz", size=1 << 20)
-    assert target.read_bytes() == b"xyz" and target.stat().st_size == 3
+    assert target.read_bytes() == b"xyz" and target.stat().st_size == 3 and len(reserved) == 2
     if hasattr(os.stat_result, "st_blocks"):
         assert target.stat().st_blocks * 512 < 1 << 16  # and keeps none of the space reserved past its end
     # A system that cannot reserve (fallocate fails, or there is none) writes all the same.
     monkeypatch.setattr(_io, "_fallocate", lambda: (lambda *args: -1))
-    atomic_write(target, b"no reservation", size=14)
+    atomic_write(target, b"no reservation", size=1 << 20)
+    assert target.read_bytes() == b"no reservation"
     monkeypatch.setattr(_io, "_fallocate", lambda: None)
-    atomic_write(target, b"no fallocate", size=12)
+    atomic_write(target, b"no fallocate", size=1 << 20)
     assert target.read_bytes() == b"no fallocate"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]
+
+
+# ---- gathered writes -----------------------------------------------------------------
+def _short_writes(monkeypatch: pytest.MonkeyPatch, limit: int) -> list[int]:
+    """Make every write take at most ``limit`` bytes, as a pipe or a full disk may; the
+    number of buffers each call was given is recorded."""
+    calls: list[int] = []
+
+    def writev(handle: int, buffers: list[memoryview]) -> int:
+        calls.append(len(buffers))
+        return os.write(handle, b"".join(bytes(b) for b in buffers)[:limit])
+
+    monkeypatch.setattr(os, "writev", writev, raising=False)
+    monkeypatch.setattr(os, "write", lambda handle, data, real=os.write: real(handle, bytes(data)[:limit]))
+    return calls
+
+
+def test_short_writes_are_resumed_where_they_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    words = np.arange(7, dtype="<u4")  # a buffer of 4-byte items: written as its 28 bytes
+    chunks = [b"head", b"", memoryview(b"0123456789")[2:9], bytearray(b"xyz"), memoryview(words), b"tail"]
+    expected = b"head" + b"2345678" + b"xyz" + words.tobytes() + b"tail"
+    calls = _short_writes(monkeypatch, 5)
+    atomic_write(tmp_path / "short.bin", *chunks, fsync=False)
+    assert (tmp_path / "short.bin").read_bytes() == expected
+    assert len(calls) == -(-len(expected) // 5)  # every call wrote all it could: nothing written twice
+    if hasattr(os, "writev"):
+        monkeypatch.delattr(os, "writev")  # a system without gathered writes (Windows)
+        atomic_write(tmp_path / "one_by_one.bin", *chunks, fsync=False)
+        assert (tmp_path / "one_by_one.bin").read_bytes() == expected
+
+
+def test_buffers_go_out_in_gathered_writes_of_at_most_iov_max(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _short_writes(monkeypatch, 1 << 30)
+    pieces = [bytes([i % 251]) * 3 for i in range(2500)]
+    atomic_write(tmp_path / "many.bin", *pieces, fsync=False)
+    assert (tmp_path / "many.bin").read_bytes() == b"".join(pieces)
+    assert calls == [1024, 1024, 452]
+
+
+def test_a_function_chunk_writes_between_its_neighbours(tmp_path: Path) -> None:
+    def middle(handle: int) -> None:
+        os.write(handle, b"-from the function-")
+
+    atomic_write(tmp_path / "mixed.bin", b"one", b"two", middle, b"three", fsync=False)
+    assert (tmp_path / "mixed.bin").read_bytes() == b"onetwo-from the function-three"

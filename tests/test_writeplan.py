@@ -274,3 +274,28 @@ def test_relaid_lumps_are_aligned_and_gathered_whatever_the_file_pads_with() -> 
         for index, after in zip(order, order[1:]):
             end = entries[index].fileofs + entries[index].filelen
             assert written[end:entries[after].fileofs] == bytes(-end % 4)  # padding is zeros, never junk
+
+
+@pytest.mark.skipif(not hasattr(os, "copy_file_range"), reason="in-kernel copies are Linux's")
+def test_a_save_completes_where_in_kernel_copies_stop_or_fail(corpus_file, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regions copied in the kernel fall back to writes from the memory map for what a copy
+    left (copy_file_range stops short, or fails between two filesystems)."""
+    from sourcebsp import writeplan
+
+    monkeypatch.setattr(writeplan, "_COPY_IN_KERNEL_FROM", 1)  # every region a kernel copy
+    real = os.copy_file_range
+    calls: list[int] = []
+
+    def copy_then_fail(src: int, dst: int, count: int, offset_src: int | None = None) -> int:
+        calls.append(count)
+        if len(calls) % 3 == 0:
+            raise OSError(18, "Invalid cross-device link")  # EXDEV
+        return real(src, dst, min(count, 1000), offset_src)
+
+    monkeypatch.setattr(os, "copy_file_range", copy_then_fail)
+    with sourcebsp.open(corpus_file("css_2000.bsp")) as bsp:
+        bsp.entities[0]["message"] = "edited"
+        bsp.save(tmp_path / "edited.bsp", fsync=False)
+        assert (tmp_path / "edited.bsp").read_bytes() == bsp.to_bytes()
+    assert len(calls) >= 3

@@ -7,9 +7,11 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, Callable, Union
 
-__all__ = ["atomic_write", "temp_path"]
+Buffer = Union[bytes, bytearray, memoryview]
+
+__all__ = ["atomic_write", "temp_path", "write_all"]
 
 _TEMP_SUFFIX = ".sourcebsp-partial"
 
@@ -21,11 +23,15 @@ def temp_path(target: str | os.PathLike[str]) -> Path:
     kill leaves at most this one file, and the next save to the same target
     replaces it.
     """
-    path = Path(target)
-    return path.with_name(f".{path.name}{_TEMP_SUFFIX}")
+    return Path(_temp_name(os.fspath(target)))
 
 
-def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | Callable[[BinaryIO], None],
+def _temp_name(target: str) -> str:
+    folder, name = os.path.split(target)
+    return os.path.join(folder, f".{name}{_TEMP_SUFFIX}")
+
+
+def atomic_write(target: str | os.PathLike[str], *chunks: "Buffer | Callable[[int], None]",
                  fsync: bool = True, size: int | None = None) -> Path:
     """Write ``chunks`` to a temporary file beside ``target``, then rename it over.
 
@@ -33,42 +39,41 @@ def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | C
     was.  The new file gets the mode a plain ``open()`` would give it (the
     kernel applies the umask; the process umask is never changed) or, when it
     replaces a file, that file's mode.  An ``OSError`` names ``target`` as
-    given, never the temporary file.  A chunk may be a function that writes to
-    the stream itself (e.g. an in-kernel copy).  ``size``, the number of bytes
-    the chunks make when the caller knows it, lets the filesystem reserve the
-    space in one step (Linux ``fallocate``): a third faster on ext4.
+    given, never the temporary file.  A chunk is a bytes-like object or a
+    function that writes to the file's descriptor itself (e.g. an in-kernel
+    copy); neighbouring bytes-like chunks go out in one gathered write.
+    ``size``, the number of bytes the chunks make when the caller knows it,
+    lets the filesystem reserve the space of a large file in one step (Linux
+    ``fallocate``): a third faster on ext4 from a few hundred kilobytes.
 
     ``fsync=False`` skips flushing to the disk, for scratch files: an existing
     file is then swapped with the new one where the system can (Linux), so
     that ext4 does not start writing the new data back as it does on a
     rename over a file.  After a power cut such a file may be empty.
     """
-    target = Path(target)
-    temp = temp_path(target)
+    target = os.fspath(target)  # plain strings: pathlib would cost more than a small save's writes
+    temp = _temp_name(target)
     try:
-        mode = target.stat().st_mode & 0o7777 if target.exists() else None
+        mode = _mode_of(target)
         handle = _open_temp(temp)
         try:
-            with os.fdopen(handle, "wb") as stream:
+            try:
                 if mode is not None:
-                    os.chmod(stream.fileno() if os.chmod in os.supports_fd else temp, mode)
+                    os.chmod(handle if os.chmod in os.supports_fd else temp, mode)
+                if size and size >= _RESERVE_FROM:
+                    _reserve(handle, size)
+                _write_chunks(handle, chunks)
                 if size:
-                    _reserve(stream.fileno(), size)
-                for chunk in chunks:
-                    if callable(chunk):
-                        chunk(stream)
-                    else:
-                        stream.write(chunk)
-                stream.flush()
-                if size:
-                    written = os.fstat(stream.fileno()).st_size
+                    written = os.fstat(handle).st_size
                     if written < size:
-                        os.ftruncate(stream.fileno(), written)  # frees what was reserved past the end
+                        os.ftruncate(handle, written)  # frees what was reserved past the end
                 if fsync:
-                    os.fsync(stream.fileno())
+                    os.fsync(handle)
                 if _LOCKS:
                     # Renamed while still locked, so no other save takes it for a stale file.
                     _into_place(temp, target, swap=mode is not None and not fsync)
+            finally:
+                os.close(handle)
             if not _LOCKS:
                 _into_place(temp, target, swap=mode is not None and not fsync)
         except BaseException:
@@ -78,13 +83,68 @@ def atomic_write(target: str | os.PathLike[str], *chunks: bytes | memoryview | C
                 pass
             raise
     except OSError as exc:
-        if exc.filename is not None and exc.filename != str(target) and exc.errno is not None:
-            raise type(exc)(exc.errno, exc.strerror, str(target)) from exc
+        if exc.filename is not None and exc.filename != target and exc.errno is not None:
+            raise type(exc)(exc.errno, exc.strerror, target) from exc
         raise
-    return target
+    return Path(target)
 
 
-def _into_place(temp: Path, target: Path, *, swap: bool) -> None:
+# Below this size a reservation costs more than it saves (measured on ext4: 4 us more at
+# 46 kB, 7 us less at 200 kB, 35-40% less from 1 MB).
+_RESERVE_FROM = 128 * 1024
+_NO_SUCH_FILE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
+
+
+def _mode_of(path: str) -> int | None:
+    """The permission bits of the file ``path`` names, or None when it names none."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError as exc:
+        if exc.errno in _NO_SUCH_FILE:
+            return None
+        raise
+
+
+def _write_chunks(handle: int, chunks: "tuple[Buffer | Callable[[int], None], ...]") -> None:
+    """Write ``chunks`` in order at the file's position: each run of bytes-like chunks
+    in one gathered write, each function given the descriptor."""
+    run: list[Buffer] = []
+    for chunk in chunks:
+        if callable(chunk):
+            write_all(handle, run)
+            run = []
+            chunk(handle)
+        else:
+            run.append(chunk)
+    write_all(handle, run)
+
+
+_IOV_MAX = 1024  # POSIX's minimum is 16, Linux and the BSDs take 1024 buffers in one writev
+
+
+def write_all(handle: int, buffers: "list[Buffer]") -> None:
+    """Write every byte of ``buffers`` at the descriptor's position, with as few system calls
+    as the system allows (``writev``; one ``write`` each where there is none)."""
+    pending = [view for view in map(_byte_view, buffers) if len(view)]
+    writev = getattr(os, "writev", None)
+    first = 0
+    while first < len(pending):
+        batch = pending[first : first + _IOV_MAX]
+        count = writev(handle, batch) if writev is not None else os.write(handle, batch[0])
+        # Skip what went out; a short write leaves the rest of a buffer for the next call.
+        while count and count >= len(pending[first]):
+            count -= len(pending[first])
+            first += 1
+        if count:
+            pending[first] = pending[first][count:]
+
+
+def _byte_view(buffer: Buffer) -> memoryview:
+    view = memoryview(buffer)  # a TypeError for what is not bytes-like, before anything is written
+    return view if view.format == "B" and view.ndim == 1 else view.cast("B")
+
+
+def _into_place(temp: str, target: str, *, swap: bool) -> None:
     """Rename ``temp`` to ``target``; with ``swap``, exchange the two names instead when
     the system can, then remove the old file (now under the temporary name)."""
     if swap and _LOCKS and sys.platform.startswith("linux"):
@@ -104,7 +164,7 @@ def _into_place(temp: Path, target: Path, *, swap: bool) -> None:
     os.replace(temp, target)
 
 
-def _locked_file(target: Path) -> int | None:
+def _locked_file(target: str) -> int | None:
     """An open, locked handle on the file ``target`` names (a file or a link to one), or None
     when it is something else or cannot be opened or locked (a plain rename then says what is wrong)."""
     try:
@@ -117,7 +177,7 @@ _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2  # linux/fs.h
 
 
-def _exchange(temp: Path, target: Path) -> bool:
+def _exchange(temp: str, target: str) -> bool:
     """Swap ``temp`` and ``target`` in one step (``renameat2(RENAME_EXCHANGE)``, Linux
     3.15+): True when done; False where the C library, kernel or filesystem cannot."""
     renameat2 = _renameat2()
@@ -176,7 +236,7 @@ except ImportError:  # pragma: no cover - Windows
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
-def _in_use(temp: Path) -> bool:
+def _in_use(temp: str) -> bool:
     """Whether another save is writing ``temp`` now (it holds the lock); False for a file
     left by an interrupted save."""
     if not _LOCKS:
@@ -191,7 +251,7 @@ def _in_use(temp: Path) -> bool:
     return False
 
 
-def _try_lock(path: Path) -> int | None:
+def _try_lock(path: str) -> int | None:
     """An open handle on ``path`` holding its exclusive lock; None when another holds it."""
     handle = os.open(path, os.O_RDONLY)
     try:
@@ -205,7 +265,7 @@ def _try_lock(path: Path) -> int | None:
     return handle
 
 
-def _open_temp(temp: Path) -> int:
+def _open_temp(temp: str) -> int:
     """Create ``temp`` (mode 0o666 less the umask, applied by the kernel) and lock it.
 
     A temporary file left by an interrupted save is replaced; one that another

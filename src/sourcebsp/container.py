@@ -596,19 +596,17 @@ class BspFile:
             safe against a power cut); ``False`` is faster for scratch files,
             which a power cut may leave empty.
         """
-        from pathlib import Path
-
-        from ._io import atomic_write  # tempfile and what it imports, only when saving
+        from ._io import atomic_write  # only when saving
         from .writeplan import plan_write
 
         self._check_open()
-        target = Path(path)
+        target = os.fspath(path)
         if not overwrite and self._is_input(target):
             raise BspError(f"refusing to overwrite the input map {target} (pass overwrite=True)")
         plan = plan_write(self, reencode=reencode, compression=compression)
         return atomic_write(target, *plan.writers(self._fd), fsync=fsync, size=plan.size)
 
-    def _is_input(self, target: Path) -> bool:
+    def _is_input(self, target: str) -> bool:
         """Whether ``target`` names the file this map was read from: by any name (a link, a hard
         link: the same inode), or by its own name after another file took that name."""
         if self._fd is None or self._path is None:

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Protocol
 
 import numpy as np
 
+from ._io import write_all
 from .codecs.base import RawLump
 from .compression import lzma_compress
 from .errors import BspFormatError
@@ -57,6 +58,10 @@ class SavedMap(MapReader, Protocol):
 # in place) and the game lump (whose sub-lumps are compressed one by one).
 _NEVER_COMPRESSED = frozenset({LumpId.PAKFILE, LumpId.XZIPPAKFILE, LumpId.GAME_LUMP})
 _ALIGNMENT = 4
+# Regions from this size are copied in the kernel: writing them from the memory map would
+# fault its pages in first (5.0 against 2.7 ms for css_de_rats' edited save).  Smaller ones
+# join their neighbours' gathered write, fewer system calls (0.28 against 0.31 ms for a 46 kB map).
+_COPY_IN_KERNEL_FROM = 1 << 20
 
 class Region(NamedTuple):
     """``length`` bytes of the input file from ``offset``."""
@@ -85,13 +90,15 @@ class WritePlan:
     def to_bytes(self) -> bytes:
         return b"".join(self._view(p) for p in self.pieces)
 
-    def writers(self, fd: int | None) -> list["bytes | memoryview | Callable[[BinaryIO], None]"]:
-        """The pieces for :func:`~sourcebsp._io.atomic_write`: file regions become
-        in-kernel copies from ``fd`` (the open input file) when there is one."""
+    def writers(self, fd: int | None) -> list["bytes | memoryview | Callable[[int], None]"]:
+        """The pieces for :func:`~sourcebsp._io.atomic_write`: large file regions become
+        in-kernel copies from ``fd`` (the open input file) when there is one; smaller
+        ones are written from the memory map, in one gathered write with their neighbours."""
         copy_range = getattr(os, "copy_file_range", None)
         if fd is None or copy_range is None:
             return [self._view(p) for p in self.pieces]
-        return [_region_copier(fd, p, self._source) if isinstance(p, Region) else p for p in self.pieces]
+        return [_region_copier(fd, p, self._source) if isinstance(p, Region) and p.length >= _COPY_IN_KERNEL_FROM
+                else self._view(p) for p in self.pieces]
 
 
 def _merged(pieces: list["bytes | memoryview | Region"], source: memoryview) -> list["bytes | memoryview | Region"]:
@@ -124,20 +131,19 @@ def _merged(pieces: list["bytes | memoryview | Region"], source: memoryview) -> 
     return out
 
 
-def _region_copier(fd: int, region: Region, source: memoryview) -> Callable[[BinaryIO], None]:
-    def copy_region(stream: BinaryIO) -> None:
-        stream.flush()
+def _region_copier(fd: int, region: Region, source: memoryview) -> Callable[[int], None]:
+    def copy_region(handle: int) -> None:
         done = 0
         try:
             while done < region.length:
-                count = os.copy_file_range(fd, stream.fileno(), region.length - done, region.offset + done)
+                count = os.copy_file_range(fd, handle, region.length - done, region.offset + done)
                 if count <= 0:
                     break
                 done += count
         except OSError:
             pass  # not supported between these files: write from the memory map
         if done < region.length:
-            stream.write(source[region.offset + done : region.offset + region.length])
+            write_all(handle, [source[region.offset + done : region.offset + region.length]])
 
     return copy_region
 
