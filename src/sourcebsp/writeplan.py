@@ -10,8 +10,8 @@
 * an unchanged lump is copied from the file as it is (compressed or not);
 * when every lump keeps its size the original layout is kept (so a decode /
   encode round trip is byte-identical); otherwise the lumps are laid out
-  again in their original order, 4-byte aligned, pakfile last, and lumps
-  whose bytes hold absolute file offsets are encoded where they land.
+  again in their original order, 4-byte aligned, pakfile last, and the
+  absolute file offsets some lumps hold move with them.
 
 The plan is a list of pieces: bytes, or regions of the input file that
 :meth:`WritePlan.writers` copies in the kernel (``copy_file_range``) when it
@@ -170,9 +170,14 @@ def _cannot_have_changed(bsp: "SavedMap", index: int, value: Any) -> bool:
     return getattr(bsp.codec(index), "mutable", True) is False
 
 
-def _holds_file_offsets(bsp: "SavedMap", index: int) -> bool:
-    check = getattr(bsp.codec(index), "holds_file_offsets", None)
-    return bool(check and check(bsp.raw_lump(index), bsp.header.lumps[index].fileofs))
+def _relocated(bsp: "SavedMap", index: int, contents: dict[int, bytes], file_offset: int) -> bytes | None:
+    """A lump's uncompressed bytes moved to ``file_offset``, for the codecs whose lumps hold
+    absolute file offsets; None when they stay as they are."""
+    relocate = getattr(bsp.codec(index), "relocated", None)
+    if relocate is None:
+        return None
+    plain = contents[index] if index in contents else bsp.lump_bytes(index)  # as at the lump's old place
+    return relocate(memoryview(plain), bsp._context(index), file_offset)  # type: ignore[no-any-return]
 
 
 def _recompressed_game_lumps(value: Any, compressed: bool) -> Any:
@@ -242,7 +247,7 @@ def plan_write(bsp: "SavedMap", *, reencode: bool = False, compression: Compress
         len(data) == entries[i].filelen and fourcc == entries[i].fourcc for i, (data, fourcc) in converted.items())
     if same_layout:
         return _patched(bsp, {i: converted[i][0] for i in contents})
-    return _relaid(bsp, values, converted, stored)
+    return _relaid(bsp, contents, converted, stored)
 
 
 def _patched(bsp: "SavedMap", patches: dict[int, "bytes | memoryview"]) -> WritePlan:
@@ -275,32 +280,38 @@ def _patched(bsp: "SavedMap", patches: dict[int, "bytes | memoryview"]) -> Write
     return WritePlan(bsp.header, pieces, source)
 
 
-def _relaid(bsp: "SavedMap", values: dict[int, Any], converted: dict[int, tuple["bytes | memoryview", int]],
+def _relaid(bsp: "SavedMap", contents: dict[int, bytes], converted: dict[int, tuple["bytes | memoryview", int]],
             stored: Callable[[int, "bytes | memoryview"], tuple["bytes | memoryview", int]]) -> WritePlan:
     """The lumps laid out again: original order, 4-byte aligned, pakfile last.
 
-    ``converted`` holds the lumps not stored as found, as (bytes, fourcc); the
+    ``contents`` holds the new uncompressed bytes of the lumps that changed,
+    ``converted`` the lumps not stored as found, as (bytes, fourcc); the
     others are regions of the file."""
     entries = bsp.header.lumps
-    order = sorted((index == LumpId.PAKFILE, entry.fileofs, index) for index, entry in enumerate(entries))
+    # File order (a stable sort: ties in index order), then the pakfile moved last.
+    order = sorted(range(NUM_LUMPS), key=[entry.fileofs for entry in entries].__getitem__)
+    order.remove(LumpId.PAKFILE)
+    order.append(LumpId.PAKFILE)
     position = HEADER_SIZE
-    lumps: list[LumpEntry] = [entries[0]] * NUM_LUMPS
+    lumps: list[LumpEntry] = list(entries)
     pieces: list["bytes | memoryview | Region"] = [b""]  # the header goes first
-    for _, fileofs, index in order:
+    for index in order:
         entry = entries[index]
+        fileofs, length, version, fourcc = entry
         piece: "bytes | memoryview | Region"
         if index in converted:
             piece, fourcc = converted[index]
             length = len(piece)
         else:
-            length, fourcc = entry.filelen, entry.fourcc
             piece = Region(fileofs, length) if length else b""
-        if length and position != fileofs and _holds_file_offsets(bsp, index):
-            # Its bytes hold absolute offsets (game lumps, some pakfiles): encode it where it lands.
-            value = values[index] if index in values else bsp._decode(index)
-            data, fourcc = stored(index, encode_lump(bsp, index, value, position))
-            piece, length = data, len(data)
-        lumps[index] = LumpEntry(position, length, entry.version, fourcc)
+        if length and position != fileofs:
+            # Bytes that hold absolute offsets (game lumps, some pakfiles) move with the lump.
+            moved = _relocated(bsp, index, contents, position)
+            if moved is not None:
+                piece, fourcc = stored(index, moved)
+                length = len(piece)
+        if position != fileofs or length != entry.filelen or fourcc != entry.fourcc:
+            lumps[index] = LumpEntry(position, length, version, fourcc)
         pieces.append(piece)  # WritePlan gathers neighbouring regions and drops empty pieces
         position += length
         padding = -position % _ALIGNMENT

@@ -139,6 +139,36 @@ def test_game_lump_and_sub_lumps_round_trip(map_path: Path) -> None:
         assert bsp.to_bytes(reencode=True) == map_path.read_bytes()
 
 
+def test_a_moved_game_lump_says_what_encoding_it_there_says(map_path: Path) -> None:
+    """Relocating the directory's offsets (what a save does with an untouched game lump)
+    gives the bytes a decode and an encode at the new place give, on every corpus map."""
+    with sourcebsp.open(map_path) as bsp:
+        raw = bsp.lump_bytes(LumpId.GAME_LUMP)
+        ctx = bsp._context(LumpId.GAME_LUMP)
+        codec = GameLumpCodec()
+        games = codec.decode(raw, ctx)
+        for place in (ctx.file_offset + 4, ctx.file_offset - 1000, 1036, 1 << 24):
+            moved = codec.relocated(raw, ctx, place)
+            if games.relative_offsets:
+                assert moved is None  # offsets count from the lump: nothing to move
+                continue
+            assert moved == codec.encode(games, ctx._replace(file_offset=place))
+            again = codec.decode(memoryview(moved), ctx._replace(file_offset=place))
+            assert [(g.id, g.flags, g.version, g.data) for g in again] == [(g.id, g.flags, g.version, g.data) for g in games]
+
+
+def test_zero_offsets_stay_zero_when_a_game_lump_moves() -> None:
+    """A dummy entry or an empty sub-lump at offset zero means "none": moving the lump leaves it."""
+    ctx = LumpContext(lump=int(LumpId.GAME_LUMP), name="GAME_LUMP", version=0, bsp_version=20, endian="<",
+                      file_offset=5000)
+    rows = [(0x73707270, 0, 10, 5000 + 52, 4), (0x64707270, 0, 4, 0, 0), (0, 0, 0, 0, 0)]
+    data = struct.pack("<i", 3) + np.array(rows, GAMELUMP).tobytes() + b"prop"
+    moved = GameLumpCodec().relocated(memoryview(data), ctx, 7000)
+    assert moved is not None
+    assert np.frombuffer(moved, GAMELUMP, 3, 4)["fileofs"].tolist() == [7000 + 52, 0, 0]
+    assert moved[:4] == data[:4] and moved[52:] == b"prop"
+
+
 def test_byte_order_does_not_change_values(map_path: Path) -> None:
     with sourcebsp.open(map_path) as bsp:
         lump = bsp.game_lumps["sprp"]

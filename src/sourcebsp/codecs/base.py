@@ -42,9 +42,11 @@ class Codec(Protocol):
         encoding them unless they were set with ``set_lump``).  Read-only
         numpy views of the file are recognised without it.  Missing or
         ``True``: values are compared.
-    ``holds_file_offsets(stored, file_offset) -> bool``
-        The lump's bytes hold absolute file offsets, so it is encoded again
-        wherever it lands when the lumps are laid out anew.
+    ``relocated(data, ctx, file_offset) -> bytes | None``
+        For a lump whose bytes may hold absolute file offsets: ``data`` (as
+        at ``ctx.file_offset``) as it must be at ``file_offset``, where the
+        lump lands when the lumps are laid out anew; None when its bytes do
+        not depend on where it is.
     """
 
     def decode(self, data: memoryview, ctx: LumpContext) -> Any: ...

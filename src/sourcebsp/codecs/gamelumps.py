@@ -229,52 +229,68 @@ class GameLumps:
         self.terminator = "end" if any_compressed else None
 
 
+_Row = tuple[int, int, int, int, int]  # a dgamelump_t as (id, flags, version, fileofs, filelen)
+
+
+def _directory(data: memoryview, ctx: LumpContext) -> tuple[list[_Row], int, Literal["zero", "end"] | None, bool]:
+    """The directory's rows (the dummy entry included), its size in bytes, its dummy entry
+    and whether its offsets count from the lump rather than from the file."""
+    if len(data) < 4:
+        raise TruncatedError(
+            f"game lump of {len(data)} bytes has no lumpCount",
+            lump=ctx.name, offset=ctx.file_offset, needed=4, available=len(data),
+        )
+    count = int(np.frombuffer(data, ctx.endian + "i4", 1)[0])
+    needed = 4 + 16 * count
+    if count < 0 or needed > len(data):
+        raise TruncatedError(
+            f"game lump directory of {count} entries needs {needed} bytes, the lump has {len(data)}",
+            lump=ctx.name, offset=ctx.file_offset, needed=needed, available=len(data),
+        )
+    # Rows as Python tuples: read one field at a time, numpy scalars would cost more than
+    # the rest of the decode.
+    rows: list[_Row] = np.frombuffer(data, GAMELUMP.newbyteorder(ctx.endian), count, 4).tolist()
+    terminator: Literal["zero", "end"] | None = None
+    if count and rows[-1][0] == 0 and rows[-1][4] == 0:
+        terminator = "zero" if rows[-1][3] == 0 else "end"
+    real = rows[:-1] if terminator else rows
+    # Offsets below the end of the directory, counted from the file, can only be
+    # relative to the lump (this also holds in a .lmp file, where the lump is at 20).
+    relative = any(filelen > 0 and fileofs < ctx.file_offset + needed for _, _, _, fileofs, filelen in real)
+    return rows, needed, terminator, relative
+
+
+def _packed_directory(rows: list[_Row], endian: Endian) -> bytes:
+    return np.array([len(rows)], endian + "i4").tobytes() + np.array(rows, GAMELUMP.newbyteorder(endian)).tobytes()
+
+
 class GameLumpCodec:
     mutable = True
 
     def decode(self, data: memoryview, ctx: LumpContext) -> GameLumps:
-        if len(data) < 4:
-            raise TruncatedError(
-                f"game lump of {len(data)} bytes has no lumpCount",
-                lump=ctx.name, offset=ctx.file_offset, needed=4, available=len(data),
-            )
-        count = int(np.frombuffer(data, ctx.endian + "i4", 1)[0])
-        needed = 4 + 16 * count
-        if count < 0 or needed > len(data):
-            raise TruncatedError(
-                f"game lump directory of {count} entries needs {needed} bytes, the lump has {len(data)}",
-                lump=ctx.name, offset=ctx.file_offset, needed=needed, available=len(data),
-            )
-        table = np.frombuffer(data, GAMELUMP.newbyteorder(ctx.endian), count, 4)
-        terminator: Literal["zero", "end"] | None = None
-        if count and table["id"][-1] == 0 and table["filelen"][-1] == 0:
-            terminator = "zero" if table["fileofs"][-1] == 0 else "end"
-        real = table[:-1] if terminator else table
-        # Offsets below the end of the directory, counted from the file, can only be
-        # relative to the lump (this also holds in a .lmp file, where the lump is at 20).
-        relative = bool(len(real) and (real["fileofs"][real["filelen"] > 0] < ctx.file_offset + needed).any())
+        rows, needed, terminator, relative = _directory(data, ctx)
         base = 0 if relative else ctx.file_offset
         lumps = []
-        for index, row in enumerate(real):
-            start = int(row["fileofs"]) - base
-            compressed = bool(row["flags"] & GAMELUMP_COMPRESSED)
-            if compressed and row["filelen"] > 0:
-                later = [int(o) - base for o in table["fileofs"][index + 1 :] if int(o) - base > start]
+        for index, (lump_id, flags, version, fileofs, filelen) in enumerate(rows[:-1] if terminator else rows):
+            start = fileofs - base
+            compressed = bool(flags & GAMELUMP_COMPRESSED)
+            if compressed and filelen > 0:
+                later = [row[3] - base for row in rows[index + 1 :] if row[3] - base > start]
                 end = later[0] if later else len(data)
             else:
-                end = start + int(row["filelen"])
-            name = id_to_str(row["id"])
-            if row["filelen"] and (start < needed or end > len(data) or end < start):
+                end = start + filelen
+            name = id_to_str(lump_id)
+            if filelen and (start < needed or end > len(data) or end < start):
                 raise TruncatedError(
-                    f"game lump {name!r} at {int(row['fileofs'])} ({end - start} bytes) lies outside "
+                    f"game lump {name!r} at {fileofs} ({end - start} bytes) lies outside "
                     f"the {len(data)}-byte game lump",
                     lump=ctx.name, offset=ctx.file_offset + 4 + 16 * index,
                     needed=end, available=len(data),
                 )
-            stored = bytes(data[start:end]) if row["filelen"] else b""
+            stored = bytes(data[start:end]) if filelen else b""
             content = (
                 lzma_decompress(stored, lump=f"{ctx.name}/{name}", offset=ctx.file_offset + start,
-                                expected_size=int(row["filelen"]))
+                                expected_size=filelen)
                 if compressed and stored
                 else stored
             )
@@ -283,38 +299,39 @@ class GameLumpCodec:
                 sub = ctx._replace(
                     name=f"{ctx.name}/{name} (LZMA data at file offset {ctx.file_offset + start}, "
                               f"offsets are positions in the decompressed data)",
-                    version=int(row["version"]), file_offset=0,
+                    version=version, file_offset=0,
                 )
             else:
-                sub = ctx._replace(name=f"{ctx.name}/{name}", version=int(row["version"]),
-                                   file_offset=ctx.file_offset + start)
-            lumps.append(GameLump(name, int(row["flags"]), int(row["version"]), content, stored, context=sub))
+                sub = ctx._replace(name=f"{ctx.name}/{name}", version=version, file_offset=ctx.file_offset + start)
+            lumps.append(GameLump(name, flags, version, content, stored, context=sub))
         return GameLumps(lumps, relative, terminator)
 
-    def holds_file_offsets(self, stored: memoryview, file_offset: int) -> bool:
-        """Sub-lump offsets are absolute (relative ones encode the same wherever the lump is)."""
-        return True
+    def relocated(self, data: memoryview, ctx: LumpContext, file_offset: int) -> bytes | None:
+        """The lump moved to ``file_offset``: every offset moves with it (a zero one means
+        none and stays).  None when the offsets count from the lump."""
+        rows, needed, _, relative = _directory(data, ctx)
+        if relative:
+            return None
+        shift = file_offset - ctx.file_offset
+        moved = [(lump_id, flags, version, fileofs + shift if fileofs else 0, filelen)
+                 for lump_id, flags, version, fileofs, filelen in rows]
+        return b"".join((_packed_directory(moved, ctx.endian), data[needed:]))
 
     def encode(self, value: GameLumps, ctx: LumpContext) -> bytes:
         count = len(value.lumps) + (1 if value.terminator else 0)
-        table = np.zeros(count, GAMELUMP.newbyteorder(ctx.endian))
         base = 0 if value.relative_offsets else ctx.file_offset
         position = 4 + 16 * count
+        rows: list[_Row] = []
         blobs = []
-        for row, lump in zip(table, value.lumps):
+        for lump in value.lumps:
             plain = lump.encode(ctx.endian)
             stored = lump.stored_bytes(plain)
-            row["id"] = str_to_id(lump.id)
-            row["flags"] = lump.flags
-            row["version"] = lump.version
-            row["fileofs"] = base + position
-            row["filelen"] = len(plain)
+            rows.append((str_to_id(lump.id), lump.flags, lump.version, base + position, len(plain)))
             blobs.append(stored)
             position += len(stored)
-        if value.terminator == "end":
-            table[-1]["fileofs"] = base + position
-        head = np.array([count], ctx.endian + "i4").tobytes()
-        return head + table.tobytes() + b"".join(blobs)
+        if value.terminator:
+            rows.append((0, 0, 0, base + position if value.terminator == "end" else 0, 0))
+        return _packed_directory(rows, ctx.endian) + b"".join(blobs)
 
     def count(self, value: GameLumps) -> int:
         return len(value)

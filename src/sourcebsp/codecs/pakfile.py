@@ -679,9 +679,12 @@ class PakfileCodec:
     def decode(self, data: memoryview, ctx: LumpContext) -> Pakfile:
         return Pakfile(data, lump=ctx.name, offset=ctx.file_offset)
 
-    def holds_file_offsets(self, stored: memoryview, file_offset: int) -> bool:
-        """Some old pakfiles count zip offsets from the file start: they move with the lump."""
-        return counts_from_file_start(stored, file_offset)
+    def relocated(self, data: memoryview, ctx: LumpContext, file_offset: int) -> bytes | None:
+        """Some old pakfiles count zip offsets from the file start: written again at
+        ``file_offset``.  None for the others, whose offsets count from the lump."""
+        if not counts_from_file_start(data, ctx.file_offset):
+            return None
+        return self.encode(self.decode(data, ctx), ctx._replace(file_offset=file_offset))
 
     def encode(self, value: Pakfile, ctx: LumpContext) -> bytes:
         return value.to_bytes(file_offset=ctx.file_offset)
