@@ -107,8 +107,11 @@ class Header:
         record["ident"] = self.ident
         record["version"] = self.version
         record["map_revision"] = self.map_revision
-        in_file_order = operator.attrgetter(*_LUMP_FIELDS[self.lump_order])
-        record["lumps"] = np.array([in_file_order(entry) for entry in self.lumps], record["lumps"].dtype)
+        if self.lump_order == "std":
+            record["lumps"] = self.lumps  # LumpEntry's fields are lump_t's, in its order
+        else:
+            in_file_order = operator.attrgetter(*_LUMP_FIELDS[self.lump_order])
+            record["lumps"] = [in_file_order(entry) for entry in self.lumps]
         return record.tobytes()
 
     def with_entry(self, index: int, **changes: int) -> "Header":

@@ -234,9 +234,10 @@ def plan_write(bsp: "SavedMap", *, reencode: bool = False, compression: Compress
 
     # Every lump stored otherwise than as found: (its bytes, its fourcc).  The others
     # are copied from the file as they are, so they are never read here.
-    to_convert = [index for index, entry in enumerate(entries)
-                  if index in contents or (entry.filelen and compression != "keep" and entry.compressed
-                                           != wants_lzma(index, entry.fourcc if entry.compressed else entry.filelen))]
+    to_convert = sorted(contents) if compression == "keep" else [
+        index for index, entry in enumerate(entries)
+        if index in contents or (entry.filelen and entry.compressed
+                                 != wants_lzma(index, entry.fourcc if entry.compressed else entry.filelen))]
 
     def convert(index: int) -> tuple["bytes | memoryview", int]:
         return stored(index, contents[index] if index in contents else bsp.lump_bytes(index))
@@ -312,7 +313,9 @@ def _relaid(bsp: "SavedMap", contents: dict[int, bytes], converted: dict[int, tu
                 length = len(piece)
         if position != fileofs or length != entry.filelen or fourcc != entry.fourcc:
             lumps[index] = LumpEntry(position, length, version, fourcc)
-        pieces.append(piece)  # WritePlan gathers neighbouring regions and drops empty pieces
+        if not length:
+            continue  # nothing to write, and position stays aligned
+        pieces.append(piece)  # WritePlan gathers neighbouring regions
         position += length
         padding = -position % _ALIGNMENT
         if padding:
