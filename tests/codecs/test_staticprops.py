@@ -157,16 +157,18 @@ def test_a_moved_game_lump_says_what_encoding_it_there_says(map_path: Path) -> N
             assert [(g.id, g.flags, g.version, g.data) for g in again] == [(g.id, g.flags, g.version, g.data) for g in games]
 
 
-def test_zero_offsets_stay_zero_when_a_game_lump_moves() -> None:
-    """A dummy entry or an empty sub-lump at offset zero means "none": moving the lump leaves it."""
+def test_only_offsets_into_a_moved_game_lump_move() -> None:
+    """Zero means "none", and an empty sub-lump may hold junk (here one the move would push
+    past what an int can hold): both stay as they are; the dummy entry at the end moves."""
     ctx = LumpContext(lump=int(LumpId.GAME_LUMP), name="GAME_LUMP", version=0, bsp_version=20, endian="<",
                       file_offset=5000)
-    rows = [(0x73707270, 0, 10, 5000 + 52, 4), (0x64707270, 0, 4, 0, 0), (0, 0, 0, 0, 0)]
-    data = struct.pack("<i", 3) + np.array(rows, GAMELUMP).tobytes() + b"prop"
+    rows = [(0x73707270, 0, 10, 5000 + 68, 4), (0x64707270, 0, 4, 0, 0), (0x64706C74, 0, 0, 2**31 - 10, 0),
+            (0, 0, 0, 5000 + 72, 0)]
+    data = struct.pack("<i", 4) + np.array(rows, GAMELUMP).tobytes() + b"prop"
     moved = GameLumpCodec().relocated(memoryview(data), ctx, 7000)
     assert moved is not None
-    assert np.frombuffer(moved, GAMELUMP, 3, 4)["fileofs"].tolist() == [7000 + 52, 0, 0]
-    assert moved[:4] == data[:4] and moved[52:] == b"prop"
+    assert np.frombuffer(moved, GAMELUMP, 4, 4)["fileofs"].tolist() == [7000 + 68, 0, 2**31 - 10, 7000 + 72]
+    assert moved[:4] == data[:4] and moved[68:] == b"prop"
 
 
 def test_byte_order_does_not_change_values(map_path: Path) -> None:

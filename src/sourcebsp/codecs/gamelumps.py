@@ -307,13 +307,15 @@ class GameLumpCodec:
         return GameLumps(lumps, relative, terminator)
 
     def relocated(self, data: memoryview, ctx: LumpContext, file_offset: int) -> bytes | None:
-        """The lump moved to ``file_offset``: every offset moves with it (a zero one means
-        none and stays).  None when the offsets count from the lump."""
+        """The lump moved to ``file_offset``: every offset into it moves with it; the others
+        (zero for none, or junk beside an empty sub-lump) stay as they are.  None when the
+        offsets count from the lump."""
         rows, needed, _, relative = _directory(data, ctx)
         if relative:
             return None
         shift = file_offset - ctx.file_offset
-        moved = [(lump_id, flags, version, fileofs + shift if fileofs else 0, filelen)
+        low, high = ctx.file_offset + needed, ctx.file_offset + len(data)  # the end: a dummy entry's
+        moved = [(lump_id, flags, version, fileofs + shift if low <= fileofs <= high else fileofs, filelen)
                  for lump_id, flags, version, fileofs, filelen in rows]
         return b"".join((_packed_directory(moved, ctx.endian), data[needed:]))
 
