@@ -60,12 +60,13 @@ def atomic_write(target: str | os.PathLike[str], *chunks: "Buffer | Callable[[in
             try:
                 if mode is not None:
                     os.chmod(handle if os.chmod in os.supports_fd else temp, mode)
-                if size and size >= _RESERVE_FROM:
-                    _reserve(handle, size)
+                reserved = size if size is not None and size >= _RESERVE_FROM else 0
+                if reserved:
+                    _reserve(handle, reserved)
                 _write_chunks(handle, chunks)
-                if size:
+                if reserved:
                     written = os.fstat(handle).st_size
-                    if written < size:
+                    if written < reserved:
                         os.ftruncate(handle, written)  # frees what was reserved past the end
                 if fsync:
                     os.fsync(handle)
