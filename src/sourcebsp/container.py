@@ -273,12 +273,10 @@ class BspFile:
         return bool(self.header.lumps[index].filelen) or index in self._replaced
 
     def _context(self, index: int, file_offset: int | None = None) -> LumpContext:
-        entry = self.header.lumps[index]
-        return LumpContext(
-            lump=index, name=lump_name(index, self.version), version=entry.version,
-            bsp_version=self.version, endian=self.endian,
-            file_offset=entry.fileofs if file_offset is None else file_offset,
-        )
+        header = self.header
+        entry = header.lumps[index]
+        return LumpContext(index, lump_name(index, header.version), entry.version, header.version, header.endian,
+                           entry.fileofs if file_offset is None else file_offset)
 
     def codec(self, key: LumpKey) -> Codec | None:
         """The codec used for a lump, or None when it stays raw."""
@@ -292,6 +290,17 @@ class BspFile:
         entry = self.header.lumps[_lump_index(key)]
         return self._buffer[entry.fileofs : entry.fileofs + entry.filelen]
 
+    def _content(self, index: int, entry: LumpEntry) -> memoryview:
+        """What :meth:`lump_bytes` gives, for a checked index and its entry."""
+        self._check_open()
+        stored = self._buffer[entry.fileofs : entry.fileofs + entry.filelen]
+        if not entry.compressed:
+            return stored
+        return memoryview(self._decompressor.decompress(
+            stored, lump=lump_name(index, self.version), offset=entry.fileofs,
+            expected_size=entry.fourcc,
+        ))
+
     def lump_bytes(self, key: LumpKey) -> memoryview:
         """The lump's original bytes, decompressed if the file compresses it.
 
@@ -299,14 +308,7 @@ class BspFile:
         decompression budget (each block is decompressed, and counted, once).
         """
         index = _lump_index(key)
-        entry = self.header.lumps[index]
-        stored = self.raw_lump(index)
-        if not entry.compressed:
-            return stored
-        return memoryview(self._decompressor.decompress(
-            stored, lump=lump_name(index, self.version), offset=entry.fileofs,
-            expected_size=entry.fourcc,
-        ))
+        return self._content(index, self.header.lumps[index])
 
     @property
     def decompressed_size(self) -> int:
@@ -357,11 +359,11 @@ class BspFile:
 
     def _decode(self, index: int) -> Any:
         """Decode a lump from the file (without keeping the value)."""
-        codec = self.codec(index)
-        data = self.lump_bytes(index)
+        entry = self.header.lumps[index]
+        codec = self.variant.codec(index, entry.version)
+        data = self._content(index, entry)
         if codec is None:
-            version = self.header.lumps[index].version
-            return RawLump(bytes(data), f"no layout known for lump version {version} "
+            return RawLump(bytes(data), f"no layout known for lump version {entry.version} "
                                         f"in variant {self.variant.name}")
         # Codecs that decompress inside the lump (game lumps) share the file's budget.
         with self._decompressor.use():

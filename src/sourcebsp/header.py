@@ -180,12 +180,15 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
             f"file is {len(data)} bytes, shorter than the {HEADER_SIZE}-byte header",
             offset=len(data), needed=HEADER_SIZE, available=len(data),
         )
-    # Try both directory layouts; keep the one that fits the file (ties: standard).
+    # Try both directory layouts; keep the one that fits the file (ties: standard, so a
+    # standard one that fits leaves nothing to compare).
     candidates: list[tuple[int, LumpOrder, np.void]] = []
     orders: tuple[LumpOrder, ...] = ("std", "l4d2")
     for order in orders:
         record = np.frombuffer(data, header_dtype(endian, order), 1)[0]
         candidates.append((_inconsistencies(record["lumps"], size), order, record))
+        if candidates[0][0] == 0:
+            break
     candidates.sort(key=lambda c: (c[0], c[1] != "std"))
     _, order, record = candidates[0]
     table = record["lumps"]
@@ -198,25 +201,21 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
 
 
 def _check_entries(header: Header, file_size: int) -> None:
-    for index, entry in enumerate(header.lumps):
-        if entry.filelen == 0:
+    for index, (fileofs, filelen, _, _) in enumerate(header.lumps):
+        if filelen == 0 or (HEADER_SIZE <= fileofs and 0 < filelen and fileofs + filelen <= file_size):
             continue
         name = lump_name(index, header.version)
-        entry_offset = 8 + 16 * index
-        if entry.fileofs < 0 or entry.filelen < 0:
+        if fileofs < 0 or filelen < 0:
             raise BspFormatError(
-                f"directory entry has negative offset {entry.fileofs} or length {entry.filelen}",
-                lump=name, offset=entry_offset,
+                f"directory entry has negative offset {fileofs} or length {filelen}",
+                lump=name, offset=8 + 16 * index,
             )
-        if entry.fileofs < HEADER_SIZE:
+        if fileofs < HEADER_SIZE:
             raise BspFormatError(
-                f"lump starts at {entry.fileofs}, inside the {HEADER_SIZE}-byte header",
-                lump=name, offset=entry.fileofs,
+                f"lump starts at {fileofs}, inside the {HEADER_SIZE}-byte header",
+                lump=name, offset=fileofs,
             )
-        end = entry.fileofs + entry.filelen
-        if end > file_size:
-            raise TruncatedError(
-                f"lump of {entry.filelen} bytes at {entry.fileofs} runs past the end of "
-                f"the {file_size}-byte file",
-                lump=name, offset=entry.fileofs, needed=end, available=file_size,
-            )
+        raise TruncatedError(
+            f"lump of {filelen} bytes at {fileofs} runs past the end of the {file_size}-byte file",
+            lump=name, offset=fileofs, needed=fileofs + filelen, available=file_size,
+        )

@@ -70,6 +70,22 @@ class StringData:
                 return raw[offset - start :].decode("utf-8", "surrogateescape")
         raise KeyError(offset)
 
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> "StringData":
+        """The names of a string data lump by offset.  A last name without its NUL raises
+        ``ValueError`` whose argument is that name's offset."""
+        strings: dict[int, str] = {}
+        offset = 0
+        for name in blob.split(b"\0"):
+            if name:
+                strings[offset] = name.decode("utf-8", "surrogateescape")
+            offset += len(name) + 1
+        if blob and blob[-1]:
+            raise ValueError(max(strings))
+        value = cls(size=len(blob))  # every name ends inside the lump: no need to measure them again
+        value.strings = strings
+        return value
+
     def add(self, name: str) -> int:
         """Append ``name`` (or find it) and return its offset."""
         for start, text in self.strings.items():
@@ -83,20 +99,11 @@ class StringData:
 
 class StringDataCodec:
     def decode(self, data: memoryview, ctx: LumpContext) -> StringData:
-        raw = np.frombuffer(data, np.uint8)
-        nonzero = raw != 0
-        starts = np.flatnonzero(nonzero & ~np.concatenate(([False], nonzero[:-1])))
-        ends = np.flatnonzero(~nonzero & np.concatenate(([False], nonzero[:-1])))
-        if len(ends) < len(starts):
-            raise BspFormatError(
-                "last texture name is not NUL-terminated",
-                lump=ctx.name, offset=ctx.file_offset + int(starts[-1]),
-            )
-        blob = bytes(data)
-        strings = {  # Python ints: slicing with numpy scalars costs 4x as much
-            s: blob[s:e].decode("utf-8", "surrogateescape") for s, e in zip(starts.tolist(), ends.tolist())
-        }
-        return StringData(strings, len(blob))
+        try:
+            return StringData.from_bytes(bytes(data))
+        except ValueError as exc:
+            raise BspFormatError("last texture name is not NUL-terminated",
+                                 lump=ctx.name, offset=ctx.file_offset + exc.args[0]) from None
 
     def encode(self, value: StringData, ctx: LumpContext) -> bytes:
         out = bytearray(value.size)
