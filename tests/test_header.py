@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 import sourcebsp
-from sourcebsp.header import HEADER_SIZE, Header, LumpEntry, header_dtype, read_header
+from sourcebsp.header import HEADER_SIZE, Header, LumpEntry, header_struct, read_header
 
 
 def test_header_size_is_dheader_t() -> None:
     # 4 ident + 4 version + 64 * 16 lump_t + 4 mapRevision (bspfile.h)
     assert HEADER_SIZE == 1036
-    assert header_dtype(">", "l4d2").itemsize == 1036
+    assert header_struct(">").size == header_struct("<").size == 1036
 
 
 def _synthetic(order: str, endian: str = "<") -> bytes:

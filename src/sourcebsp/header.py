@@ -9,10 +9,10 @@ are consistent with the file size.
 from __future__ import annotations
 
 import operator
+import struct
 from dataclasses import dataclass, field, replace
-from typing import Collection, Literal, NamedTuple
-
-import numpy as np
+from itertools import chain
+from typing import Collection, Iterable, Literal, NamedTuple
 
 from .errors import BspFormatError, TruncatedError, UnsupportedError
 from .lump_ids import NUM_LUMPS, lump_name
@@ -24,7 +24,7 @@ __all__ = [
     "LumpEntry",
     "Header",
     "read_header",
-    "header_dtype",
+    "header_struct",
 ]
 
 Endian = Literal["<", ">"]  # the file's byte order: "<" PC, ">" consoles
@@ -41,35 +41,22 @@ _LUMP_FIELDS: dict[LumpOrder, tuple[str, ...]] = {
 }
 
 
-def header_dtype(endian: Endian = "<", order: LumpOrder = "std") -> np.dtype:
-    """``dheader_t`` as a numpy dtype (1036 bytes).
+def header_struct(endian: Endian = "<") -> struct.Struct:
+    """``dheader_t`` (1036 bytes): ``int ident`` as its four bytes, ``int version``,
+    ``lump_t lumps[64]`` as four ints each (in the order ``_LUMP_FIELDS`` gives for the
+    directory's layout), ``int mapRevision``.
 
     ``fourCC`` is read as an integer: for an LZMA-compressed lump it holds the
-    uncompressed size, in the file's byte order.
+    uncompressed size, in the file's byte order.  A single record of ints: the
+    standard library reads it in one call, where numpy's per-call cost would be
+    most of the work.
     """
-    # Built once per (byte order, lump_t order): making a dtype costs more than reading a header.
-    found = _HEADER_DTYPES.get((endian, order))
-    if found is None:
-        found = _HEADER_DTYPES[(endian, order)] = _make_header_dtype(endian, order)
-    return found
+    return _HEADER_STRUCTS[endian]
 
 
-_HEADER_DTYPES: dict[tuple[str, str], np.dtype] = {}
+_HEADER_STRUCTS = {endian: struct.Struct(f"{endian}4s i {4 * NUM_LUMPS}i i") for endian in ("<", ">")}
 
-
-def _make_header_dtype(endian: Endian, order: LumpOrder) -> np.dtype:
-    lump_t = np.dtype([(name, endian + "i4") for name in _LUMP_FIELDS[order]])
-    return np.dtype(
-        [
-            ("ident", "S4"),  # int ident ("VBSP" / "PSBV")
-            ("version", endian + "i4"),  # int version
-            ("lumps", lump_t, (NUM_LUMPS,)),  # lump_t lumps[HEADER_LUMPS]
-            ("map_revision", endian + "i4"),  # int mapRevision
-        ]
-    )
-
-
-HEADER_SIZE = header_dtype().itemsize  # 1036
+HEADER_SIZE = header_struct().size  # 1036
 SUPPORTED_VERSIONS = frozenset({17, 18, 19, 20, 21, 22, 23, 24, 25, 42})
 
 
@@ -102,17 +89,12 @@ class Header:
         return IDENTS[self.ident]
 
     def to_bytes(self) -> bytes:
-        dtype = header_dtype(self.endian, self.lump_order)
-        record = np.zeros((), dtype)
-        record["ident"] = self.ident
-        record["version"] = self.version
-        record["map_revision"] = self.map_revision
         if self.lump_order == "std":
-            record["lumps"] = self.lumps  # LumpEntry's fields are lump_t's, in its order
+            directory: Iterable[int] = chain.from_iterable(self.lumps)  # LumpEntry's fields are lump_t's, in order
         else:
             in_file_order = operator.attrgetter(*_LUMP_FIELDS[self.lump_order])
-            record["lumps"] = [in_file_order(entry) for entry in self.lumps]
-        return record.tobytes()
+            directory = chain.from_iterable(map(in_file_order, self.lumps))
+        return header_struct(self.endian).pack(self.ident, self.version, *directory, self.map_revision)
 
     def with_entry(self, index: int, **changes: int) -> "Header":
         lumps = list(self.lumps)
@@ -120,22 +102,28 @@ class Header:
         return replace(self, lumps=lumps)
 
 
-def _inconsistencies(table: np.ndarray, file_size: int) -> int:
+def _inconsistencies(entries: list[LumpEntry], file_size: int) -> int:
     """How many directory fields cannot be right for a file of this size.
 
     Read in the wrong order, offsets land inside the header and the version
     column fills with offsets or lengths; a truncated file only adds lumps
     running past its end, so the right order still scores lowest.
     """
-    ofs = table["fileofs"].astype(np.int64)
-    length = table["filelen"].astype(np.int64)
-    version = table["version"].astype(np.int64)
-    bad = (ofs < 0) | (length < 0)
-    nonempty = length > 0
-    bad |= nonempty & ((ofs < HEADER_SIZE) | (ofs + length > file_size))
-    # Lump versions are small numbers (a compiler may leave junk in one or two).
-    implausible = (version < 0) | (version > 255)
-    return int(bad.sum() + implausible.sum())
+    bad = 0
+    for fileofs, filelen, version, _ in entries:
+        if fileofs < 0 or filelen < 0 or (filelen and (fileofs < HEADER_SIZE or fileofs + filelen > file_size)):
+            bad += 1
+        if not 0 <= version <= 255:  # lump versions are small numbers (a compiler may leave junk in one or two)
+            bad += 1
+    return bad
+
+
+def _entries(directory: list[int], order: LumpOrder) -> list[LumpEntry]:
+    """The 64 entries of the directory's ints, read in the given layout."""
+    rows = zip(*[iter(directory)] * 4)
+    if order == "std":
+        return list(map(LumpEntry._make, rows))
+    return [LumpEntry(fileofs, filelen, version, fourcc) for version, fileofs, filelen, fourcc in rows]
 
 
 def read_header(data: memoryview | bytes, file_size: int | None = None,
@@ -168,7 +156,7 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
             offset=0,
         )
     endian = IDENTS[ident]
-    version = int(np.frombuffer(data, endian + "i4", 1, 4)[0])
+    version: int = struct.unpack_from(endian + "i", data, 4)[0]
     if version not in versions:
         raise UnsupportedError(
             f"BSP version {version} is not supported "
@@ -180,22 +168,19 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
             f"file is {len(data)} bytes, shorter than the {HEADER_SIZE}-byte header",
             offset=len(data), needed=HEADER_SIZE, available=len(data),
         )
+    ident, version, *directory, map_revision = header_struct(endian).unpack_from(data)
     # Try both directory layouts; keep the one that fits the file (ties: standard, so a
     # standard one that fits leaves nothing to compare).
-    candidates: list[tuple[int, LumpOrder, np.void]] = []
+    candidates: list[tuple[int, LumpOrder, list[LumpEntry]]] = []
     orders: tuple[LumpOrder, ...] = ("std", "l4d2")
     for order in orders:
-        record = np.frombuffer(data, header_dtype(endian, order), 1)[0]
-        candidates.append((_inconsistencies(record["lumps"], size), order, record))
+        entries = _entries(directory, order)
+        candidates.append((_inconsistencies(entries, size), order, entries))
         if candidates[0][0] == 0:
             break
     candidates.sort(key=lambda c: (c[0], c[1] != "std"))
-    _, order, record = candidates[0]
-    table = record["lumps"]
-    # Whole columns to Python ints at once (a field read per row costs ~1 us each).
-    columns = (table[name].tolist() for name in LumpEntry._fields)
-    entries = list(map(LumpEntry._make, zip(*columns)))
-    header = Header(ident, version, entries, int(record["map_revision"]), order)
+    _, order, entries = candidates[0]
+    header = Header(ident, version, entries, map_revision, order)
     _check_entries(header, size)
     return header
 
