@@ -16,6 +16,7 @@ original bytes back, a compressed sub-lump keeps its original LZMA stream.
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Iterator, Literal, Mapping
@@ -26,7 +27,7 @@ from ..compression import lzma_compress, lzma_decompress
 from ..errors import TruncatedError
 from ..lump_ids import LumpId
 from . import staticprops
-from .base import Codec, Endian, LumpContext, RawLump
+from .base import Codec, Endian, LumpContext, RawLump, record_struct
 
 __all__ = [
     "GAMELUMP_COMPRESSED",
@@ -240,16 +241,14 @@ def _directory(data: memoryview, ctx: LumpContext) -> tuple[list[_Row], int, Lit
             f"game lump of {len(data)} bytes has no lumpCount",
             lump=ctx.name, offset=ctx.file_offset, needed=4, available=len(data),
         )
-    count = int(np.frombuffer(data, ctx.endian + "i4", 1)[0])
+    count: int = struct.unpack_from(ctx.endian + "i", data)[0]
     needed = 4 + 16 * count
     if count < 0 or needed > len(data):
         raise TruncatedError(
             f"game lump directory of {count} entries needs {needed} bytes, the lump has {len(data)}",
             lump=ctx.name, offset=ctx.file_offset, needed=needed, available=len(data),
         )
-    # Rows as Python tuples: read one field at a time, numpy scalars would cost more than
-    # the rest of the decode.
-    rows: list[_Row] = np.frombuffer(data, GAMELUMP.newbyteorder(ctx.endian), count, 4).tolist()
+    rows: list[_Row] = list(record_struct(GAMELUMP, ctx.endian).iter_unpack(data[4:needed]))
     terminator: Literal["zero", "end"] | None = None
     if count and rows[-1][0] == 0 and rows[-1][4] == 0:
         terminator = "zero" if rows[-1][3] == 0 else "end"
@@ -261,7 +260,8 @@ def _directory(data: memoryview, ctx: LumpContext) -> tuple[list[_Row], int, Lit
 
 
 def _packed_directory(rows: list[_Row], endian: Endian) -> bytes:
-    return np.array([len(rows)], endian + "i4").tobytes() + np.array(rows, GAMELUMP.newbyteorder(endian)).tobytes()
+    record = record_struct(GAMELUMP, endian)
+    return b"".join([struct.pack(endian + "i", len(rows)), *(record.pack(*row) for row in rows)])
 
 
 class GameLumpCodec:

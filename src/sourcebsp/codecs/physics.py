@@ -20,6 +20,7 @@ not to the BSP format.  Sizes inside both lumps are in the map's byte order.
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from ..errors import BspFormatError, LumpSizeError, TruncatedError
 from ..lump_ids import LumpId
-from .base import Layouts, LumpContext
+from .base import Layouts, LumpContext, record_struct
 
 __all__ = [
     "PHYSMODEL",
@@ -183,8 +184,8 @@ class PhysCollideCodec:
     mutable = True
 
     def decode(self, data: memoryview, ctx: LumpContext) -> PhysCollide:
-        header_dtype = PHYSMODEL.newbyteorder(ctx.endian)
-        size_dtype = _SOLID_SIZE.newbyteorder(ctx.endian)
+        header_record = record_struct(PHYSMODEL, ctx.endian)
+        size_record = record_struct(_SOLID_SIZE, ctx.endian)
         length, base = len(data), ctx.file_offset
         if length == 0:
             return PhysCollide([], b"")
@@ -197,8 +198,7 @@ class PhysCollideCodec:
                 raise TruncatedError(f"the collision model list {what} (after {len(models)} models)",
                                      lump=ctx.name, offset=base + position,
                                      needed=position + PHYSMODEL.itemsize, available=length)
-            header = np.frombuffer(data, header_dtype, 1, position)[0]
-            index, data_size, keydata_size, solid_count = (int(v) for v in header.tolist())
+            index, data_size, keydata_size, solid_count = header_record.unpack_from(data, position)
             if index == _TERMINATOR_INDEX:
                 return PhysCollide(models, bytes(data[position:]))
             if index < 0 or data_size < 0 or keydata_size < 0 or solid_count < 0:
@@ -215,7 +215,7 @@ class PhysCollideCodec:
                     f"past the end of the {length}-byte lump",
                     lump=ctx.name, offset=base + start, needed=end, available=length,
                 )
-            solids, solids_end = self._solids(data, start, start + data_size, solid_count, size_dtype, index, ctx)
+            solids, solids_end = self._solids(data, start, start + data_size, solid_count, size_record, index, ctx)
             if solids_end != start + data_size:
                 raise BspFormatError(
                     f"collision model {index}: its {solid_count} solids take {solids_end - start} bytes, "
@@ -229,7 +229,7 @@ class PhysCollideCodec:
             position = end
 
     @staticmethod
-    def _solids(data: memoryview, start: int, limit: int, count: int, size_dtype: np.dtype,
+    def _solids(data: memoryview, start: int, limit: int, count: int, size_record: struct.Struct,
                 index: int, ctx: LumpContext) -> tuple[list[bytes], int]:
         solids = []
         position = start
@@ -239,7 +239,7 @@ class PhysCollideCodec:
                     f"collision model {index}: solid {number} of {count} has no size field inside dataSize",
                     lump=ctx.name, offset=ctx.file_offset + position, needed=position + 4, available=limit,
                 )
-            size = int(np.frombuffer(data, size_dtype, 1, position)[0])
+            size: int = size_record.unpack_from(data, position)[0]
             position += 4
             if size < 0 or position + size > limit:
                 raise TruncatedError(
@@ -252,21 +252,19 @@ class PhysCollideCodec:
         return solids, position
 
     def encode(self, value: PhysCollide, ctx: LumpContext) -> bytes:
-        header_dtype = PHYSMODEL.newbyteorder(ctx.endian)
-        size_dtype = _SOLID_SIZE.newbyteorder(ctx.endian)
+        header_record = record_struct(PHYSMODEL, ctx.endian)
+        size_record = record_struct(_SOLID_SIZE, ctx.endian)
         parts: list[bytes] = []
         for model in value.models:
             keydata = model.keydata_bytes()
-            header = np.array(
-                (model.model_index, model.data_size(), len(keydata), len(model.solids)), header_dtype)
-            parts.append(header.tobytes())
+            parts.append(header_record.pack(model.model_index, model.data_size(), len(keydata), len(model.solids)))
             for solid in model.solids:
-                parts.append(np.array(len(solid), size_dtype).tobytes())
+                parts.append(size_record.pack(len(solid)))
                 parts.append(bytes(solid))
             parts.append(keydata)
         terminator = value.terminator
         if terminator is None or (not terminator and value.models):
-            terminator = np.array((_TERMINATOR_INDEX, -1, 0, 0), header_dtype).tobytes()
+            terminator = header_record.pack(_TERMINATOR_INDEX, -1, 0, 0)
         parts.append(terminator)
         return b"".join(parts)
 
