@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import BspFormatError, LumpSizeError, TruncatedError
 from ..lump_ids import LumpId
-from .base import Layouts, LumpContext, vec3
+from .base import Layouts, LumpContext, record_struct, vec3
 
 __all__ = [
     "OCCLUDER_V1",
@@ -113,7 +113,7 @@ class OcclusionCodec:
         ]
 
     def decode(self, data: memoryview, ctx: LumpContext) -> Occlusion:
-        count_dtype = _COUNT.newbyteorder(ctx.endian)
+        count_record = record_struct(_COUNT, ctx.endian)
         length, position = len(data), 0
         arrays = {}
         for name, dtype in self._parts(ctx):
@@ -122,7 +122,7 @@ class OcclusionCodec:
                     f"the lump ends at {length} bytes, before the count of {name}",
                     lump=ctx.name, offset=ctx.file_offset + position, needed=position + 4, available=length,
                 )
-            count = int(np.frombuffer(data, count_dtype, 1, position)[0])
+            count: int = count_record.unpack_from(data, position)[0]
             position += 4
             end = position + count * dtype.itemsize
             if count < 0 or end > length:

@@ -332,7 +332,7 @@ class PhysDispCodec:
         if length < width:
             raise TruncatedError(f"lump of {length} bytes has no {width}-byte numDisplacements",
                                  lump=ctx.name, offset=ctx.file_offset, needed=width, available=length)
-        count = int(np.frombuffer(data, field_dtype, 1)[0])
+        count: int = record_struct(self.field, ctx.endian).unpack_from(data)[0]
         table_end = width * (1 + count)
         if table_end > length:
             raise TruncatedError(

@@ -20,6 +20,7 @@ in place; the game lump encodes them again when the map is saved.
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from typing import Any, Iterator, NamedTuple, Sequence
 
@@ -245,7 +246,7 @@ class _Reader:
             raise self.error(TruncatedError, f"the {what} count at +{self.pos} runs past the "
                                              f"{len(self.data)}-byte lump", self.pos,
                              needed=self.pos + 4, available=len(self.data))
-        value = int(np.frombuffer(self.data, self.ctx.endian + "i4", 1, self.pos)[0])
+        value: int = struct.unpack_from(self.ctx.endian + "i", self.data, self.pos)[0]
         if value < 0:
             raise self.error(BspFormatError, f"negative {what} count {value}", self.pos)
         self.pos += 4
