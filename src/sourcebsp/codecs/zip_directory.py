@@ -16,6 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .base import record_struct
+
 __all__ = [
     "EOCD",
     "FILE_HEADER",
@@ -80,20 +82,20 @@ _MAX_EXTRACT_VERSION = 63  # zip 6.3, the newest "version needed to extract" zip
 # ---- the zip directory, as the engine reads it -------------------------------------------------
 class EndRecord(NamedTuple):
     position: int  # of the end record within the lump
-    fields: np.void
+    fields: dict[str, int]  # EOCD's, by name
     comment: bytes
 
     @property
     def num_entries(self) -> int:
-        return int(self.fields["n_central_directory_entries_total"])
+        return self.fields["n_central_directory_entries_total"]
 
     @property
     def cd_size(self) -> int:
-        return int(self.fields["central_directory_size"])
+        return self.fields["central_directory_size"]
 
     @property
     def cd_offset(self) -> int:
-        return int(self.fields["start_of_central_dir_offset"])
+        return self.fields["start_of_central_dir_offset"]
 
     @property
     def compatible(self) -> bool:
@@ -106,9 +108,9 @@ def end_record(data: bytes) -> EndRecord | None:
     position = data.rfind(_EOCD_SIGNATURE, max(0, len(data) - EOCD.itemsize - MAX_COMMENT))
     if position < 0 or position + EOCD.itemsize > len(data):
         return None
-    fields = np.frombuffer(data, EOCD, 1, position)[0]
+    fields = dict(zip(EOCD.names or (), record_struct(EOCD, "<").unpack_from(data, position)))
     start = position + EOCD.itemsize
-    return EndRecord(position, fields, data[start : start + int(fields["comment_length"])])
+    return EndRecord(position, fields, data[start : start + fields["comment_length"]])
 
 
 def end_counts_from_file_start(end: EndRecord, file_offset: int) -> bool:
@@ -229,9 +231,7 @@ def xzp2_as_standard_zip(data: bytes, end: EndRecord) -> bytes:
         parts.append(header.tobytes())
         parts.append(data[position + FILE_HEADER.itemsize : position + FILE_HEADER.itemsize + name_length])
     directory_size = sum(len(p) for p in parts[1:])
-    record = np.array(end.fields, EOCD)
-    record["central_directory_size"] = directory_size
-    parts.append(record.tobytes())
+    parts.append(record_struct(EOCD, "<").pack(*dict(end.fields, central_directory_size=directory_size).values()))
     parts.append(end.comment)
     return b"".join(parts)
 
@@ -244,7 +244,6 @@ def shift_offsets(data: bytes, end: EndRecord, delta: int) -> bytes:
         header = np.frombuffer(out, FILE_HEADER, 1, position).copy()
         header["relative_offset_of_local_header"] = int(header["relative_offset_of_local_header"][0]) + delta
         out[position : position + FILE_HEADER.itemsize] = header.tobytes()
-    record = np.array(end.fields, EOCD)
-    record["start_of_central_dir_offset"] = end.cd_offset + delta
-    out[end.position : end.position + EOCD.itemsize] = record.tobytes()
+    moved = dict(end.fields, start_of_central_dir_offset=end.cd_offset + delta)
+    out[end.position : end.position + EOCD.itemsize] = record_struct(EOCD, "<").pack(*moved.values())
     return bytes(out)
