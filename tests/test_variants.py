@@ -163,3 +163,21 @@ def test_registry_is_not_changed_by_importing() -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(root / "src"), "PATH": ""}).stdout
     assert out.split() == ["0", "True"]
+
+
+def test_found_codecs_follow_their_table_and_stay_bounded() -> None:
+    """Codec lookups are kept per layout table: a variant made with another codec finds that
+    one, the first still finds its own, and junk lump versions from files do not pile up."""
+    from sourcebsp import variants
+    from sourcebsp.codecs.base import ArrayCodec
+
+    base = variants.get_variant("orange_box")
+    before = base.codec(LumpId.PLANES, 0)
+    other = ArrayCodec(np.dtype([("a", "<i4")]))
+    changed = base.with_codec(LumpId.PLANES, 0, other)
+    assert changed.codec(LumpId.PLANES, 0) is other
+    assert base.codec(LumpId.PLANES, 0) is before
+    for junk in range(2 * variants._MAX_FOUND_CODECS):
+        base.codec(LumpId.PLANES, 1000 + junk)
+    assert len(variants._found_codecs) <= variants._MAX_FOUND_CODECS
+    assert base.codec(LumpId.PLANES, 0) is before

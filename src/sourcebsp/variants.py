@@ -131,6 +131,10 @@ def _array_codec(dtype: np.dtype, endian: Endian) -> ArrayCodec:
     return codec
 
 
+_found_codecs: "dict[tuple[int, str, int, int], tuple[Layouts, Codec | None]]" = {}
+_MAX_FOUND_CODECS = 4096
+
+
 class Variant(NamedTuple):
     """One engine branch's reading of a BSP file."""
 
@@ -147,6 +151,19 @@ class Variant(NamedTuple):
         is used whatever the lump version says, since some compilers leave
         junk in that field (Xbox 360 map flags, for one).
         """
+        # Looked up for every lump read: the answer is kept per layout table, byte order, lump
+        # and version (the table itself is held, so its id cannot be reused meanwhile).
+        key = (id(self.layouts), self.endian, lump, lump_version)
+        known = _found_codecs.get(key)
+        if known is not None and known[0] is self.layouts:
+            return known[1]
+        codec = self._find_codec(lump, lump_version)
+        if len(_found_codecs) >= _MAX_FOUND_CODECS:
+            _found_codecs.clear()  # lump versions come from files: junk ones must not pile up
+        _found_codecs[key] = (self.layouts, codec)
+        return codec
+
+    def _find_codec(self, lump: int, lump_version: int) -> "Codec | None":
         versions = self.layouts.get(lump)
         if not versions:
             return None
