@@ -97,6 +97,10 @@ class EndRecord(NamedTuple):
     def cd_offset(self) -> int:
         return self.fields["start_of_central_dir_offset"]
 
+    def packed(self, **changes: int) -> bytes:
+        """The end record's 22 bytes, with ``changes`` to its fields."""
+        return record_struct(EOCD, "<").pack(*dict(self.fields, **changes).values())
+
     @property
     def compatible(self) -> bool:
         """False for XZip format 2 (ParseXZipCommentString: ``"XZP"`` then ``'2'``)."""
@@ -231,7 +235,7 @@ def xzp2_as_standard_zip(data: bytes, end: EndRecord) -> bytes:
         parts.append(header.tobytes())
         parts.append(data[position + FILE_HEADER.itemsize : position + FILE_HEADER.itemsize + name_length])
     directory_size = sum(len(p) for p in parts[1:])
-    parts.append(record_struct(EOCD, "<").pack(*dict(end.fields, central_directory_size=directory_size).values()))
+    parts.append(end.packed(central_directory_size=directory_size))
     parts.append(end.comment)
     return b"".join(parts)
 
@@ -244,6 +248,5 @@ def shift_offsets(data: bytes, end: EndRecord, delta: int) -> bytes:
         header = np.frombuffer(out, FILE_HEADER, 1, position).copy()
         header["relative_offset_of_local_header"] = int(header["relative_offset_of_local_header"][0]) + delta
         out[position : position + FILE_HEADER.itemsize] = header.tobytes()
-    moved = dict(end.fields, start_of_central_dir_offset=end.cd_offset + delta)
-    out[end.position : end.position + EOCD.itemsize] = record_struct(EOCD, "<").pack(*moved.values())
+    out[end.position : end.position + EOCD.itemsize] = end.packed(start_of_central_dir_offset=end.cd_offset + delta)
     return bytes(out)
