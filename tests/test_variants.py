@@ -181,3 +181,31 @@ def test_found_codecs_follow_their_table_and_stay_bounded() -> None:
         base.codec(LumpId.PLANES, 1000 + junk)
     assert len(variants._found_codecs) <= variants._MAX_FOUND_CODECS
     assert base.codec(LumpId.PLANES, 0) is before
+
+
+def test_composed_tables_share_the_lumps_no_override_touches() -> None:
+    """A branch built from another keeps the other's read-only version table for every lump
+    it does not override (one object, not a copy), and its own merged table for the rest."""
+    from types import MappingProxyType
+
+    from sourcebsp import variants
+    from sourcebsp.codecs import brushes, lighting, physics, propcollision, tree
+
+    tables = variants._build_tables()
+    sdk, source2004, l4d2 = tables["SDK2013"], tables["SOURCE2004"], tables["LEFT4DEAD2"]
+    assert isinstance(sdk, MappingProxyType) and all(isinstance(v, MappingProxyType) for v in sdk.values())
+    overridden = set(brushes.LAYOUTS_V19) | set(tree.LAYOUTS_V19) | set(physics.LAYOUTS_V19)
+    assert all(source2004[lump] is not sdk[lump] for lump in overridden & set(sdk))
+    assert all(source2004[lump][v] is codec for lump in brushes.LAYOUTS_V19
+               for v, codec in brushes.LAYOUTS_V19[lump].items())
+    untouched = set(sdk) - overridden - set(lighting.REMOVED_BEFORE_V20)
+    assert LumpId.PLANES in untouched and all(source2004[lump] is sdk[lump] for lump in untouched)
+    assert all(lump not in source2004 for lump in lighting.REMOVED_BEFORE_V20)
+    assert all(l4d2[lump] is sdk[lump] for lump in sdk if lump not in propcollision.LAYOUTS_L4D2)
+    # Tables from plain dicts are copied: changing the dict later changes no table.
+    mine: dict[int, dict[Any, np.dtype]] = {LumpId.PLANES: {0: np.dtype("<f4")}}
+    composed = variants.compose(mine)
+    mine[LumpId.PLANES][1] = np.dtype("<f8")
+    assert list(composed[LumpId.PLANES]) == [0]
+    with pytest.raises(TypeError):
+        composed[LumpId.PLANES][2] = np.dtype("<i4")  # type: ignore[index]

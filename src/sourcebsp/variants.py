@@ -31,14 +31,20 @@ __all__ = [
 
 
 def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) -> Layouts:
-    """A new layout table: ``base`` with each override's lump versions merged in."""
-    merged: dict[int, dict[Any, Any]] = {lump: dict(versions) for lump, versions in base.items()}
+    """A new layout table: ``base`` with each override's lump versions merged in.
+
+    A lump no override touches keeps the base's read-only version table, so the
+    branches built from SDK 2013 share most of theirs (fewer objects to make and
+    for the collector to scan)."""
+    merged: dict[int, Mapping[Any, Any]] = {
+        lump: versions if isinstance(versions, MappingProxyType) else MappingProxyType(dict(versions))
+        for lump, versions in base.items()}
     for override in overrides:
         for lump, versions in override.items():
-            merged[lump] = {**merged.get(lump, {}), **versions}
+            merged[lump] = MappingProxyType({**merged.get(lump, {}), **versions})
     for lump in remove:
         merged.pop(lump, None)
-    return MappingProxyType({k: MappingProxyType(v) for k, v in merged.items()})
+    return MappingProxyType(merged)
 
 
 _TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO")
@@ -182,7 +188,6 @@ class Variant(NamedTuple):
     def renamed(self, name: str, description: str | None = None) -> "Variant":
         """The same reading under another name (to register a game that shares it)."""
         return self._replace(name=name, description=self.description if description is None else description)
-
 
     def with_codec(self, lump: int, lump_version: int | None, codec: "Codec | np.dtype") -> "Variant":
         """A new variant reading ``lump`` at ``lump_version`` (None: any other) with ``codec``."""

@@ -20,11 +20,10 @@ ENCODING = ("utf-8", "surrogateescape")
 # only newlines and spaces, and the strict reading accepts the usual five.
 WS = r"[ \t\r\n\f\v]"
 
-# The tokens of entity text, used only to explain why a block did not match.
-TOKEN = re.compile(
-    rf'{WS}*(?:(?P<open>\{{)|(?P<close>\}})|"(?P<string>[^"]*)"|(?P<unterminated>")'
-    rf'|(?P<bare>[^ \t\r\n\f\v{{}}"]+))'
-)
+# The tokens of entity text, used only to explain why a block did not match (so
+# compiled on first use).
+TOKEN = (rf'{WS}*(?:(?P<open>\{{)|(?P<close>\}})|"(?P<string>[^"]*)"|(?P<unterminated>")'
+         rf'|(?P<bare>[^ \t\r\n\f\v{{}}"]+))')
 
 
 class EntitySyntaxError(BspFormatError):
@@ -64,7 +63,7 @@ def _diagnose(text: str, pos: int) -> tuple[int, str]:
     opened: int | None = None  # position of the '{' of the entity being read
     key_at: int | None = None  # position of a key still waiting for its value
     key = ""
-    for m in TOKEN.finditer(text, pos):
+    for m in re.compile(TOKEN).finditer(text, pos):
         kind = m.lastgroup or "bare"
         at = m.start(kind) - (kind == "string")  # a string's position is that of its opening quote
         if kind == "open":

@@ -92,7 +92,7 @@ XZIP_COMMENT = b"XZP1 0".ljust(32, b"\0")
 _NO_DATE = (1980, 0, 0, 0, 0, 0)
 
 # ---- names -------------------------------------------------------------------------------------
-_DRIVE = re.compile(r"^[A-Za-z]:")
+_DRIVE = r"[A-Za-z]:"  # compiled when a name is first checked (``re`` keeps it)
 
 
 def _unsafe_reason(name: str) -> str | None:
@@ -100,7 +100,7 @@ def _unsafe_reason(name: str) -> str | None:
     if "\0" in name:
         return "it contains a NUL character"
     posix = name.replace("\\", "/")
-    if posix.startswith("/") or _DRIVE.match(posix):
+    if posix.startswith("/") or re.match(_DRIVE, posix):
         return "it is an absolute path"
     parts = [p for p in posix.split("/") if p not in ("", ".")]
     if ".." in parts:

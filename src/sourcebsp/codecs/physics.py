@@ -59,7 +59,8 @@ _KEYDATA_ENCODING = "latin-1"
 # ---- key data text ----------------------------------------------------------------
 KeyBlock = tuple[str, list[tuple[str, str]]]  # (block name, [(key, value), ...])
 
-_KEY_TOKEN = re.compile(r'\s*(?:(?P<open>\{)|(?P<close>\})|"(?P<string>[^"]*)"|(?P<word>[^\s{}"]+))')
+# Compiled on first use (``re`` keeps it): decoding the lump does not parse its text.
+_KEY_TOKEN = r'\s*(?:(?P<open>\{)|(?P<close>\})|"(?P<string>[^"]*)"|(?P<word>[^\s{}"]+))'
 
 
 def parse_keydata(text: str) -> list[KeyBlock]:
@@ -75,21 +76,22 @@ def parse_keydata(text: str) -> list[KeyBlock]:
         The text is not a sequence of such blocks (the message gives the
         character position).
     """
+    token = re.compile(_KEY_TOKEN)
     blocks: list[KeyBlock] = []
     position, end = 0, len(text.rstrip())
     while position < end:
-        match = _KEY_TOKEN.match(text, position)
+        match = token.match(text, position)
         if match is None or match["word"] is None and match["string"] is None:
             raise BspFormatError(f"physics key data: expected a block name at character {position}")
         name = match["word"] if match["word"] is not None else match["string"]
         position = match.end()
-        match = _KEY_TOKEN.match(text, position)
+        match = token.match(text, position)
         if match is None or match["open"] is None:
             raise BspFormatError(f"physics key data: expected '{{' after {name!r} at character {position}")
         position = match.end()
         pairs: list[tuple[str, str]] = []
         while True:
-            match = _KEY_TOKEN.match(text, position)
+            match = token.match(text, position)
             if match is None:
                 raise BspFormatError(f"physics key data: block {name!r} is not closed (character {position})")
             position = match.end()
@@ -98,7 +100,7 @@ def parse_keydata(text: str) -> list[KeyBlock]:
             if match["string"] is None:
                 raise BspFormatError(f"physics key data: expected a quoted key in {name!r} at character {match.start()}")
             key = match["string"]
-            value = _KEY_TOKEN.match(text, position)
+            value = token.match(text, position)
             if value is None or value["string"] is None:
                 raise BspFormatError(f"physics key data: key {key!r} in {name!r} has no quoted value "
                                      f"(character {position})")
