@@ -8,7 +8,7 @@ import numpy as np
 
 import sourcebsp
 from sourcebsp import LumpId, RawLump
-from sourcebsp.codecs.base import ArrayCodec
+from sourcebsp.codecs.arrays import ArrayCodec
 
 
 def test_every_map_opens_and_decodes(map_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 import sourcebsp
 from sourcebsp import LumpId, RawLump, rgbexp_to_float
 from sourcebsp.cli import main
-from sourcebsp.codecs.base import COLOR_RGB_EXP32
+from sourcebsp.codecs.arrays import COLOR_RGB_EXP32
 from sourcebsp.examples import (
     BUTTON_BOX,
     BUTTON_ORIGIN,

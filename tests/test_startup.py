@@ -133,6 +133,33 @@ with sourcebsp.open({str(map_path)!r}) as bsp:
                      with_numpy) == set()
 
 
+# Reading the entities and listing the pakfile need none of the codecs of record tables, nor
+# numpy (a 50 ms import, most of such a process).
+NOT_FOR_TEXT = NOT_FOR_DECODING | {"numpy", "sourcebsp.codecs.arrays", "sourcebsp.codecs.geometry",
+                                   "sourcebsp.codecs.gamelumps", "sourcebsp.codecs.visibility",
+                                   "sourcebsp.codecs.physics", "threading"}
+
+
+@pytest.mark.slow
+def test_reading_entities_and_listing_files_loads_no_numpy(tmp_path: Path, bare: set[str], map_path: Path) -> None:
+    """Open a map, read every key and value and list the pakfile: their two codecs alone, no
+    numpy, unless a lump is LZMA-compressed (its output buffer is a numpy array)."""
+    body = f"""
+import sourcebsp
+with sourcebsp.open({str(map_path)!r}) as bsp:
+    print(sum(len(entity.items()) for entity in bsp.entities))
+    print(len(bsp.pakfile.names()) if bsp.has_lump(40) else 0)
+"""
+    loaded, printed = _modules(tmp_path, body)
+    with sourcebsp.open(map_path) as bsp:
+        keys = sum(len(entity.items()) for entity in bsp.entities)
+        files = len(bsp.pakfile.names()) if bsp.has_lump(LumpId.PAKFILE) else 0
+        compressed = bsp.entry(LumpId.ENTITIES).compressed or bsp.entry(LumpId.PAKFILE).compressed
+    assert printed.split() == [str(keys), str(files)] and keys > 0
+    assert "sourcebsp.codecs.entities" in loaded
+    assert _unwanted(loaded, NOT_FOR_TEXT - ({"numpy", "threading"} if compressed else set()), bare) == set()
+
+
 def test_command_process_gets_one_blas_thread_unless_the_user_chose(tmp_path: Path) -> None:
     body = """
 import gc, os, sys
@@ -184,37 +211,43 @@ os.keep_until_the_end = lambda: bsp  # os outlives sourcebsp.container: the map 
 
 
 @pytest.mark.parametrize("collecting", [True, False])
-def test_first_use_leaves_the_collector_as_it_was(tmp_path: Path, collecting: bool) -> None:
-    """The first public name used loads numpy with the collector off (collections there free
-    nothing), then puts it back as the program had it."""
+def test_first_use_leaves_the_collector_as_it_was(tmp_path: Path, collecting: bool, corpus_file) -> None:
+    """The first public name used loads the container, the first table of records numpy and
+    the codecs, each with the collector off (collections there free nothing); then the
+    collector is as the program had it."""
     body = f"""
 import gc
 {"gc.enable()" if collecting else "gc.disable()"}
 import sourcebsp
 before = sys.modules.get("numpy")
-sourcebsp.open
-print(before is None, "numpy" in sys.modules, gc.isenabled())
+bsp = sourcebsp.open({str(corpus_file("tf2_mp_lobby.bsp"))!r})
+opened = "numpy" in sys.modules
+bsp.planes
+print(before is None, opened, "numpy" in sys.modules, gc.isenabled())
 """
-    assert _modules(tmp_path, body)[1].split() == ["True", "True", str(collecting)]
+    assert _modules(tmp_path, body)[1].split() == ["True", "False", "True", str(collecting)]
 
 
-def test_first_use_leaves_nothing_to_the_young_generations_and_nothing_frozen(tmp_path: Path) -> None:
-    """numpy's and the container's objects go straight to the oldest generation; garbage
-    made before is still collected, and nothing stays frozen."""
-    body = """
+@pytest.mark.parametrize("first", ["sourcebsp.open", "bsp.planes"])
+def test_first_use_leaves_nothing_to_the_young_generations_and_nothing_frozen(tmp_path: Path, corpus_file,
+                                                                               first: str) -> None:
+    """The container's objects, then numpy's and the codecs', go straight to the oldest
+    generation; garbage made before is still collected, and nothing stays frozen."""
+    body = f"""
 import gc, weakref
 import sourcebsp
+bsp = sourcebsp.open({str(corpus_file("tf2_mp_lobby.bsp"))!r}) if {first!r} != "sourcebsp.open" else None
 class Node: pass
 cycle = Node(); cycle.me = cycle
 gone = weakref.ref(cycle)
 del cycle
-sourcebsp.open
+{first}
 young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
 frozen = gc.get_freeze_count()
 gc.collect()
-print(young < 100, frozen, gone() is None)
+print(young < 100, frozen, gone() is None, "numpy" in sys.modules)
 """
-    assert _modules(tmp_path, body)[1].split() == ["True", "0", "True"]
+    assert _modules(tmp_path, body)[1].split() == ["True", "0", "True", str(first == "bsp.planes")]
 
 
 def test_first_use_leaves_the_programs_frozen_objects_frozen(tmp_path: Path) -> None:

@@ -169,7 +169,7 @@ def test_found_codecs_follow_their_table_and_stay_bounded() -> None:
     """Codec lookups are kept per layout table: a variant made with another codec finds that
     one, the first still finds its own, and junk lump versions from files do not pile up."""
     from sourcebsp import variants
-    from sourcebsp.codecs.base import ArrayCodec
+    from sourcebsp.codecs.arrays import ArrayCodec
 
     base = variants.get_variant("orange_box")
     before = base.codec(LumpId.PLANES, 0)
@@ -209,3 +209,20 @@ def test_composed_tables_share_the_lumps_no_override_touches() -> None:
     assert list(composed[LumpId.PLANES]) == [0]
     with pytest.raises(TypeError):
         composed[LumpId.PLANES][2] = np.dtype("<i4")  # type: ignore[index]
+
+
+def test_lumps_read_before_the_tables_are_built_are_those_of_every_table() -> None:
+    """Entities and the pakfile are read from their own modules until the tables are built
+    (so that reading them imports no other codec): every built-in table must hold the very
+    same versions and codecs for them, or the answer would change once the tables are built."""
+    from sourcebsp import variants
+
+    tables = variants._build_tables()
+    assert set(variants._SOLE_MODULES) == {LumpId.ENTITIES, LumpId.PAKFILE}
+    for lump in variants._SOLE_MODULES:
+        sole = variants._sole_versions(lump)
+        for name, table in tables.items():
+            assert dict(table[lump]) == dict(sole), (name, lump)
+            assert all(table[lump][version] is codec for version, codec in sole.items())
+    for variant in variants._BUILTIN:  # a built-in variant asks the same table either way
+        assert variant.layouts[LumpId.ENTITIES] is not None

@@ -145,7 +145,7 @@ def test_visibility_cannot_be_edited_in_place(corpus_file) -> None:
 
 def test_every_editable_codec_is_covered() -> None:
     """Each codec whose decode gives something other than a read-only array has an edit above."""
-    from sourcebsp.codecs.base import ArrayCodec
+    from sourcebsp.codecs.arrays import ArrayCodec
     from sourcebsp.codecs.gamelumps import SUB_CODECS
     from sourcebsp.variants import VARIANTS
 

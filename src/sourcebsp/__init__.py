@@ -2,7 +2,8 @@
 
 The names below are loaded on first use (PEP 562), so ``import sourcebsp``
 and the ``sourcebsp`` command's ``--help`` and ``--version`` do not import
-numpy; ``sourcebsp.open`` and the rest load what they need.
+numpy; ``sourcebsp.open`` and the rest load what they need (numpy with the
+first lump that is a table of records).
 """
 from __future__ import annotations
 
@@ -67,29 +68,12 @@ if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all a
             module, attribute = _LAZY[name]
         except KeyError:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-        import gc
         import importlib
-        import sys
 
-        if "numpy" in sys.modules:
-            value = getattr(importlib.import_module(module, __name__), attribute)
-        else:
-            # The first name used imports numpy and the container: some 20,000 tracked objects
-            # that live as long as the program.  The collector would scan each of them as it
-            # ages through the young generations, for nothing (5-12 ms).  Made with the
-            # collector off, they are moved straight to the oldest generation instead (freeze,
-            # then unfreeze: nothing stays frozen; the import's few hundred cyclic leftovers
-            # go with the next full collection), unless the program keeps objects frozen itself.
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
-                value = getattr(importlib.import_module(module, __name__), attribute)
-            finally:
-                if not gc.get_freeze_count():
-                    gc.freeze()
-                    gc.unfreeze()
-                if collecting:
-                    gc.enable()
+        from ._loading import load_quietly
+
+        # The container and what it imports (numpy comes later, with the first table of records).
+        value = load_quietly(lambda: getattr(importlib.import_module(module, __name__), attribute))
         globals()[name] = value  # later lookups do not come here again
         return value
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 import _thread
 import contextvars
 import struct
-from typing import TYPE_CHECKING, NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import CompressionError, LimitExceededError, TruncatedError
 
 if TYPE_CHECKING:
     import threading
+
+    import numpy as np
 
 __all__ = [
     "LZMA_HEADER",
@@ -48,14 +48,24 @@ _PROPERTIES = struct.Struct("<BI")  # lc/lp/pb byte, then the dictionary size
 MAX_UNCOMPRESSED_SIZE = 1 << 30
 
 
-LZMA_HEADER = np.dtype(
-    [
-        ("id", "S4"),  # unsigned int id ('LZMA')
-        ("actual_size", "<u4"),  # unsigned int actualSize (uncompressed)
-        ("lzma_size", "<u4"),  # unsigned int lzmaSize (compressed, without this header)
-        ("properties", "u1", (5,)),  # unsigned char properties[LZMA_PROPS_SIZE]
-    ]
-)  # 17 bytes, packed; the struct.Struct above reads the same layout without numpy overhead
+if TYPE_CHECKING:
+    LZMA_HEADER: np.dtype
+else:
+    def __getattr__(name: str) -> Any:
+        # LZMA_HEADER, the numpy declaration of lzma_header_t (the struct.Struct above reads the same
+        # 17 packed bytes): made on first use, so that reading a map need not import numpy.
+        if name != "LZMA_HEADER":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import numpy as np
+
+        header = np.dtype([
+            ("id", "S4"),  # unsigned int id ('LZMA')
+            ("actual_size", "<u4"),  # unsigned int actualSize (uncompressed)
+            ("lzma_size", "<u4"),  # unsigned int lzmaSize (compressed, without this header)
+            ("properties", "u1", (5,)),  # unsigned char properties[LZMA_PROPS_SIZE]
+        ])
+        globals()[name] = header
+        return header
 
 
 class Limits(NamedTuple):
@@ -274,6 +284,8 @@ def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: in
     so the module never copies the stream's unread tail.
     """
     import lzma
+
+    import numpy as np  # a buffer of the output's size that is not zeroed first
 
     try:
         out = np.empty(actual, np.uint8)

@@ -17,7 +17,7 @@ import os
 from typing import TYPE_CHECKING, Any, Callable, Collection, Generic, Iterator, Literal, TypeVar, overload
 
 
-from .codecs.base import ArrayCodec, Codec, LumpContext, RawLump
+from .codecs.base import Codec, LumpContext, RawLump
 from .compression import Decompressor, Limits
 from .errors import BspError, BspFormatError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
@@ -365,7 +365,7 @@ class BspFile:
         if codec is None:
             return RawLump(bytes(data), f"no layout known for lump version {entry.version} "
                                         f"in variant {self.variant.name}")
-        if type(codec) is ArrayCodec:  # a view of the bytes: nothing to decompress inside
+        if not getattr(codec, "decompresses", True):  # arrays: views of the bytes
             return codec.decode(data, self._context(index))
         # Codecs that decompress inside the lump (game lumps) share the file's budget.
         with self._decompressor.use():

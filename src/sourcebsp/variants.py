@@ -7,14 +7,21 @@ are composed from the SDK 2013 tables without mutating them, and
 """
 from __future__ import annotations
 
+import functools
+import importlib
 from types import MappingProxyType
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple
 
-import numpy as np
-
-from .codecs.base import ArrayCodec, Codec, Layouts
+from ._loading import load_quietly
+from .codecs.base import Codec, Layouts
 from .errors import UnsupportedError
 from .header import Endian, Header, LumpOrder
+from .lump_ids import LumpId
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .codecs.arrays import ArrayCodec
 
 __all__ = [
     "Variant",
@@ -54,10 +61,15 @@ _tables: dict[str, Layouts] = {}
 def _build_tables() -> dict[str, Layouts]:
     """The layout tables of the engine branches, composed from the codec modules.
 
-    Built on first use, so that ``import sourcebsp`` does not import every codec.
+    Built on first use, so that ``import sourcebsp`` does not import every codec
+    (nor numpy, which the codecs of record tables import).
     """
-    if _tables:
-        return _tables
+    if not _tables:
+        load_quietly(_compose_tables)
+    return _tables
+
+
+def _compose_tables() -> None:
     from .codecs import (brushes, displacements, entities, gamelumps, geometry, lighting, occlusion,
                          overlays, pakfile, physics, propcollision, textures, tree, visibility)
 
@@ -95,13 +107,24 @@ def _build_tables() -> dict[str, Layouts]:
     CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
     _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
                    LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO)
-    return _tables
 
 
 def __getattr__(name: str) -> Layouts:
     if name in _TABLE_NAMES:
         return _build_tables()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Lumps one codec module declares alone, the same in every branch: read from that module
+# until the tables are built, so that opening a map to read its entities does not import
+# every codec module (and numpy with the array ones).  A test holds every built table to it.
+_SOLE_MODULES: dict[int, str] = {LumpId.ENTITIES: "entities", LumpId.PAKFILE: "pakfile"}
+
+
+@functools.lru_cache(maxsize=None)
+def _sole_versions(lump: int) -> Mapping[Any, Any]:
+    module = importlib.import_module(f".codecs.{_SOLE_MODULES[lump]}", __package__)
+    return MappingProxyType(dict(module.LAYOUTS[lump]))
 
 
 class LazyLayouts(Mapping[Any, Mapping[Any, Any]]):
@@ -114,6 +137,8 @@ class LazyLayouts(Mapping[Any, Mapping[Any, Any]]):
         return _build_tables()[self.table]
 
     def __getitem__(self, lump: Any) -> Mapping[Any, Any]:
+        if not _tables and lump in _SOLE_MODULES:
+            return _sole_versions(lump)
         return self._get()[lump]
 
     def __iter__(self) -> Iterator[Any]:
@@ -126,13 +151,15 @@ class LazyLayouts(Mapping[Any, Mapping[Any, Any]]):
         return f"LazyLayouts({self.table})"
 
 
-_array_codecs: dict[tuple[np.dtype, Endian], ArrayCodec] = {}
+_array_codecs: "dict[tuple[np.dtype, Endian], ArrayCodec]" = {}
 
 
-def _array_codec(dtype: np.dtype, endian: Endian) -> ArrayCodec:
+def _array_codec(dtype: "np.dtype", endian: Endian) -> "ArrayCodec":
     """One codec per record layout and byte order (looked up for every lump access)."""
     codec = _array_codecs.get((dtype, endian))
     if codec is None:
+        from .codecs.arrays import ArrayCodec  # numpy: imported by the first table of records read
+
         codec = _array_codecs[(dtype, endian)] = ArrayCodec(dtype).with_byte_order(endian)
     return codec
 
@@ -181,7 +208,7 @@ class Variant(NamedTuple):
             found = next(iter(versions.values()))
         else:
             return None
-        if isinstance(found, np.dtype):
+        if not hasattr(found, "decode"):  # not a codec: a numpy dtype, the lump a table of its records
             return _array_codec(found, self.endian)
         return found  # type: ignore[no-any-return]
 

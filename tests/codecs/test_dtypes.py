@@ -1,12 +1,14 @@
 """Every declared struct has the size bspfile.h gives it, and every layout table is sane."""
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 import pytest
 
 from sourcebsp.codecs import brushes, displacements, geometry, lighting, overlays, textures, tree
 from sourcebsp.codecs import occlusion, physics, propcollision, zip_directory
-from sourcebsp.codecs.base import COLOR_RGB_EXP32
+from sourcebsp.codecs.arrays import COLOR_RGB_EXP32
 from sourcebsp.codecs.gamelumps import GAMELUMP
 from sourcebsp.compression import LZMA_HEADER
 from sourcebsp.variants import VARIANTS
@@ -15,8 +17,6 @@ from sourcebsp.variants import VARIANTS
 # article, and for the v17 / v25 branches as published by their reverse-engineers.
 DOCUMENTED_SIZES = {
     "dplane_t": (geometry.PLANE, 20),
-    "ZIP_EndOfCentralDirRecord (zip_uncompressed.h, packed)": (zip_directory.EOCD, 22),
-    "ZIP_FileHeader (zip_uncompressed.h, packed)": (zip_directory.FILE_HEADER, 46),
     "dvertex_t": (geometry.VECTOR, 12),
     "dedge_t": (geometry.EDGE, 4),
     "dedge_t (v25)": (geometry.EDGE_V25, 8),
@@ -82,10 +82,25 @@ DOCUMENTED_SIZES = {
 }
 
 
+# Declared for the standard library's struct (read without numpy): the struct, its (field, code) pairs.
+DOCUMENTED_STRUCTS = {
+    "ZIP_EndOfCentralDirRecord (zip_uncompressed.h, packed)": (zip_directory.EOCD, zip_directory.EOCD_FIELDS, 22),
+    "ZIP_FileHeader (zip_uncompressed.h, packed)": (zip_directory.FILE_HEADER, zip_directory.FILE_HEADER_FIELDS, 46),
+}
+
+
 @pytest.mark.parametrize("name", sorted(DOCUMENTED_SIZES))
 def test_itemsize_matches_documented_sizeof(name: str) -> None:
     dtype, size = DOCUMENTED_SIZES[name]
     assert dtype.itemsize == size
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTED_STRUCTS))
+def test_struct_size_matches_documented_sizeof(name: str) -> None:
+    record, fields, size = DOCUMENTED_STRUCTS[name]
+    assert record.size == size == sum(struct.calcsize("<" + code) for _, code in fields)
+    assert record.format == "<" + "".join(code for _, code in fields)
+    assert len({field for field, _ in fields}) == len(fields) == len(record.unpack(bytes(size)))
 
 
 def _dtypes_in_tables():

@@ -1,20 +1,25 @@
-"""What every lump codec shares: the context it works in, fixed-size arrays, raw lumps."""
+"""What every lump codec shares: the context it works in, raw lumps, record layouts.
+
+No numpy here, so that opening a map and reading its entities does not import it
+(a 50 ms import, most of such a process).  Tables of fixed-size records are
+:mod:`sourcebsp.codecs.arrays`.
+"""
 from __future__ import annotations
 
 import functools
 import struct
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Protocol
 
-import numpy as np
-
-from ..errors import LumpSizeError
 from ..header import Endian
+
+if TYPE_CHECKING:
+    import numpy as np
+
 # lump -> lump version (None: any other) -> numpy dtype or codec
 Layouts = Mapping[Any, Mapping[Any, Any]]
 
-__all__ = ["Endian", "Layouts", "LumpContext", "Codec", "ArrayCodec", "RawLump", "record_struct", "vec3",
-           "COLOR_RGB_EXP32"]
+__all__ = ["Endian", "Layouts", "LumpContext", "Codec", "RawLump", "record_struct", "vec3"]
 
 
 class LumpContext(NamedTuple):
@@ -50,6 +55,9 @@ class Codec(Protocol):
         at ``ctx.file_offset``) as it must be at ``file_offset``, where the
         lump lands when the lumps are laid out anew; None when its bytes do
         not depend on where it is.
+    ``decompresses = False``
+        Decoding never decompresses data inside the lump (game lumps do), so
+        the container need not open the file's decompression budget for it.
     """
 
     def decode(self, data: memoryview, ctx: LumpContext) -> Any: ...
@@ -57,35 +65,6 @@ class Codec(Protocol):
     def encode(self, value: Any, ctx: LumpContext) -> bytes: ...
 
     def count(self, value: Any) -> int | None: ...
-
-
-class ArrayCodec:
-    """A table of fixed-size records: one numpy dtype, decoded without a copy."""
-
-    def __init__(self, dtype: np.dtype) -> None:
-        self.dtype = np.dtype(dtype)
-
-    def __repr__(self) -> str:
-        return f"ArrayCodec({self.dtype.itemsize}-byte {self.dtype})"
-
-    def with_byte_order(self, endian: Endian) -> "ArrayCodec":
-        return self if endian == "<" else ArrayCodec(self.dtype.newbyteorder(endian))
-
-    def decode(self, data: memoryview, ctx: LumpContext) -> np.ndarray:
-        size = self.dtype.itemsize
-        if len(data) % size:
-            raise LumpSizeError(
-                f"length {len(data)} is not a multiple of the {size}-byte record "
-                f"(lump version {ctx.version}, BSP version {ctx.bsp_version})",
-                lump=ctx.name, offset=ctx.file_offset, needed=size, available=len(data),
-            )
-        return np.frombuffer(data, self.dtype)
-
-    def encode(self, value: Any, ctx: LumpContext) -> bytes:
-        return np.ascontiguousarray(value, dtype=self.dtype).tobytes()
-
-    def count(self, value: Any) -> int:
-        return len(value)
 
 
 @dataclass
@@ -125,7 +104,3 @@ def record_struct(dtype: np.dtype, endian: Endian) -> struct.Struct:
 def vec3(name: str) -> tuple[str, str, tuple[int]]:
     """A ``Vector`` field (three floats)."""
     return (name, "<f4", (3,))
-
-
-# ColorRGBExp32: byte r, g, b; signed char exponent.  Linear value = c * 2**exponent / 255.
-COLOR_RGB_EXP32 = np.dtype([("r", "u1"), ("g", "u1"), ("b", "u1"), ("exponent", "i1")])

@@ -12,7 +12,8 @@ import numpy as np
 from dataclasses import dataclass
 
 from ..lump_ids import LumpId
-from .base import COLOR_RGB_EXP32, Layouts, LumpContext, vec3
+from .arrays import COLOR_RGB_EXP32
+from .base import Layouts, LumpContext, vec3
 
 _WORLDLIGHT_TAIL = [
     ("cluster", "<i4"),  # int cluster

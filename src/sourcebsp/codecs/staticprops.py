@@ -27,7 +27,8 @@ from typing import Any, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from ..errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
-from .base import COLOR_RGB_EXP32, Endian, LumpContext, vec3
+from .arrays import COLOR_RGB_EXP32
+from .base import Endian, LumpContext, vec3
 
 __all__ = [
     "STATIC_PROP_NAME_LENGTH",

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..lump_ids import LumpId
-from .base import COLOR_RGB_EXP32, Layouts, vec3
+from .arrays import COLOR_RGB_EXP32
+from .base import Layouts, vec3
 
 NODE = np.dtype(
     [

@@ -3,24 +3,24 @@
 The directory is read as the engine steps through it (``zip_utils.cpp``):
 the end record found where ``zipfile`` looks for it too, then each entry's
 fixed header, name, and (XZip format 1 only) extra field and comment.  The
-fixed headers are gathered into one ``FILE_HEADER`` array; names, dates and
-offsets come out as ``zipfile`` gives them, so that ``zipfile`` need not be
-imported to list a map's files (it is opened to read one).  Also here: the
+fixed headers are unpacked together (``struct.iter_unpack``); names, dates
+and offsets come out as ``zipfile`` gives them, so that neither ``zipfile``
+nor numpy need be imported to list a map's files (``zipfile`` is opened to
+read one).  Also here: the
 rebuilding of an XZP2 directory for ``zipfile`` and the moving of every
 offset of an archive.
 """
 from __future__ import annotations
 
 import struct
+from operator import itemgetter
 from typing import NamedTuple
-
-import numpy as np
-
-from .base import record_struct
 
 __all__ = [
     "EOCD",
+    "EOCD_FIELDS",
     "FILE_HEADER",
+    "FILE_HEADER_FIELDS",
     "LOCAL_FILE_HEADER_SIZE",
     "MAX_COMMENT",
     "BadDirectory",
@@ -35,46 +35,47 @@ __all__ = [
     "xzp2_as_standard_zip",
 ]
 
-EOCD = np.dtype(
-    [
-        ("signature", "<u4"),  # unsigned int signature ('PK\5\6')
-        ("number_of_this_disk", "<u2"),  # unsigned short numberOfThisDisk
-        ("number_of_the_disk_with_start_of_central_directory", "<u2"),
-        ("n_central_directory_entries_this_disk", "<u2"),  # nCentralDirectoryEntries_ThisDisk
-        ("n_central_directory_entries_total", "<u2"),  # nCentralDirectoryEntries_Total
-        ("central_directory_size", "<u4"),  # unsigned int centralDirectorySize
-        ("start_of_central_dir_offset", "<u4"),  # unsigned int startOfCentralDirOffset
-        ("comment_length", "<u2"),  # unsigned short commentLength
-    ]
-)  # ZIP_EndOfCentralDirRecord, 22 bytes, packed
-FILE_HEADER = np.dtype(
-    [
-        ("signature", "<u4"),  # unsigned int signature ('PK\1\2')
-        ("version_made_by", "<u2"),  # unsigned short versionMadeBy
-        ("version_needed_to_extract", "<u2"),  # unsigned short versionNeededToExtract
-        ("flags", "<u2"),  # unsigned short flags
-        ("compression_method", "<u2"),  # unsigned short compressionMethod
-        ("last_modified_time", "<u2"),  # unsigned short lastModifiedTime
-        ("last_modified_date", "<u2"),  # unsigned short lastModifiedDate
-        ("crc32", "<u4"),  # unsigned int crc32
-        ("compressed_size", "<u4"),  # unsigned int compressedSize
-        ("uncompressed_size", "<u4"),  # unsigned int uncompressedSize
-        ("file_name_length", "<u2"),  # unsigned short fileNameLength
-        ("extra_field_length", "<u2"),  # unsigned short extraFieldLength
-        ("file_comment_length", "<u2"),  # unsigned short fileCommentLength
-        ("disk_number_start", "<u2"),  # unsigned short diskNumberStart
-        ("internal_file_attribs", "<u2"),  # unsigned short internalFileAttribs
-        ("external_file_attribs", "<u4"),  # unsigned int externalFileAttribs
-        ("relative_offset_of_local_header", "<u4"),  # unsigned int relativeOffsetOfLocalHeader
-    ]
-)  # ZIP_FileHeader (central directory entry), 46 bytes, packed
+# The structures as (field, struct code) pairs, little-endian and packed: the standard library
+# reads them, so that listing a map's files imports neither numpy nor zipfile.
+EOCD_FIELDS = (
+    ("signature", "I"),  # unsigned int signature ('PK\5\6')
+    ("number_of_this_disk", "H"),  # unsigned short numberOfThisDisk
+    ("number_of_the_disk_with_start_of_central_directory", "H"),
+    ("n_central_directory_entries_this_disk", "H"),  # nCentralDirectoryEntries_ThisDisk
+    ("n_central_directory_entries_total", "H"),  # nCentralDirectoryEntries_Total
+    ("central_directory_size", "I"),  # unsigned int centralDirectorySize
+    ("start_of_central_dir_offset", "I"),  # unsigned int startOfCentralDirOffset
+    ("comment_length", "H"),  # unsigned short commentLength
+)
+EOCD = struct.Struct("<" + "".join(code for _, code in EOCD_FIELDS))  # ZIP_EndOfCentralDirRecord, 22 bytes
+FILE_HEADER_FIELDS = (
+    ("signature", "I"),  # unsigned int signature ('PK\1\2')
+    ("version_made_by", "H"),  # unsigned short versionMadeBy
+    ("version_needed_to_extract", "H"),  # unsigned short versionNeededToExtract
+    ("flags", "H"),  # unsigned short flags
+    ("compression_method", "H"),  # unsigned short compressionMethod
+    ("last_modified_time", "H"),  # unsigned short lastModifiedTime
+    ("last_modified_date", "H"),  # unsigned short lastModifiedDate
+    ("crc32", "I"),  # unsigned int crc32
+    ("compressed_size", "I"),  # unsigned int compressedSize
+    ("uncompressed_size", "I"),  # unsigned int uncompressedSize
+    ("file_name_length", "H"),  # unsigned short fileNameLength
+    ("extra_field_length", "H"),  # unsigned short extraFieldLength
+    ("file_comment_length", "H"),  # unsigned short fileCommentLength
+    ("disk_number_start", "H"),  # unsigned short diskNumberStart
+    ("internal_file_attribs", "H"),  # unsigned short internalFileAttribs
+    ("external_file_attribs", "I"),  # unsigned int externalFileAttribs
+    ("relative_offset_of_local_header", "I"),  # unsigned int relativeOffsetOfLocalHeader
+)
+FILE_HEADER = struct.Struct("<" + "".join(code for _, code in FILE_HEADER_FIELDS))  # ZIP_FileHeader, 46 bytes
+_AT = {name: index for index, (name, _) in enumerate(FILE_HEADER_FIELDS)}  # field -> index in an unpacked entry
 LOCAL_FILE_HEADER_SIZE = 30  # sizeof(ZIP_LocalFileHeader), packed
 _EOCD_SIGNATURE = b"PK\x05\x06"
 _FILE_HEADER_SIGNATURE = b"PK\x01\x02"
 MAX_COMMENT = 0xFFFF
 # file_name_length, extra_field_length, file_comment_length: adjacent in FILE_HEADER, read while stepping.
 _LENGTHS = struct.Struct("<3H")
-_LENGTHS_AT: int = FILE_HEADER.fields["file_name_length"][1] if FILE_HEADER.fields else 0
+_LENGTHS_AT = struct.calcsize("<" + "".join(code for _, code in FILE_HEADER_FIELDS[:_AT["file_name_length"]]))
 _UTF8_NAME = 0x800  # general purpose flag bit 11: the name is UTF-8 (else code page 437)
 _MAX_EXTRACT_VERSION = 63  # zip 6.3, the newest "version needed to extract" zipfile reads
 
@@ -99,7 +100,7 @@ class EndRecord(NamedTuple):
 
     def packed(self, **changes: int) -> bytes:
         """The end record's 22 bytes, with ``changes`` to its fields."""
-        return record_struct(EOCD, "<").pack(*dict(self.fields, **changes).values())
+        return EOCD.pack(*dict(self.fields, **changes).values())
 
     @property
     def compatible(self) -> bool:
@@ -109,11 +110,11 @@ class EndRecord(NamedTuple):
 
 def end_record(data: bytes) -> EndRecord | None:
     """The last end-of-central-directory record, where ``zipfile`` looks for it too."""
-    position = data.rfind(_EOCD_SIGNATURE, max(0, len(data) - EOCD.itemsize - MAX_COMMENT))
-    if position < 0 or position + EOCD.itemsize > len(data):
+    position = data.rfind(_EOCD_SIGNATURE, max(0, len(data) - EOCD.size - MAX_COMMENT))
+    if position < 0 or position + EOCD.size > len(data):
         return None
-    fields = dict(zip(EOCD.names or (), record_struct(EOCD, "<").unpack_from(data, position)))
-    start = position + EOCD.itemsize
+    fields = {name: value for (name, _), value in zip(EOCD_FIELDS, EOCD.unpack_from(data, position))}
+    start = position + EOCD.size
     return EndRecord(position, fields, data[start : start + fields["comment_length"]])
 
 
@@ -129,11 +130,11 @@ def counts_from_file_start(data: bytes | memoryview, file_offset: int) -> bool:
     Looks at the end record only (a damaged archive answers False), so that a
     map can be re-laid without reading its pakfile.
     """
-    end = end_record(bytes(data[-(EOCD.itemsize + MAX_COMMENT):]))
+    end = end_record(bytes(data[-(EOCD.size + MAX_COMMENT):]))
     if end is None:
         return False
     # The end record was found in the tail: its position counts from the tail's start.
-    tail_start = max(0, len(data) - (EOCD.itemsize + MAX_COMMENT))
+    tail_start = max(0, len(data) - (EOCD.size + MAX_COMMENT))
     end = EndRecord(end.position + tail_start, end.fields, end.comment)
     return end_counts_from_file_start(end, file_offset)
 
@@ -157,13 +158,13 @@ def directory_entries(data: bytes, start: int, count: int, compatible: bool) -> 
     positions: list[int] = []
     position = start
     for index in range(count):
-        if position < 0 or position + FILE_HEADER.itemsize > len(data):
+        if position < 0 or position + FILE_HEADER.size > len(data):
             raise BadDirectory(f"central directory entry {index} lies past the end", min(max(position, 0), len(data)))
         if data[position : position + 4] != _FILE_HEADER_SIGNATURE:
             raise BadDirectory(f"bad signature of central directory entry {index}", position)
         positions.append(position)
         name, extra, comment = _LENGTHS.unpack_from(data, position + _LENGTHS_AT)
-        position += FILE_HEADER.itemsize + name + (extra + comment if compatible else 0)
+        position += FILE_HEADER.size + name + (extra + comment if compatible else 0)
     return positions, position
 
 
@@ -184,7 +185,7 @@ class Member(NamedTuple):
 def read_members(data: bytes, end: EndRecord) -> list[Member]:
     """The files of the archive, read from its central directory as ``zipfile`` reads them.
 
-    The fixed fields of every entry are gathered into one FILE_HEADER array;
+    The fixed fields of every entry are unpacked in one call;
     names are decoded as zipfile decodes them (UTF-8 with flag bit 11, else
     code page 437, cut at a NUL) and offsets moved by the distance between
     where the directory lies and where the end record says it starts (which
@@ -197,19 +198,20 @@ def read_members(data: bytes, end: EndRecord) -> list[Member]:
                             f"directory, whose entries end {stop - end.position:+d} bytes from its end", end.position)
     if not positions:
         return []
-    # One copy of the fixed headers, side by side (an index array would take 8 bytes per byte gathered).
-    headers = np.frombuffer(b"".join([data[p : p + FILE_HEADER.itemsize] for p in positions]), FILE_HEADER)
-    versions = (headers["version_needed_to_extract"] & 0xFF).tolist()
+    # The fixed headers side by side, unpacked in one call.
+    headers = list(FILE_HEADER.iter_unpack(b"".join([data[p : p + FILE_HEADER.size] for p in positions])))
+    versions = [header[_AT["version_needed_to_extract"]] & 0xFF for header in headers]
     if max(versions) > _MAX_EXTRACT_VERSION:
         index = max(range(len(versions)), key=versions.__getitem__)
         raise NotImplementedError(f"zip file version {versions[index] / 10:.1f} (entry {index})")
     concat = end.position - end.cd_size - end.cd_offset
-    columns = zip(positions, *(headers[name].tolist() for name in (
+    fields = itemgetter(*(_AT[name] for name in (
         "file_name_length", "flags", "last_modified_date", "last_modified_time", "compression_method", "crc32",
         "compressed_size", "uncompressed_size", "relative_offset_of_local_header")))
     members = []
-    for ordinal, (position, name_length, flag, date, time, method, crc, stored, size, local) in enumerate(columns):
-        first = position + FILE_HEADER.itemsize
+    for ordinal, (position, header) in enumerate(zip(positions, headers)):
+        name_length, flag, date, time, method, crc, stored, size, local = fields(header)
+        first = position + FILE_HEADER.size
         text = data[first : first + name_length]
         name = text.decode("utf-8" if flag & _UTF8_NAME else "ascii" if text.isascii() else "cp437")
         when = ((date >> 9) + 1980, (date >> 5) & 0xF, date & 0x1F, time >> 11, (time >> 5) & 0x3F, (time & 0x1F) * 2)
@@ -228,12 +230,11 @@ def xzp2_as_standard_zip(data: bytes, end: EndRecord) -> bytes:
     entries, _ = directory_entries(data, start, end.num_entries, compatible=False)
     parts = [data[:start]]
     for position in entries:
-        header = np.frombuffer(data, FILE_HEADER, 1, position).copy()
-        name_length = int(header["file_name_length"][0])
-        header["extra_field_length"] = 0
-        header["file_comment_length"] = 0
-        parts.append(header.tobytes())
-        parts.append(data[position + FILE_HEADER.itemsize : position + FILE_HEADER.itemsize + name_length])
+        header = list(FILE_HEADER.unpack_from(data, position))
+        name_length = header[_AT["file_name_length"]]
+        header[_AT["extra_field_length"]] = header[_AT["file_comment_length"]] = 0
+        parts.append(FILE_HEADER.pack(*header))
+        parts.append(data[position + FILE_HEADER.size : position + FILE_HEADER.size + name_length])
     directory_size = sum(len(p) for p in parts[1:])
     parts.append(end.packed(central_directory_size=directory_size))
     parts.append(end.comment)
@@ -245,8 +246,8 @@ def shift_offsets(data: bytes, end: EndRecord, delta: int) -> bytes:
     out = bytearray(data)
     start = end.position - end.cd_size
     for position in directory_entries(data, start, end.num_entries, end.compatible)[0]:
-        header = np.frombuffer(out, FILE_HEADER, 1, position).copy()
-        header["relative_offset_of_local_header"] = int(header["relative_offset_of_local_header"][0]) + delta
-        out[position : position + FILE_HEADER.itemsize] = header.tobytes()
-    out[end.position : end.position + EOCD.itemsize] = end.packed(start_of_central_dir_offset=end.cd_offset + delta)
+        header = list(FILE_HEADER.unpack_from(out, position))
+        header[_AT["relative_offset_of_local_header"]] += delta
+        FILE_HEADER.pack_into(out, position, *header)
+    out[end.position : end.position + EOCD.size] = end.packed(start_of_central_dir_offset=end.cd_offset + delta)
     return bytes(out)

@@ -14,7 +14,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ..codecs.base import COLOR_RGB_EXP32
+from ..codecs.arrays import COLOR_RGB_EXP32
 
 __all__ = [
     "Vec3",
