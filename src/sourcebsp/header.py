@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import operator
 import struct
-from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Collection, Iterable, Literal, NamedTuple
 
@@ -74,15 +73,34 @@ class LumpEntry(NamedTuple):
         return self.fourcc != 0 and self.filelen > 0
 
 
-@dataclass
 class Header:
-    """The decoded header.  ``lumps`` always has 64 entries."""
+    """The decoded header.  ``lumps`` always has 64 entries.
 
-    ident: bytes = b"VBSP"
-    version: int = 20
-    lumps: list[LumpEntry] = field(default_factory=lambda: [LumpEntry()] * NUM_LUMPS)
-    map_revision: int = 0
-    lump_order: LumpOrder = "std"
+    A plain class rather than a dataclass: ``dataclasses`` imports ``inspect``,
+    7 ms of a process that reads only the entities or the pakfile.
+    """
+
+    __slots__ = ("ident", "version", "lumps", "map_revision", "lump_order")
+
+    def __init__(self, ident: bytes = b"VBSP", version: int = 20, lumps: list[LumpEntry] | None = None,
+                 map_revision: int = 0, lump_order: LumpOrder = "std") -> None:
+        self.ident = ident
+        self.version = version
+        self.lumps: list[LumpEntry] = [LumpEntry()] * NUM_LUMPS if lumps is None else lumps
+        self.map_revision = map_revision
+        self.lump_order: LumpOrder = lump_order
+
+    def _fields(self) -> tuple[bytes, int, list[LumpEntry], int, LumpOrder]:
+        return self.ident, self.version, self.lumps, self.map_revision, self.lump_order
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Header and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return (f"Header(ident={self.ident!r}, version={self.version!r}, lumps={self.lumps!r}, "
+                f"map_revision={self.map_revision!r}, lump_order={self.lump_order!r})")
 
     @property
     def endian(self) -> Endian:
@@ -99,7 +117,7 @@ class Header:
     def with_entry(self, index: int, **changes: int) -> "Header":
         lumps = list(self.lumps)
         lumps[index] = lumps[index]._replace(**changes)
-        return replace(self, lumps=lumps)
+        return Header(self.ident, self.version, lumps, self.map_revision, self.lump_order)
 
 
 def _inconsistencies(entries: list[LumpEntry], file_size: int) -> int:

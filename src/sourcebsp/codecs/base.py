@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import struct
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Protocol
 
 from ..header import Endian
@@ -67,15 +66,28 @@ class Codec(Protocol):
     def count(self, value: Any) -> int | None: ...
 
 
-@dataclass
 class RawLump:
-    """A lump sourcebsp does not decode: its bytes, kept as they are, and why."""
+    """A lump sourcebsp does not decode: its bytes, kept as they are, and why.
 
-    data: bytes
-    reason: str = "no codec for this lump"
+    A plain class rather than a dataclass, as :class:`~sourcebsp.header.Header`.
+    """
+
+    __slots__ = ("data", "reason")
+
+    def __init__(self, data: bytes, reason: str = "no codec for this lump") -> None:
+        self.data = data
+        self.reason = reason
 
     def __len__(self) -> int:
         return len(self.data)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is RawLump and (self.data, self.reason) == (other.data, other.reason)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"RawLump(data={self.data!r}, reason={self.reason!r})"
 
 
 _STRUCT_CODES = {("i", 1): "b", ("i", 2): "h", ("i", 4): "i", ("i", 8): "q", ("u", 1): "B", ("u", 2): "H",
