@@ -141,10 +141,9 @@ NOT_FOR_TEXT = NOT_FOR_DECODING | {"numpy", "sourcebsp.codecs.arrays", "sourcebs
 
 
 @pytest.mark.slow
-def test_reading_entities_and_listing_files_loads_no_numpy(tmp_path: Path, bare: set[str], with_numpy: set[str],
-                                                           map_path: Path) -> None:
+def test_reading_entities_and_listing_files_loads_no_numpy(tmp_path: Path, bare: set[str], map_path: Path) -> None:
     """Open a map, read every key and value and list the pakfile: their two codecs alone, no
-    numpy, unless a lump is LZMA-compressed (its output buffer is a numpy array)."""
+    numpy, LZMA-compressed lumps included (their output buffer is a bytearray)."""
     body = f"""
 import sourcebsp
 with sourcebsp.open({str(map_path)!r}) as bsp:
@@ -158,10 +157,8 @@ with sourcebsp.open({str(map_path)!r}) as bsp:
         compressed = bsp.entry(LumpId.ENTITIES).compressed or bsp.entry(LumpId.PAKFILE).compressed
     assert printed.split() == [str(keys), str(files)] and keys > 0
     assert "sourcebsp.codecs.entities" in loaded
-    if compressed:  # what numpy loads itself is not held against sourcebsp
-        assert _unwanted(loaded, NOT_FOR_TEXT - {"numpy", "threading"}, with_numpy) == set()
-    else:
-        assert _unwanted(loaded, NOT_FOR_TEXT, bare) == set()
+    # The decompression budget's lock is the one module a compressed lump adds.
+    assert _unwanted(loaded, NOT_FOR_TEXT - ({"threading"} if compressed else set()), bare) == set()
 
 
 def test_command_process_gets_one_blas_thread_unless_the_user_chose(tmp_path: Path) -> None:

@@ -285,17 +285,15 @@ def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: in
     """
     import lzma
 
-    import numpy as np  # a buffer of the output's size that is not zeroed first
-
     try:
-        out = np.empty(actual, np.uint8)
+        out = bytearray(actual)  # not numpy: reading the entities of a compressed map needs none
     except MemoryError:  # an address-space limit (ulimit -v) below the block's stated size
         raise LimitExceededError(
             f"the system refused the {actual} bytes lzma_header_t says this block expands to",
             limit="memory", lump=lump, offset=offset, needed=actual,
         ) from None
     if actual == 0:
-        return out.data.toreadonly()
+        return memoryview(out).toreadonly()
     _, _, packed, properties = _HEADER.unpack_from(data)
     settings, dictionary = _PROPERTIES.unpack(properties)
     # A stream of N bytes never refers further back than N bytes: a dictionary of
@@ -318,7 +316,7 @@ def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: in
                 piece = body[:0]
             # max_length bounds every call's output, so no call can exceed the stated size.
             chunk = decoder.decompress(piece, min(_PIECE, actual - written))
-            out[written : written + len(chunk)] = np.frombuffer(chunk, np.uint8)
+            out[written : written + len(chunk)] = chunk
             written += len(chunk)
     except lzma.LZMAError as exc:
         raise CompressionError(f"corrupt LZMA data: {exc}", lump=lump, offset=offset + _HEADER.size) from exc
@@ -327,7 +325,7 @@ def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: in
             f"LZMA data expands to {written} bytes, lzma_header_t says {actual}",
             lump=lump, offset=offset + _HEADER.size, needed=actual, available=written,
         )
-    return out.data.toreadonly()
+    return memoryview(out).toreadonly()
 
 
 def lzma_compress(data: bytes | memoryview) -> bytes:
