@@ -456,6 +456,34 @@ def test_file_relative_offsets_move_with_the_lump(file_relative_map: tuple[Path,
         assert dict(bsp.pakfile.iter_files()) == expected
 
 
+@pytest.mark.parametrize("junk", [0xFFFFFFF0, 0])
+def test_file_relative_offsets_that_point_outside_the_lump_stay_as_they_are(file_relative_map: tuple[Path, Path],
+                                                                           tmp_path: Path, junk: int) -> None:
+    """An entry whose local header offset points outside the archive (junk from a file) is
+    no offset into it: moving the lump leaves it as it was, near 2**32 too (no overflow)."""
+    _, path = file_relative_map
+    data = bytearray(path.read_bytes())
+    offset, length = pak_location(bytes(data))
+    end = bytes(data).rfind(b"PK\x05\x06", offset, offset + length)
+    cd_offset = struct.unpack_from("<I", data, end + 16)[0]  # counted from the file start
+    first = cd_offset  # the first entry of the central directory
+    struct.pack_into("<I", data, first + 42, junk)
+    damaged = tmp_path / "junk.bsp"
+    damaged.write_bytes(bytes(data))
+    with sourcebsp.open(damaged) as bsp:
+        assert bsp.pakfile.offset_base == "file"
+        bsp.set_lump(LumpId.VERTEXES, np.concatenate([bsp.vertexes, bsp.vertexes[:5]]))
+        bsp.save(tmp_path / "moved.bsp")
+    moved = (tmp_path / "moved.bsp").read_bytes()
+    new_offset, new_length = pak_location(moved)
+    assert (new_offset, new_length) == (offset + 60, length)
+    raw = moved[new_offset : new_offset + new_length]
+    assert struct.unpack_from("<I", raw, first - offset + 42)[0] == junk  # left as it was
+    second = first - offset + 46 + sum(struct.unpack_from("<HHH", raw, first - offset + 28))
+    assert struct.unpack_from("<I", raw, second + 42)[0] == \
+        struct.unpack_from("<I", data, offset + second + 42)[0] + 60  # the others moved
+
+
 def test_changed_file_relative_pakfile_is_written_lump_relative(file_relative_map: tuple[Path, Path],
                                                                  tmp_path: Path) -> None:
     _, path = file_relative_map

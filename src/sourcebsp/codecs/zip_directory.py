@@ -242,12 +242,18 @@ def xzp2_as_standard_zip(data: bytes, end: EndRecord) -> bytes:
 
 
 def shift_offsets(data: bytes, end: EndRecord, delta: int) -> bytes:
-    """The archive with every offset (local headers, central directory) moved by ``delta``."""
+    """The archive with every offset (local headers, central directory) moved by ``delta``.
+
+    An offset that points outside the archive's old place is junk, not an offset
+    into it: it stays as it is (moved, it could leave the field's range)."""
     out = bytearray(data)
     start = end.position - end.cd_size
+    base = end.cd_offset - start  # where the archive's offsets count from, in the old file
+    local_at = _AT["relative_offset_of_local_header"]
     for position in directory_entries(data, start, end.num_entries, end.compatible)[0]:
         header = list(FILE_HEADER.unpack_from(out, position))
-        header[_AT["relative_offset_of_local_header"]] += delta
-        FILE_HEADER.pack_into(out, position, *header)
+        if base <= header[local_at] < base + len(data):
+            header[local_at] += delta
+            FILE_HEADER.pack_into(out, position, *header)
     out[end.position : end.position + EOCD.size] = end.packed(start_of_central_dir_offset=end.cd_offset + delta)
     return bytes(out)
