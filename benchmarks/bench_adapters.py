@@ -201,8 +201,9 @@ SOURCEBSP_OPS: dict[str, Op] = {
     "deps+check": Op(_sb_deps_check),
     "cli info": Op(_sb_info, process_run=_sb_info_command),
 }
-# Reading these needs no table of records, so no numpy (see tests/test_startup.py).
-_WITHOUT_NUMPY = {"entities", "pakfile list"}
+# These need no table of records, so no numpy (see tests/test_startup.py).
+_WITHOUT_NUMPY = {"entities", "pakfile list", "save unchanged", "save after edit", "save unchanged (no fsync)",
+                  "save after edit (no fsync)"}
 for _name, _op in SOURCEBSP_OPS.items():
     if _name != "cli info":  # the command itself sets up the process before numpy loads
         _op.loads = ("sourcebsp:open", *(() if _name in _WITHOUT_NUMPY else ("numpy",)), *_op.loads)

@@ -161,6 +161,33 @@ with sourcebsp.open({str(map_path)!r}) as bsp:
     assert _unwanted(loaded, NOT_FOR_TEXT - ({"threading"} if compressed else set()), bare) == set()
 
 
+# Saving needs the writer, and the game lump's directory when the lump moves: not the prop layouts.
+NOT_FOR_SAVING = (NOT_FOR_TEXT - {"sourcebsp._io", "sourcebsp.writeplan", "sourcebsp.codecs.gamelumps", "pathlib"}
+                  | {"sourcebsp.codecs.staticprops"})
+
+
+@pytest.mark.slow
+def test_saving_an_entity_edit_loads_no_numpy(tmp_path: Path, bare: set[str], map_path: Path) -> None:
+    """Open a map, change an entity and save it (the lumps after the entities move, the game
+    lump's offsets with them), and save it unchanged: no numpy, no table of records."""
+    edited, unchanged = tmp_path / "edited.bsp", tmp_path / "unchanged.bsp"
+    body = f"""
+import sourcebsp
+with sourcebsp.open({str(map_path)!r}) as bsp:
+    bsp.save({str(unchanged)!r}, fsync=False)
+    bsp.entities[0]["startup_test"] = "a value long enough to move the lumps after it"
+    bsp.save({str(edited)!r}, fsync=False)
+"""
+    loaded, _ = _modules(tmp_path, body)
+    with sourcebsp.open(map_path) as bsp:
+        assert unchanged.read_bytes() == map_path.read_bytes()
+        bsp.entities[0]["startup_test"] = "a value long enough to move the lumps after it"
+        assert edited.read_bytes() == bsp.to_bytes()
+        compressed = bsp.entry(LumpId.ENTITIES).compressed or bsp.entry(LumpId.PAKFILE).compressed
+    assert "sourcebsp.writeplan" in loaded
+    assert _unwanted(loaded, NOT_FOR_SAVING - ({"threading"} if compressed else set()), bare) == set()
+
+
 def test_command_process_gets_one_blas_thread_unless_the_user_chose(tmp_path: Path) -> None:
     body = """
 import gc, os, sys

@@ -212,13 +212,14 @@ def test_composed_tables_share_the_lumps_no_override_touches() -> None:
 
 
 def test_lumps_read_before_the_tables_are_built_are_those_of_every_table() -> None:
-    """Entities and the pakfile are read from their own modules until the tables are built
-    (so that reading them imports no other codec): every built-in table must hold the very
-    same versions and codecs for them, or the answer would change once the tables are built."""
+    """Entities, the pakfile and the game lump are read from their own modules until the tables
+    are built (so that reading them, or saving after an edit, imports no other codec): every
+    built-in table must hold the very same versions and codecs for them, or the answer would
+    change once the tables are built."""
     from sourcebsp import variants
 
     tables = variants._build_tables()
-    assert set(variants._SOLE_MODULES) == {LumpId.ENTITIES, LumpId.PAKFILE}
+    assert set(variants._SOLE_MODULES) == {LumpId.ENTITIES, LumpId.PAKFILE, LumpId.GAME_LUMP}
     for lump in variants._SOLE_MODULES:
         sole = variants._sole_versions(lump)
         for name, table in tables.items():
@@ -227,4 +228,37 @@ def test_lumps_read_before_the_tables_are_built_are_those_of_every_table() -> No
     # A built-in variant finds the same codec object whether it asked before or after the build.
     for variant in variants._BUILTIN:
         for lump in variants._SOLE_MODULES:
-            assert variant.codec(lump, 0) is variants._sole_versions(lump)[None]
+            sole = variants._sole_versions(lump)
+            assert variant.codec(lump, 0) is sole.get(0, sole.get(None))
+
+
+def test_only_the_sole_module_lumps_of_the_built_in_tables_hold_file_offsets() -> None:
+    """``Variant.relocator`` answers a built-in table without composing it, from
+    ``_SOLE_MODULES``: no other lump of any table may have a codec with ``relocated``."""
+    from sourcebsp import variants
+
+    holders = {(name, lump) for name, table in variants._build_tables().items()
+               for lump, versions in table.items() for codec in versions.values() if hasattr(codec, "relocated")}
+    assert {lump for _, lump in holders} == {LumpId.GAME_LUMP, LumpId.PAKFILE}
+    for variant in variants._BUILTIN:
+        for lump in LumpId:
+            found = variant.relocator(lump, 0)
+            codec = variant.codec(lump, 0)
+            assert found == getattr(codec, "relocated", None), (variant.name, lump)
+    # A table composed with one's own codec is asked, whatever the lump.
+    class Moving:
+        def decode(self, data: memoryview, ctx: Any) -> bytes:
+            return bytes(data)
+
+        def encode(self, value: bytes, ctx: Any) -> bytes:
+            return value
+
+        def count(self, value: bytes) -> None:
+            return None
+
+        def relocated(self, data: memoryview, ctx: Any, file_offset: int) -> bytes:
+            return bytes(data)
+
+    mine = variants.VARIANTS["orange_box"].with_codec(LumpId.OCCLUSION, 2, Moving())
+    assert mine.relocator(LumpId.OCCLUSION, 2) is not None
+    assert variants.VARIANTS["orange_box"].relocator(LumpId.OCCLUSION, 2) is None

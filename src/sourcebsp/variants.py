@@ -10,10 +10,10 @@ from __future__ import annotations
 import functools
 import importlib
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from ._loading import load_quietly
-from .codecs.base import Codec, Layouts
+from .codecs.base import Codec, Layouts, LumpContext
 from .errors import UnsupportedError
 from .header import Endian, Header, LumpOrder
 from .lump_ids import LumpId
@@ -116,9 +116,12 @@ def __getattr__(name: str) -> Layouts:
 
 
 # Lumps one codec module declares alone, the same in every branch: read from that module
-# until the tables are built, so that opening a map to read its entities does not import
-# every codec module (and numpy with the array ones).  A test holds every built table to it.
-_SOLE_MODULES: dict[int, str] = {LumpId.ENTITIES: "entities", LumpId.PAKFILE: "pakfile"}
+# until the tables are built, so that opening a map to read its entities, or saving it
+# after an edit, does not import every codec module (and numpy with the array ones).
+# They are also the only built-in lumps whose bytes hold file offsets (see
+# Variant.relocator).  A test holds every built table to both.
+_SOLE_MODULES: dict[int, str] = {LumpId.ENTITIES: "entities", LumpId.PAKFILE: "pakfile",
+                                 LumpId.GAME_LUMP: "gamelumps"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -211,6 +214,17 @@ class Variant(NamedTuple):
         if not hasattr(found, "decode"):  # not a codec: a numpy dtype, the lump a table of its records
             return _array_codec(found, self.endian)
         return found  # type: ignore[no-any-return]
+
+    def relocator(self, lump: int, lump_version: int) -> "Callable[[memoryview, LumpContext, int], bytes | None] | None":
+        """The ``relocated`` of the lump's codec, for lumps whose bytes may hold absolute file
+        offsets (see :class:`~sourcebsp.codecs.base.Codec`); None for the others.
+
+        A built-in table answers without being composed: only its sole-module lumps (the game
+        lump and the pakfile) can hold offsets, so a save that moves lumps imports no other codec.
+        """
+        if isinstance(self.layouts, LazyLayouts) and lump not in _SOLE_MODULES:
+            return None
+        return getattr(self.codec(lump, lump_version), "relocated", None)
 
     def renamed(self, name: str, description: str | None = None) -> "Variant":
         """The same reading under another name (to register a game that shares it)."""

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Protocol
-
-import numpy as np
 
 from ._io import write_all
 from .codecs.base import RawLump
@@ -36,6 +35,7 @@ from .protocols import MapReader
 
 if TYPE_CHECKING:
     from .codecs.base import LumpContext
+    from .variants import Variant
 
 __all__ = ["Compression", "WritePlan", "encode_lump", "plan_write"]
 
@@ -46,6 +46,7 @@ class SavedMap(MapReader, Protocol):
     """What a save reads from a map beyond :class:`~sourcebsp.protocols.MapReader`:
     its file's bytes and the values decoded or set so far."""
 
+    variant: "Variant"
     _buffer: memoryview
     _decoded: dict[int, Any]
     _replaced: set[int]
@@ -161,7 +162,8 @@ def encode_lump(bsp: "SavedMap", index: int, value: Any, file_offset: int) -> by
 def _cannot_have_changed(bsp: "SavedMap", index: int, value: Any) -> bool:
     """True for values no one can edit in place: read-only views of the file's
     bytes, and values of codecs that declare ``mutable = False``."""
-    if isinstance(value, np.ndarray) and not value.flags.writeable:
+    np = sys.modules.get("numpy")  # not imported: no value is an array (a save need not import it)
+    if np is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
         base = value
         while isinstance(base, np.ndarray) and base.base is not None:
             base = base.base
@@ -173,11 +175,11 @@ def _cannot_have_changed(bsp: "SavedMap", index: int, value: Any) -> bool:
 def _relocated(bsp: "SavedMap", index: int, contents: dict[int, bytes], file_offset: int) -> bytes | None:
     """A lump's uncompressed bytes moved to ``file_offset``, for the codecs whose lumps hold
     absolute file offsets; None when they stay as they are."""
-    relocate = getattr(bsp.codec(index), "relocated", None)
+    relocate = bsp.variant.relocator(index, bsp.header.lumps[index].version)
     if relocate is None:
         return None
     plain = contents[index] if index in contents else bsp.lump_bytes(index)  # as at the lump's old place
-    return relocate(memoryview(plain), bsp._context(index), file_offset)  # type: ignore[no-any-return]
+    return relocate(memoryview(plain), bsp._context(index), file_offset)
 
 
 def _recompressed_game_lumps(value: Any, compressed: bool) -> Any:

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 # lump -> lump version (None: any other) -> numpy dtype or codec
 Layouts = Mapping[Any, Mapping[Any, Any]]
 
-__all__ = ["Endian", "Layouts", "LumpContext", "Codec", "RawLump", "record_struct", "vec3"]
+__all__ = ["Endian", "Fields", "Layouts", "LumpContext", "Codec", "RawLump", "fields_dtype", "fields_struct",
+           "record_struct", "vec3"]
 
 
 class LumpContext(NamedTuple):
@@ -111,6 +112,24 @@ def record_struct(dtype: np.dtype, endian: Endian) -> struct.Struct:
     if record.size != dtype.itemsize or offsets != sorted(offsets):
         raise ValueError(f"{dtype} has padding or fields out of order: not one struct format")
     return record
+
+
+# A packed record of scalar fields as (field, struct code) pairs: the one declaration of the
+# structures read a record at a time without numpy (the zip and game lump directories).
+Fields = tuple[tuple[str, str], ...]
+
+
+@functools.lru_cache(maxsize=None)
+def fields_struct(fields: Fields, endian: Endian = "<") -> struct.Struct:
+    """``fields`` in ``endian`` byte order, as a :class:`struct.Struct`."""
+    return struct.Struct(endian + "".join(code for _, code in fields))
+
+
+def fields_dtype(fields: Fields, endian: Endian = "<") -> np.dtype:
+    """``fields`` as a numpy dtype, for tables of such records (imports numpy)."""
+    import numpy as np
+
+    return np.dtype([(name, endian + code) for name, code in fields])
 
 
 def vec3(name: str) -> tuple[str, str, tuple[int]]:

@@ -16,22 +16,23 @@ original bytes back, a compressed sub-lump keeps its original LZMA stream.
 """
 from __future__ import annotations
 
+import functools
 import struct
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Iterator, Literal, Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping
 
 from ..compression import lzma_compress, lzma_decompress
 from ..errors import TruncatedError
 from ..lump_ids import LumpId
-from . import staticprops
-from .base import Codec, Endian, LumpContext, RawLump, record_struct
+from .base import Codec, Endian, LumpContext, RawLump, fields_dtype, fields_struct
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "GAMELUMP_COMPRESSED",
     "GAMELUMP",
+    "GAMELUMP_FIELDS",
     "SUB_CODECS",
     "GameLump",
     "GameLumps",
@@ -42,26 +43,46 @@ __all__ = [
 
 GAMELUMP_COMPRESSED = 0x0001  # GAMELUMPFLAG_COMPRESSED
 
-GAMELUMP = np.dtype(
-    [
-        ("id", "<i4"),  # GameLumpId_t id (four characters as a big-endian int, e.g. 'sprp')
-        ("flags", "<u2"),  # unsigned short flags
-        ("version", "<u2"),  # unsigned short version
-        ("fileofs", "<i4"),  # int fileofs
-        ("filelen", "<i4"),  # int filelen (uncompressed size)
-    ]
-)  # 16 bytes
+# dgamelump_t, 16 bytes, as (field, struct code) pairs.  Read with ``struct``, so that moving
+# the lump when a map is saved imports neither numpy nor the static prop layouts.
+GAMELUMP_FIELDS = (
+    ("id", "i"),  # GameLumpId_t id (four characters as a big-endian int, e.g. 'sprp')
+    ("flags", "H"),  # unsigned short flags
+    ("version", "H"),  # unsigned short version
+    ("fileofs", "i"),  # int fileofs
+    ("filelen", "i"),  # int filelen (uncompressed size)
+)
 
-# Codecs of the sub-lumps sourcebsp understands, by game lump id (gamebspfile.h
-# GAMELUMP_STATIC_PROPS, GAMELUMP_DETAIL_PROPS, GAMELUMP_DETAIL_PROP_LIGHTING(_HDR)).
-SUB_CODECS: Mapping[str, Codec] = MappingProxyType(
-    {
+if TYPE_CHECKING:
+    GAMELUMP: np.dtype  # the same record for numpy, made on first use
+    SUB_CODECS: Mapping[str, Codec]
+
+
+@functools.lru_cache(maxsize=None)
+def _sub_codecs() -> Mapping[str, Codec]:
+    """The codecs of the sub-lumps sourcebsp understands, by game lump id (gamebspfile.h
+    GAMELUMP_STATIC_PROPS, GAMELUMP_DETAIL_PROPS, GAMELUMP_DETAIL_PROP_LIGHTING(_HDR));
+    also :data:`SUB_CODECS`.  Their module is imported on first use."""
+    from . import staticprops
+
+    return MappingProxyType({
         "sprp": staticprops.StaticPropsCodec(),
         "dprp": staticprops.DetailPropsCodec(),
         "dplt": staticprops.DetailPropLightingCodec(),
         "dplh": staticprops.DetailPropLightingCodec(),
-    }
-)
+    })
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GAMELUMP":
+        value: Any = fields_dtype(GAMELUMP_FIELDS)
+    elif name == "SUB_CODECS":
+        value = _sub_codecs()
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
 
 _UNSET: Any = object()
 
@@ -103,7 +124,7 @@ class GameLump:
     @property
     def codec(self) -> Codec | None:
         """The codec of this sub-lump's id, or None."""
-        return SUB_CODECS.get(self.id)
+        return _sub_codecs().get(self.id)
 
     def context(self, endian: Endian | None = None) -> LumpContext:
         """Where this sub-lump lives, for its codec (offsets, versions, byte order)."""
@@ -174,14 +195,29 @@ class GameLump:
             self._stored = self._stored_plain = None
 
 
-@dataclass
 class GameLumps:
-    """The decoded game lump directory."""
+    """The decoded game lump directory.
 
-    lumps: list[GameLump] = field(default_factory=list)
-    relative_offsets: bool = False
-    # The dummy entry after compressed game lumps: None, all-zero, or pointing at the end.
-    terminator: Literal["zero", "end"] | None = None
+    ``terminator`` is the dummy entry after compressed game lumps: None,
+    all-zero (``"zero"``) or pointing at the end (``"end"``).  A plain class
+    rather than a dataclass, so that saving a map imports no ``dataclasses``.
+    """
+
+    def __init__(self, lumps: list[GameLump] | None = None, relative_offsets: bool = False,
+                 terminator: Literal["zero", "end"] | None = None) -> None:
+        self.lumps: list[GameLump] = [] if lumps is None else lumps
+        self.relative_offsets = relative_offsets
+        self.terminator: Literal["zero", "end"] | None = terminator
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is GameLumps and ((self.lumps, self.relative_offsets, self.terminator)
+                                             == (other.lumps, other.relative_offsets, other.terminator))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return (f"GameLumps(lumps={self.lumps!r}, relative_offsets={self.relative_offsets!r}, "
+                f"terminator={self.terminator!r})")
 
     def __len__(self) -> int:
         return len(self.lumps)
@@ -248,7 +284,7 @@ def _directory(data: memoryview, ctx: LumpContext) -> tuple[list[_Row], int, Lit
             f"game lump directory of {count} entries needs {needed} bytes, the lump has {len(data)}",
             lump=ctx.name, offset=ctx.file_offset, needed=needed, available=len(data),
         )
-    rows: list[_Row] = list(record_struct(GAMELUMP, ctx.endian).iter_unpack(data[4:needed]))
+    rows: list[_Row] = list(fields_struct(GAMELUMP_FIELDS, ctx.endian).iter_unpack(data[4:needed]))
     terminator: Literal["zero", "end"] | None = None
     if count and rows[-1][0] == 0 and rows[-1][4] == 0:
         terminator = "zero" if rows[-1][3] == 0 else "end"
@@ -260,7 +296,7 @@ def _directory(data: memoryview, ctx: LumpContext) -> tuple[list[_Row], int, Lit
 
 
 def _packed_directory(rows: list[_Row], endian: Endian) -> bytes:
-    record = record_struct(GAMELUMP, endian)
+    record = fields_struct(GAMELUMP_FIELDS, endian)
     return b"".join([struct.pack(endian + "i", len(rows)), *(record.pack(*row) for row in rows)])
 
 

@@ -16,6 +16,8 @@ import struct
 from operator import itemgetter
 from typing import NamedTuple
 
+from .base import fields_struct
+
 __all__ = [
     "EOCD",
     "EOCD_FIELDS",
@@ -37,10 +39,6 @@ __all__ = [
 
 # The structures as (field, struct code) pairs, little-endian and packed: the standard library
 # reads them, so that listing a map's files imports neither numpy nor zipfile.
-def _packed(fields: tuple[tuple[str, str], ...]) -> struct.Struct:
-    return struct.Struct("<" + "".join(code for _, code in fields))
-
-
 EOCD_FIELDS = (
     ("signature", "I"),  # unsigned int signature ('PK\5\6')
     ("number_of_this_disk", "H"),  # unsigned short numberOfThisDisk
@@ -51,7 +49,7 @@ EOCD_FIELDS = (
     ("start_of_central_dir_offset", "I"),  # unsigned int startOfCentralDirOffset
     ("comment_length", "H"),  # unsigned short commentLength
 )
-EOCD = _packed(EOCD_FIELDS)  # ZIP_EndOfCentralDirRecord, 22 bytes
+EOCD = fields_struct(EOCD_FIELDS)  # ZIP_EndOfCentralDirRecord, 22 bytes
 FILE_HEADER_FIELDS = (
     ("signature", "I"),  # unsigned int signature ('PK\1\2')
     ("version_made_by", "H"),  # unsigned short versionMadeBy
@@ -71,7 +69,7 @@ FILE_HEADER_FIELDS = (
     ("external_file_attribs", "I"),  # unsigned int externalFileAttribs
     ("relative_offset_of_local_header", "I"),  # unsigned int relativeOffsetOfLocalHeader
 )
-FILE_HEADER = _packed(FILE_HEADER_FIELDS)  # ZIP_FileHeader, 46 bytes
+FILE_HEADER = fields_struct(FILE_HEADER_FIELDS)  # ZIP_FileHeader, 46 bytes
 _AT = {name: index for index, (name, _) in enumerate(FILE_HEADER_FIELDS)}  # field -> index in an unpacked entry
 LOCAL_FILE_HEADER_SIZE = 30  # sizeof(ZIP_LocalFileHeader), packed
 _EOCD_SIGNATURE = b"PK\x05\x06"
@@ -79,7 +77,7 @@ _FILE_HEADER_SIGNATURE = b"PK\x01\x02"
 MAX_COMMENT = 0xFFFF
 # file_name_length, extra_field_length, file_comment_length: adjacent in FILE_HEADER, read while stepping.
 _LENGTHS = struct.Struct("<3H")
-_LENGTHS_AT = _packed(FILE_HEADER_FIELDS[:_AT["file_name_length"]]).size
+_LENGTHS_AT = fields_struct(FILE_HEADER_FIELDS[:_AT["file_name_length"]]).size
 _UTF8_NAME = 0x800  # general purpose flag bit 11: the name is UTF-8 (else code page 437)
 _MAX_EXTRACT_VERSION = 63  # zip 6.3, the newest "version needed to extract" zipfile reads
 
