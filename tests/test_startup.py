@@ -188,6 +188,28 @@ with sourcebsp.open({str(map_path)!r}) as bsp:
     assert _unwanted(loaded, NOT_FOR_SAVING - ({"threading"} if compressed else set()), bare) == set()
 
 
+@pytest.mark.parametrize("command", ["edit-entities", "pak add"])
+def test_editing_commands_load_no_numpy(tmp_path: Path, bare: set[str], corpus_file, command: str) -> None:
+    """``edit-entities`` and ``pak add`` change text and files: they write the map without
+    numpy, the table layouts or ``dataclasses``."""
+    source, out = corpus_file("css_de_rats.bsp"), tmp_path / "out.bsp"
+    added = tmp_path / "readme.txt"
+    added.write_text("packed by a test")
+    args = (["edit-entities", str(source), "-o", str(out), "--match-class", "light", "--set", "_light=1 2 3 4"]
+            if command == "edit-entities" else ["pak", str(source), "add", str(added), "--as", "readme.txt",
+                                                "-o", str(out)])
+    body = f"from sourcebsp.cli import main\nsys.argv[1:] = {args!r}\nprint(main())"
+    loaded, printed = _modules(tmp_path, body)
+    assert printed.splitlines()[-1] == "0"
+    with sourcebsp.open(out) as bsp:
+        if command == "edit-entities":
+            assert [e["_light"] for e in bsp.entities.find(classname="light")][:1] == ["1 2 3 4"]
+        else:
+            assert bsp.pakfile.read("readme.txt") == b"packed by a test"
+    commands = {"argparse", "gettext", "sourcebsp.cli", "json", "zipfile", "shutil", "bz2", "threading"}  # theirs, and zipfile's
+    assert _unwanted(loaded, NOT_FOR_SAVING - commands, bare) == set()
+
+
 def test_command_process_gets_one_blas_thread_unless_the_user_chose(tmp_path: Path) -> None:
     body = """
 import gc, os, sys

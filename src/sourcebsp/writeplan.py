@@ -19,7 +19,6 @@ can, so a save does not read the map into memory.
 """
 from __future__ import annotations
 
-import copy
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Protocol
@@ -185,6 +184,8 @@ def _relocated(bsp: "SavedMap", index: int, contents: dict[int, bytes], file_off
 def _recompressed_game_lumps(value: Any, compressed: bool) -> Any:
     """A copy of the game lump directory with every sub-lump (un)compressed;
     the map's own value is left as it is."""
+    import copy
+
     from .codecs.gamelumps import GameLumps
 
     if not isinstance(value, GameLumps):
