@@ -20,6 +20,7 @@ import pytest
 import sourcebsp
 from sourcebsp import LumpId
 from sourcebsp.cli import main
+from sourcebsp.lumpfile import read_lump_file, write_lump_file
 
 from .conftest import ROOT
 
@@ -188,26 +189,40 @@ with sourcebsp.open({str(map_path)!r}) as bsp:
     assert _unwanted(loaded, NOT_FOR_SAVING - ({"threading"} if compressed else set()), bare) == set()
 
 
-@pytest.mark.parametrize("command", ["edit-entities", "pak add"])
+@pytest.mark.parametrize("command", ["edit-entities", "pak add", "lump extract", "lump apply", "repack"])
 def test_editing_commands_load_no_numpy(tmp_path: Path, bare: set[str], corpus_file, command: str) -> None:
-    """``edit-entities`` and ``pak add`` change text and files: they write the map without
-    numpy, the table layouts or ``dataclasses``."""
+    """Commands that change text, files or the file's layout write without numpy, the table
+    layouts, ``dataclasses`` or rich (stderr is no terminal: no progress bar)."""
     source, out = corpus_file("css_de_rats.bsp"), tmp_path / "out.bsp"
-    added = tmp_path / "readme.txt"
+    added, patch = tmp_path / "readme.txt", tmp_path / "entities.lmp"
     added.write_text("packed by a test")
-    args = (["edit-entities", str(source), "-o", str(out), "--match-class", "light", "--set", "_light=1 2 3 4"]
-            if command == "edit-entities" else ["pak", str(source), "add", str(added), "--as", "readme.txt",
-                                                "-o", str(out)])
+    with sourcebsp.open(source) as bsp:
+        bsp.entities[0]["patched"] = "1"
+        write_lump_file(bsp, LumpId.ENTITIES, patch)
+    args = {
+        "edit-entities": ["edit-entities", str(source), "-o", str(out), "--match-class", "light",
+                          "--set", "_light=1 2 3 4"],
+        "pak add": ["pak", str(source), "add", str(added), "--as", "readme.txt", "-o", str(out)],
+        "lump extract": ["lump", str(source), "extract", "ENTITIES", "-o", str(tmp_path / "extracted.lmp")],
+        "lump apply": ["lump", str(source), "apply", str(patch), "-o", str(out)],
+        "repack": ["repack", str(source), "-o", str(out)],
+    }[command]
     body = f"from sourcebsp.cli import main\nsys.argv[1:] = {args!r}\nprint(main())"
     loaded, printed = _modules(tmp_path, body)
     assert printed.splitlines()[-1] == "0"
-    with sourcebsp.open(out) as bsp:
-        if command == "edit-entities":
+    with sourcebsp.open(source if command == "lump extract" else out) as bsp:
+        if command == "lump extract":
+            assert read_lump_file(tmp_path / "extracted.lmp").data == bytes(bsp.lump_bytes(LumpId.ENTITIES))
+        elif command == "edit-entities":
             assert [e["_light"] for e in bsp.entities.find(classname="light")][:1] == ["1 2 3 4"]
-        else:
+        elif command == "pak add":
             assert bsp.pakfile.read("readme.txt") == b"packed by a test"
-    commands = {"argparse", "gettext", "sourcebsp.cli", "json", "zipfile", "shutil", "bz2", "threading"}  # theirs, and zipfile's
-    assert _unwanted(loaded, NOT_FOR_SAVING - commands, bare) == set()
+        elif command == "lump apply":
+            assert bsp.entities[0]["patched"] == "1"
+        else:
+            assert out.read_bytes() == source.read_bytes()
+    commands = {"argparse", "gettext", "sourcebsp.cli", "json", "zipfile", "shutil", "bz2", "threading"}  # + zipfile's
+    assert _unwanted(loaded, NOT_FOR_SAVING - commands, bare) == set()  # rich among them
 
 
 def test_command_process_gets_one_blas_thread_unless_the_user_chose(tmp_path: Path) -> None:

@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._io import atomic_write
-from .codecs.base import Endian, LumpContext, RawLump
+from .codecs.base import Endian, LumpContext, RawLump, fields_dtype, fields_struct
 from .container import BspFile
 from .errors import BspError, BspFormatError, TruncatedError
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
@@ -37,6 +35,7 @@ from .writeplan import encode_lump
 
 __all__ = [
     "LUMPFILE_HEADER",
+    "LUMPFILE_HEADER_FIELDS",
     "LumpFile",
     "RevisionMismatchError",
     "lump_file_name",
@@ -45,16 +44,29 @@ __all__ = [
     "write_lump_file",
 ]
 
-LUMPFILE_HEADER = np.dtype(
-    [
-        ("lump_offset", "<i4"),  # int lumpOffset
-        ("lump_id", "<i4"),  # int lumpID
-        ("lump_version", "<i4"),  # int lumpVersion
-        ("lump_length", "<i4"),  # int lumpLength
-        ("map_revision", "<i4"),  # int mapRevision
-    ]
-)  # lumpfileheader_t: 20 bytes
-HEADER_SIZE = LUMPFILE_HEADER.itemsize
+# lumpfileheader_t, 20 bytes, as (field, struct code) pairs: read and written with struct, so
+# that extracting or applying a lump file of entities or files needs no numpy.
+LUMPFILE_HEADER_FIELDS = (
+    ("lump_offset", "i"),  # int lumpOffset
+    ("lump_id", "i"),  # int lumpID
+    ("lump_version", "i"),  # int lumpVersion
+    ("lump_length", "i"),  # int lumpLength
+    ("map_revision", "i"),  # int mapRevision
+)
+HEADER_SIZE = fields_struct(LUMPFILE_HEADER_FIELDS).size
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    LUMPFILE_HEADER: np.dtype  # the same record for numpy, made on first use
+
+
+def __getattr__(name: str) -> Any:
+    if name != "LUMPFILE_HEADER":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    dtype = globals()[name] = fields_dtype(LUMPFILE_HEADER_FIELDS)
+    return dtype
+
 
 class RevisionMismatchError(BspError):
     """A lump file made for an older revision of the map than the one it is applied to."""
@@ -80,9 +92,9 @@ def lump_file_name(map_path: str | os.PathLike[str], number: int = 0) -> Path:
     return path.with_name(f"{path.stem}_l_{number}.lmp")
 
 
-def _header(buffer: bytes, endian: Endian) -> np.void:
-    header: np.void = np.frombuffer(buffer, LUMPFILE_HEADER.newbyteorder(endian), 1)[0]
-    return header
+def _header(buffer: bytes, endian: Endian) -> dict[str, int]:
+    values = fields_struct(LUMPFILE_HEADER_FIELDS, endian).unpack_from(buffer)
+    return {name: value for (name, _), value in zip(LUMPFILE_HEADER_FIELDS, values)}
 
 
 def read_lump_file(path: str | os.PathLike[str]) -> LumpFile:
@@ -107,24 +119,24 @@ def read_lump_file(path: str | os.PathLike[str]) -> LumpFile:
     endians: tuple[Endian, Endian] = ("<", ">")
     for endian in endians:
         header = _header(buffer, endian)
-        if 0 <= int(header["lump_id"]) < NUM_LUMPS and HEADER_SIZE <= int(header["lump_offset"]) \
-                and int(header["lump_length"]) >= 0:
+        if 0 <= header["lump_id"] < NUM_LUMPS and HEADER_SIZE <= header["lump_offset"] \
+                and header["lump_length"] >= 0:
             break
     else:
         header = _header(buffer, "<")
         raise BspFormatError(
-            f"{path.name}: not a lump file header (lumpOffset {int(header['lump_offset'])}, lumpID "
-            f"{int(header['lump_id'])}, lumpLength {int(header['lump_length'])})", offset=0,
+            f"{path.name}: not a lump file header (lumpOffset {header['lump_offset']}, lumpID "
+            f"{header['lump_id']}, lumpLength {header['lump_length']})", offset=0,
         )
-    start, length = int(header["lump_offset"]), int(header["lump_length"])
+    start, length = header["lump_offset"], header["lump_length"]
     if start + length > len(buffer):
         raise TruncatedError(
             f"{path.name}: the {length}-byte lump at {start} runs past the end of the "
-            f"{len(buffer)}-byte file", lump=lump_name(int(header["lump_id"])), offset=start,
+            f"{len(buffer)}-byte file", lump=lump_name(header["lump_id"]), offset=start,
             needed=start + length, available=len(buffer),
         )
-    return LumpFile(LumpId(int(header["lump_id"])), int(header["lump_version"]),
-                    int(header["map_revision"]), buffer[start : start + length])
+    return LumpFile(LumpId(header["lump_id"]), header["lump_version"],
+                    header["map_revision"], buffer[start : start + length])
 
 
 def apply_lump_file(bsp: BspFile, lump_file: LumpFile | str | os.PathLike[str], *,
@@ -197,12 +209,10 @@ def write_lump_file(bsp: BspFile, lump: LumpId | int | str, path: str | os.PathL
     if target.exists() and not overwrite:
         raise BspError(f"refusing to overwrite {target} (pass overwrite=True)")
     data = _lump_data(bsp, index)
-    header = np.array(
-        (HEADER_SIZE, index, bsp.entry(index).version, len(data),
-         bsp.map_revision if map_revision is None else map_revision),
-        LUMPFILE_HEADER.newbyteorder(bsp.endian),
-    )
-    return atomic_write(target, header.tobytes(), data)
+    header = fields_struct(LUMPFILE_HEADER_FIELDS, bsp.endian).pack(
+        HEADER_SIZE, index, bsp.entry(index).version, len(data),
+        bsp.map_revision if map_revision is None else map_revision)
+    return atomic_write(target, header, data)
 
 
 def _index(lump: LumpId | int | str) -> int:

@@ -9,8 +9,10 @@ import pytest
 from sourcebsp.codecs import brushes, displacements, geometry, lighting, overlays, textures, tree
 from sourcebsp.codecs import occlusion, physics, propcollision, zip_directory
 from sourcebsp.codecs.arrays import COLOR_RGB_EXP32
-from sourcebsp.codecs.gamelumps import GAMELUMP
+from sourcebsp.codecs.base import fields_dtype, fields_struct, record_struct
+from sourcebsp.codecs.gamelumps import GAMELUMP, GAMELUMP_FIELDS
 from sourcebsp.compression import LZMA_HEADER
+from sourcebsp.lumpfile import LUMPFILE_HEADER, LUMPFILE_HEADER_FIELDS
 from sourcebsp.variants import VARIANTS
 
 # sizeof() of each struct as documented in bspfile.h / the VDC "Source BSP File Format"
@@ -67,6 +69,7 @@ DOCUMENTED_SIZES = {
     "dcubemapsample_t": (overlays.CUBEMAP, 16),
     "dflagslump_t": (overlays.MAP_FLAGS, 4),
     "dgamelump_t": (GAMELUMP, 16),
+    "lumpfileheader_t": (LUMPFILE_HEADER, 20),
     "lzma_header_t": (LZMA_HEADER, 17),
     # Slots 22-25 from BSP 21 on, physics and occlusion (codecs/propcollision.py, physics.py, occlusion.py).
     "dpropcollision_t": (propcollision.PROPCOLLISION, 8),
@@ -86,6 +89,8 @@ DOCUMENTED_SIZES = {
 DOCUMENTED_STRUCTS = {
     "ZIP_EndOfCentralDirRecord (zip_uncompressed.h, packed)": (zip_directory.EOCD, zip_directory.EOCD_FIELDS, 22),
     "ZIP_FileHeader (zip_uncompressed.h, packed)": (zip_directory.FILE_HEADER, zip_directory.FILE_HEADER_FIELDS, 46),
+    "dgamelump_t (struct)": (fields_struct(GAMELUMP_FIELDS), GAMELUMP_FIELDS, 16),
+    "lumpfileheader_t (struct)": (fields_struct(LUMPFILE_HEADER_FIELDS), LUMPFILE_HEADER_FIELDS, 20),
 }
 
 
@@ -101,6 +106,15 @@ def test_struct_size_matches_documented_sizeof(name: str) -> None:
     assert record.size == size == sum(struct.calcsize("<" + code) for _, code in fields)
     assert record.format == "<" + "".join(code for _, code in fields)
     assert len({field for field, _ in fields}) == len(fields) == len(record.unpack(bytes(size)))
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTED_STRUCTS))
+@pytest.mark.parametrize("endian", ["<", ">"])
+def test_fields_make_the_same_record_for_numpy_and_struct(name: str, endian: str) -> None:
+    _, fields, size = DOCUMENTED_STRUCTS[name]
+    dtype = fields_dtype(fields, endian)
+    assert dtype.itemsize == size and list(dtype.names or ()) == [field for field, _ in fields]
+    assert record_struct(dtype, endian).format == fields_struct(fields, endian).format
 
 
 def _dtypes_in_tables():
@@ -153,8 +167,6 @@ def _flat(dtype: np.dtype) -> bool:
 @pytest.mark.parametrize("name", sorted(DOCUMENTED_SIZES))
 @pytest.mark.parametrize("endian", ["<", ">"])
 def test_record_struct_reads_and_writes_what_numpy_does(name: str, endian: str) -> None:
-    from sourcebsp.codecs.base import record_struct
-
     dtype = DOCUMENTED_SIZES[name][0]
     packed = dtype.names is None or dtype.itemsize == sum(dtype.fields[n][0].itemsize for n in dtype.names)
     if not (_flat(dtype) and packed):

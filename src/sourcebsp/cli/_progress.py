@@ -2,22 +2,41 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Iterator, Sequence
+import os
+import sys
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def _terminal_console() -> "Console | None":
+    """rich's console on stderr when rich is installed and stderr is a terminal, else None.
+    Not a terminal and nothing in the environment forcing one (rich's ``TTY_COMPATIBLE``,
+    ``FORCE_COLOR``): rich, 20-30 ms to import, is not imported."""
+    try:
+        terminal = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if not terminal and not {"TTY_COMPATIBLE", "FORCE_COLOR"} & os.environ.keys():
+        return None
+    try:
+        from rich.console import Console
+    except ImportError:
+        return None
+    console = Console(stderr=True)
+    return console if console.is_terminal else None
 
 
 @contextlib.contextmanager
 def steps(title: str, names: Sequence[str]) -> Iterator[Callable[[str], None]]:
     """Yield a callback to call with each finished step's name; the bar advances one step."""
-    try:
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-    except ImportError:
+    console = _terminal_console()
+    if console is None:
         yield lambda step: None
         return
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield lambda step: None
-        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     names = list(names)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=console, transient=True) as bar:
@@ -34,16 +53,12 @@ def steps(title: str, names: Sequence[str]) -> Iterator[Callable[[str], None]]:
 @contextlib.contextmanager
 def busy(title: str) -> Iterator[None]:
     """A moving bar with the elapsed time for one long step (rich's, when stderr is a terminal)."""
-    try:
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-    except ImportError:
+    console = _terminal_console()
+    if console is None:
         yield
         return
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield
-        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=console,
                   transient=True) as bar:
         bar.add_task(title, total=None)
