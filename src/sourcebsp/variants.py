@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from ._loading import load_quietly
-from .codecs.base import Codec, Layouts, LumpContext
+from .codecs.base import Codec, Layouts
 from .errors import UnsupportedError
 from .header import Endian, Header, LumpOrder
 from .lump_ids import LumpId
@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .codecs.arrays import ArrayCodec
+    from .codecs.base import LumpContext
+
+    # A codec's ``relocated``: a lump's bytes (data, its context, the new file offset) moved there.
+    Relocator = Callable[[memoryview, LumpContext, int], bytes | None]
 
 __all__ = [
     "Variant",
@@ -215,7 +219,7 @@ class Variant(NamedTuple):
             return _array_codec(found, self.endian)
         return found  # type: ignore[no-any-return]
 
-    def relocator(self, lump: int, lump_version: int) -> "Callable[[memoryview, LumpContext, int], bytes | None] | None":
+    def relocator(self, lump: int, lump_version: int) -> "Relocator | None":
         """The ``relocated`` of the lump's codec, for lumps whose bytes may hold absolute file
         offsets (see :class:`~sourcebsp.codecs.base.Codec`); None for the others.
 

@@ -115,7 +115,8 @@ def record_struct(dtype: np.dtype, endian: Endian) -> struct.Struct:
 
 
 # A packed record of scalar fields as (field, struct code) pairs: the one declaration of the
-# structures read a record at a time without numpy (the zip and game lump directories).
+# structures read a record at a time without numpy (the zip and game lump directories,
+# the lump file header).
 Fields = tuple[tuple[str, str], ...]
 
 
