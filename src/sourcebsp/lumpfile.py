@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._io import atomic_write
-from .codecs.base import Endian, LumpContext, RawLump, fields_dtype, fields_struct
+from .codecs.base import Endian, LumpContext, RawLump, fields_dtype, fields_struct, fields_unpack
 from .container import BspFile
 from .errors import BspError, BspFormatError, TruncatedError
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
@@ -92,11 +92,6 @@ def lump_file_name(map_path: str | os.PathLike[str], number: int = 0) -> Path:
     return path.with_name(f"{path.stem}_l_{number}.lmp")
 
 
-def _header(buffer: bytes, endian: Endian) -> dict[str, int]:
-    values = fields_struct(LUMPFILE_HEADER_FIELDS, endian).unpack_from(buffer)
-    return {name: value for (name, _), value in zip(LUMPFILE_HEADER_FIELDS, values)}
-
-
 def read_lump_file(path: str | os.PathLike[str]) -> LumpFile:
     """Read a ``.lmp`` lump file.
 
@@ -118,12 +113,12 @@ def read_lump_file(path: str | os.PathLike[str]) -> LumpFile:
                              f"lumpfileheader_t", offset=0, needed=HEADER_SIZE, available=len(buffer))
     endians: tuple[Endian, Endian] = ("<", ">")
     for endian in endians:
-        header = _header(buffer, endian)
+        header = fields_unpack(LUMPFILE_HEADER_FIELDS, buffer, endian=endian)
         if 0 <= header["lump_id"] < NUM_LUMPS and HEADER_SIZE <= header["lump_offset"] \
                 and header["lump_length"] >= 0:
             break
     else:
-        header = _header(buffer, "<")
+        header = fields_unpack(LUMPFILE_HEADER_FIELDS, buffer)
         raise BspFormatError(
             f"{path.name}: not a lump file header (lumpOffset {header['lump_offset']}, lumpID "
             f"{header['lump_id']}, lumpLength {header['lump_length']})", offset=0,

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 Layouts = Mapping[Any, Mapping[Any, Any]]
 
 __all__ = ["Endian", "Fields", "Layouts", "LumpContext", "Codec", "RawLump", "fields_dtype", "fields_struct",
-           "record_struct", "vec3"]
+           "fields_unpack", "record_struct", "vec3"]
 
 
 class LumpContext(NamedTuple):
@@ -124,6 +124,12 @@ Fields = tuple[tuple[str, str], ...]
 def fields_struct(fields: Fields, endian: Endian = "<") -> struct.Struct:
     """``fields`` in ``endian`` byte order, as a :class:`struct.Struct`."""
     return struct.Struct(endian + "".join(code for _, code in fields))
+
+
+def fields_unpack(fields: Fields, buffer: bytes | memoryview, offset: int = 0, endian: Endian = "<") -> dict[str, Any]:
+    """The record at ``offset`` in ``buffer``, by field name."""
+    values = fields_struct(fields, endian).unpack_from(buffer, offset)
+    return {name: value for (name, _), value in zip(fields, values)}
 
 
 def fields_dtype(fields: Fields, endian: Endian = "<") -> np.dtype:

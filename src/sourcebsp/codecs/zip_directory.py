@@ -16,7 +16,7 @@ import struct
 from operator import itemgetter
 from typing import NamedTuple
 
-from .base import fields_struct
+from .base import fields_struct, fields_unpack
 
 __all__ = [
     "EOCD",
@@ -115,7 +115,7 @@ def end_record(data: bytes) -> EndRecord | None:
     position = data.rfind(_EOCD_SIGNATURE, max(0, len(data) - EOCD.size - MAX_COMMENT))
     if position < 0 or position + EOCD.size > len(data):
         return None
-    fields = {name: value for (name, _), value in zip(EOCD_FIELDS, EOCD.unpack_from(data, position))}
+    fields = fields_unpack(EOCD_FIELDS, data, position)
     start = position + EOCD.size
     return EndRecord(position, fields, data[start : start + fields["comment_length"]])
 
