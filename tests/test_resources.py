@@ -12,7 +12,8 @@ from sourcebsp import LumpId
 from sourcebsp.errors import BspError, BspFormatError, LimitExceededError, UnsupportedError
 from sourcebsp.examples import example_map_bytes
 from sourcebsp.fuzz.mutate import Mutation, apply
-from sourcebsp.resources import Budget, budget, check_memory, current_budget, expand_ranges, input_size
+from sourcebsp.resources import (Budget, budget, check_memory, current_budget, expand_ranges, input_size,
+                                 sorted_unique)
 
 FACE_SIZE = 56  # sizeof(dface_t)
 BRUSH_SIZE = 12  # sizeof(dbrush_t)
@@ -256,3 +257,16 @@ def test_real_maps_keep_the_rule_with_a_small_allowance(map_path, operation: str
         finally:
             tracemalloc.stop()
         assert peak <= small.limit(input_size(bsp))
+
+
+@pytest.mark.parametrize("values", [
+    np.zeros(0, np.int64), np.array([7]), np.array([3, 3, 3], np.int16), np.array([[5, -1], [5, 2]], np.int32),
+    np.random.default_rng(3).integers(-50, 50, 10_000), np.random.default_rng(4).integers(0, 2**40, 5_000),
+    np.arange(1000, 0, -1, dtype=np.uint16),
+])
+def test_sorted_unique_equals_numpys_unique(values: np.ndarray) -> None:
+    got = sorted_unique(values)
+    want = np.unique(values)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+

@@ -214,3 +214,17 @@ def floats(values: Any, dtype: Any = np.float64) -> np.ndarray:
     """
     with np.errstate(invalid="ignore"):
         return np.asarray(values).astype(dtype)
+
+
+def sorted_unique(values: Any) -> np.ndarray:
+    """The distinct values of an integer array, sorted and flattened: ``np.unique(values)``.
+
+    numpy 2.3 and later import ``numpy.ma`` on the first plain ``np.unique``
+    call (to test for a masked array): 6 ms and 1.4 MB that every export,
+    render and decompile process would pay for this sort.
+    """
+    ordered = np.sort(np.ravel(values))
+    first = np.empty(len(ordered), bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return ordered[first]

@@ -76,6 +76,25 @@ def test_lightmaps_cli(tmp_path, corpus_file, capsys):
     assert err.count("\n") == 2 and "no HDR lightmaps" in err
 
 
+@pytest.mark.parametrize("options", [[], ["--tonemap", "reinhard"], ["--exposure", "2.5"], ["--hdr"],
+                                     ["--style", "1"], ["--bump", "2"]])
+def test_lightmaps_cli_writes_the_atlas_of_the_linear_light(tmp_path, corpus_file, capsys, options):
+    """The command builds the atlas as 8-bit sRGB when no exposure asks for linear light first:
+    the pixels are those of the linear atlas tone-mapped afterwards."""
+    from sourcebsp.model.lightmaps import build_atlas
+
+    path, out = corpus_file("tf2c_vipr_downfall.bsp"), tmp_path / "atlas.png"
+    assert main(["lightmaps", str(path), "-o", str(out), *options]) == 0
+    value = lambda name, default: type(default)(options[1]) if options[:1] == [name] else default  # noqa: E731
+    with sourcebsp.open(path) as bsp:
+        atlas = build_atlas(bsp, hdr="--hdr" in options, style=value("--style", 0), bump=value("--bump", 0))
+    assert atlas is not None
+    method = "reinhard" if "--tonemap" in options else None
+    with Image.open(out) as image:
+        np.testing.assert_array_equal(np.asarray(image), atlas.to_rgb8(method=method,
+                                                                      exposure=value("--exposure", 1.0)))
+
+
 @pytest.mark.parametrize("view", ["top", "player"])
 def test_render_cli(tmp_path, corpus_file, capsys, view):
     out = tmp_path / f"{view}.png"

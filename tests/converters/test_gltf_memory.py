@@ -80,3 +80,30 @@ def test_export_from_path_writes_what_a_decoded_map_gives(map_path: Path, tmp_pa
     with sourcebsp.open(map_path) as bsp:
         bsp.decode_all()
         assert out.read_bytes() == glb_bytes(bsp)
+
+
+def test_the_atlas_pixels_are_freed_before_the_png_is_encoded(corpus_file, tmp_path: Path, monkeypatch) -> None:
+    """Pillow encodes its own copy of the pixels (which tracemalloc does not see): the export's
+    copy is gone by then, so the encoder reuses its memory."""
+    import weakref
+
+    from sourcebsp.converters import gltf
+    from sourcebsp.model.lightmaps import LightmapAtlas
+
+    pixels: list[weakref.ref] = []
+    encoded: list[bool] = []
+    image_of, encode = LightmapAtlas.pillow_image, gltf.encode_png
+
+    def pillow_image(atlas: LightmapAtlas, **options):
+        pixels.append(weakref.ref(atlas.image))
+        return image_of(atlas, **options)
+
+    def encode_png(image) -> bytes:
+        encoded.append(pixels[-1]() is None)
+        return encode(image)
+
+    monkeypatch.setattr(LightmapAtlas, "pillow_image", pillow_image)
+    monkeypatch.setattr(gltf, "encode_png", encode_png)
+    stats = export_glb(corpus_file("tf2c_vipr_downfall.bsp"), tmp_path / "out.glb")
+    assert stats.lightmap == (1024, 512) and encoded == [True]
+

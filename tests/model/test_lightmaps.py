@@ -120,6 +120,21 @@ def test_png_written(tmp_path, corpus_file):
         assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 100
 
 
+def test_png_replaces_a_file_only_when_whole(tmp_path, corpus_file, monkeypatch):
+    pytest.importorskip("PIL.Image")
+    atlas = lm.build_atlas(sourcebsp.open(corpus_file("tf2_test2.bsp")))
+    path = tmp_path / "atlas.png"
+    path.write_bytes(b"the user's picture")
+
+    def fails(image):
+        raise OSError("no space left")
+
+    monkeypatch.setattr(lm, "encode_png", fails)
+    with pytest.raises(OSError):
+        atlas.save_png(path)
+    assert path.read_bytes() == b"the user's picture" and [p.name for p in tmp_path.iterdir()] == ["atlas.png"]
+
+
 def test_lightmap_past_the_lump_is_a_format_error(corpus_file):
     bsp = sourcebsp.open(corpus_file("tf2_mp_lobby.bsp"))
     faces = np.array(bsp.faces)

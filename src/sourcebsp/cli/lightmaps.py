@@ -31,22 +31,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body() -> int:
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map])
-        from ..model.lightmaps import build_atlas, lightmap_layout
+        from .._io import atomic_write
+        from ..model.lightmaps import build_atlas, encode_png, lightmap_layout
 
+        # Built as 8-bit sRGB unless an exposure needs the linear light first: a quarter of the memory.
+        tonemapped = (args.tonemap or True) if args.exposure == 1.0 else None
         try:
             with steps("lightmaps", ("atlas", "png")) as progress, open_bsp(args.map) as bsp:
                 hdr = args.hdr
-                atlas = build_atlas(bsp, hdr=hdr, style=args.style, bump=args.bump)
+                atlas = build_atlas(bsp, hdr=hdr, style=args.style, bump=args.bump, tonemapped=tonemapped)
                 if atlas is None and not hdr:
                     hdr = True
-                    atlas = build_atlas(bsp, hdr=hdr, style=args.style, bump=args.bump)
+                    atlas = build_atlas(bsp, hdr=hdr, style=args.style, bump=args.bump, tonemapped=tonemapped)
                 progress("atlas")
                 if atlas is None:
                     kind = "HDR lightmaps" if args.hdr else "lightmaps"
                     print(f"sourcebsp: error: {args.map} has no {kind}", file=sys.stderr)
                     return 1
                 layout = lightmap_layout(bsp, hdr=hdr)
-                atlas.save_png(args.output, method=args.tonemap, exposure=args.exposure)
+                image = atlas.pillow_image(method=args.tonemap, exposure=args.exposure)
+                atlas = atlas.without_pixels()  # Pillow has its copy: the encoder reuses this memory
+                atomic_write(args.output, encode_png(image))
+                del image
                 progress("png")
         except ImportError as exc:
             print(f"sourcebsp: error: {exc}", file=sys.stderr)

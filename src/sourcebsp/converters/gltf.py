@@ -31,9 +31,9 @@ import numpy as np
 
 from ..lump_ids import LumpId
 from ..errors import BspFormatError
-from ..resources import floats
+from ..resources import floats, sorted_unique
 from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, reflectivity
-from ..model.lightmaps import LightmapAtlas, build_atlas
+from ..model.lightmaps import LightmapAtlas, build_atlas, encode_png
 from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
                       unit_scale)
 
@@ -153,9 +153,12 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
     png = None
     if atlas is not None:
-        # Encoded once a map opened here is closed (its lighting lump gone: Pillow copies the
-        # pixels where tracemalloc does not see them); from here on only their layout is needed.
-        png, atlas = atlas.png_bytes(), atlas.without_pixels()
+        # Encoded once a map opened here is closed (its lighting lump gone), and once Pillow holds
+        # its copy of the pixels, ours are dropped: from here on only their layout is needed.
+        image = atlas.pillow_image()
+        atlas = atlas.without_pixels()
+        png = encode_png(image)
+        del image
     report(progress, "lightmaps")
     gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes)
     del mesh, atlas, png
@@ -222,10 +225,10 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
         gltf.textures.append(lib.Texture(source=0, sampler=0, name="lightmap_atlas"))
         stats.lightmap = (atlas.width, atlas.height)
     tex = mesh.triangle_texture
-    material_of = _materials(lib, gltf, mesh.textures, np.unique(tex), texdata, atlas is not None)
+    material_of = _materials(lib, gltf, mesh.textures, sorted_unique(tex), texdata, atlas is not None)
     root_children = []
     for model, tris in iter_models(mesh):
-        vertex_ids = np.unique(mesh.triangles[tris].ravel())
+        vertex_ids = sorted_unique(mesh.triangles[tris].ravel())
         remap = np.full(len(mesh.positions), -1, np.int64)
         remap[vertex_ids] = np.arange(len(vertex_ids))
         position = to_y_up(mesh.positions, scale, rows=vertex_ids, dtype=np.float32)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..lump_ids import LumpId
 from ..model.geometry import build_mesh, iter_models, reflectivity
+from ..resources import sorted_unique
 from ._common import Progress, Units, format_line_blocks, opened, report, to_y_up, unit_scale
 
 __all__ = ["export_obj", "material_name"]
@@ -66,7 +67,7 @@ def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", inclu
     remap = np.full(len(mesh.positions), -1, np.int64)
     written = 0
     for model, tris in iter_models(mesh):
-        ids = np.unique(mesh.triangles[tris].ravel())
+        ids = sorted_unique(mesh.triangles[tris].ravel())
         remap[ids] = np.arange(len(ids)) + written + 1  # OBJ counts from 1
         heads.append(_text(f"o {material_name(model.name)}\n"))
         vertex_ids.append(ids)

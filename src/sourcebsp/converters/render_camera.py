@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import BspError
 from ..model.geometry import angles_matrix
 from ..protocols import MapReader
+from ..resources import sorted_unique
 from .render_raster import Frame, project_perspective
 from .render_scene import Scene
 
@@ -147,7 +148,7 @@ def score_frame(frame: Frame, scene: Scene) -> float:
     spread = min(float(np.log2(max(d90, 1.0) / max(d10, 1.0))) / 3.0, 1.0)
     source = frame.ids[frame.owner[hit]]
     faces = scene.face[source]
-    distinct = len(np.unique(np.where(faces >= 0, faces, -1 - source // 12)))
+    distinct = len(sorted_unique(np.where(faces >= 0, faces, -1 - source // 12)))
     variety = min(float(np.log1p(distinct) / np.log1p(60)), 1.0)
     distance = min(float(d50) / 256.0, 1.0)
     near = float(np.mean(depth < ARM_LENGTH))  # a wall or a crate in the face

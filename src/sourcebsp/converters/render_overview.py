@@ -40,6 +40,7 @@ from .. import queries
 from ..errors import BspError
 from ..lump_ids import LumpId
 from ..protocols import MapReader
+from ..resources import sorted_unique
 from .render_camera import entity_floats
 from .render_raster import Band, Frame, pixel_values
 from .render_shade import Modulate
@@ -407,7 +408,7 @@ def reachable_floors(floors: np.ndarray, anchors: np.ndarray, *, layers: int = 4
         if best is not None:
             seeds.append(best)
     if seeds:
-        chosen = np.unique(labels[seeds])
+        chosen = sorted_unique(labels[seeds])
     else:
         size = np.bincount(labels[present], minlength=len(labels))
         chosen = np.array([int(np.argmax(size))])

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..model.geometry import angles_matrix
 from ..protocols import MapReader
+from ..resources import sorted_unique
 
 __all__ = ["GameFiles", "texture_images", "prop_boxes", "TEXTURE_SIZE"]
 
@@ -229,7 +230,7 @@ def prop_boxes(bsp: MapReader, files: GameFiles | None) -> tuple[np.ndarray | No
     if files is None:
         return None, len(records)
     bounds: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
-    for k in np.unique(kind).tolist():
+    for k in sorted_unique(kind).tolist():
         bounds[k] = _model_bounds(files, names[k]) if 0 <= k < len(names) else None
     found = np.array([bounds[int(k)] is not None for k in kind], bool)
     if not found.any():

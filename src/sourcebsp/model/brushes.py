@@ -48,7 +48,7 @@ import numpy as np
 
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
-from ..resources import check_indices, check_memory, expand_ranges, floats
+from ..resources import check_indices, check_memory, expand_ranges, floats, sorted_unique
 
 __all__ = [
     "ON_EPSILON", "NORMAL_EPSILON", "DIST_EPSILON", "SNAP_EPSILON", "BIG",
@@ -306,7 +306,7 @@ def clip_brushes(normal: np.ndarray, dist: np.ndarray, side_brush: np.ndarray,
     counts_out = np.zeros(s_total, np.int64)
     polys: dict[int, np.ndarray] = {}
     bucket = _bucket_of(per_brush)
-    for m in np.unique(bucket[per_brush > 0]).tolist():
+    for m in sorted_unique(bucket[per_brush > 0]).tolist():
         brushes = np.flatnonzero((bucket == m) & (per_brush > 0))
         nb = len(brushes)
         # Padded plane table of the bucket: (nb, m).

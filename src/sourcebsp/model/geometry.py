@@ -55,7 +55,7 @@ from ..flags import (
 )
 from ..lump_ids import LumpId
 from ..codecs.geometry import FACE  # noqa: I001 - kept apart from the imports above
-from ..resources import expand_ranges, floats
+from ..resources import expand_ranges, floats, sorted_unique
 
 if TYPE_CHECKING:
     from ..codecs.entities import Entity
@@ -424,7 +424,7 @@ class MapMesh:
 
     def model_indices(self) -> list[int]:
         """The models that have at least one triangle, in index order."""
-        return [int(m) for m in np.unique(self.triangle_model)]
+        return [int(m) for m in sorted_unique(self.triangle_model)]
 
 
 def _select_models(models: list[BrushModel], selection: ModelSelection) -> list[int]:
@@ -636,7 +636,7 @@ def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, 
     corners = np.take_along_axis(corners, order[:, :, None], axis=1)
     normals_face = _face_normals(bsp, faces, which)
     parts = []
-    for power in np.unique(info["power"]).tolist():
+    for power in sorted_unique(info["power"]).tolist():
         sel = np.flatnonzero(info["power"] == power)
         parts.append(_disp_group(bsp, faces, which[sel], info[sel], corners[sel], normals_face[sel],
                                  di[sel], int(power), dispverts, disptris))
