@@ -47,6 +47,32 @@ def test_physcollide_round_trips(map_path: Path) -> None:
         assert bsp.count(LumpId.PHYSCOLLIDE) == len(value)
 
 
+def test_decoded_solids_are_views_of_the_map_that_outlive_it(map_path: Path, tmp_path: Path) -> None:
+    """Solids are read-only views of the lump's bytes (no copy), still readable once the map is
+    closed; one replaced by bytes is written, the others as they were."""
+    with sourcebsp.open(map_path) as bsp:
+        raw = bytes(bsp.lump_bytes(LumpId.PHYSCOLLIDE))
+        models = bsp.physcollide.models
+        first = models[0].solids[0]
+        bsp.physcollide.models[0].solids[0] = b"VPHY replaced by a test"
+        bsp.save(tmp_path / "edited.bsp")
+    position, solids = 0, 0
+    for model in models:
+        position += 16
+        for solid in model.solids if model is not models[0] else [first, *model.solids[1:]]:
+            size = struct.unpack_from(bsp.endian + "i", raw, position)[0]
+            assert isinstance(solid, memoryview) and solid.readonly and solid.nbytes == size
+            assert solid == raw[position + 4 : position + 4 + size]  # read after the close
+            position += 4 + size
+            solids += 1
+        position += len(model.keydata) + len(model.keydata_tail)
+    assert solids == sum(len(m.solids) for m in models) > 0
+    with sourcebsp.open(tmp_path / "edited.bsp") as edited:
+        again = edited.physcollide.models
+        assert again[0].solids[0] == b"VPHY replaced by a test"
+        assert [list(map(bytes, m.solids)) for m in again[1:]] == [list(map(bytes, m.solids)) for m in models[1:]]
+
+
 def test_physcollide_terminator_and_sizes(map_path: Path) -> None:
     """The lump walks from model to model with dataSize + keydataSize and ends at -1."""
     with sourcebsp.open(map_path) as bsp:
@@ -92,7 +118,7 @@ def test_physcollide_matches_srctools(all_maps: list[Path]) -> None:
         with sourcebsp.open(map_path) as bsp:
             if bsp.version < 19 or bsp.endian == ">":
                 continue  # srctools reads neither BSP 17 nor big-endian maps
-            ours = {tuple(m.solids): m for m in bsp.physcollide}
+            ours = {tuple(map(bytes, m.solids)): m for m in bsp.physcollide}
             compared = 0
             for bmodel in BSP(map_path).bmodels.values():
                 if not bmodel._phys_solids:

@@ -15,7 +15,9 @@ and the displacements' collision blobs back to back; Strata Source lump
 version 2 widens the count and the sizes to unsigned int.
 
 Solids and displacement blobs stay bytes: their layout belongs to vphysics,
-not to the BSP format.  Sizes inside both lumps are in the map's byte order.
+not to the BSP format.  Decoded, they are read-only views of the map, as the
+other lumps' arrays are: nothing is copied until written (``bytes(solid)``).
+Sizes inside both lumps are in the map's byte order.
 """
 from __future__ import annotations
 
@@ -119,8 +121,10 @@ class PhysModel:
     ----------
     model_index : int
         Index into the MODELS lump (0 is the world).
-    solids : list of bytes
-        The collision solids, each without its size field.
+    solids : list of bytes-like
+        The collision solids, each without its size field: read-only
+        ``memoryview`` s of the map when decoded (``bytes(solid)`` for a
+        copy to keep or hash), any bytes when set.
     keydata : str
         The key data text, up to its NUL terminator.
     keydata_tail : bytes
@@ -128,7 +132,7 @@ class PhysModel:
     """
 
     model_index: int
-    solids: list[bytes] = field(default_factory=list)
+    solids: list[bytes | memoryview] = field(default_factory=list)
     keydata: str = ""
     keydata_tail: bytes = b"\x00"
 
@@ -232,8 +236,9 @@ class PhysCollideCodec:
 
     @staticmethod
     def _solids(data: memoryview, start: int, limit: int, count: int, size_record: struct.Struct,
-                index: int, ctx: LumpContext) -> tuple[list[bytes], int]:
-        solids = []
+                index: int, ctx: LumpContext) -> tuple[list[bytes | memoryview], int]:
+        # Views, not copies: copying css_de_rats' 3.5 MB of solids took 1.4 ms, half its decode.
+        solids: list[bytes | memoryview] = []
         position = start
         for number in range(count):
             if position + 4 > limit:
@@ -249,7 +254,7 @@ class PhysCollideCodec:
                     lump=ctx.name, offset=ctx.file_offset + position - 4,
                     needed=position + max(size, 0), available=limit,
                 )
-            solids.append(bytes(data[position : position + size]))
+            solids.append(data[position : position + size])
             position += size
         return solids, position
 
