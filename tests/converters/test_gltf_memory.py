@@ -6,8 +6,8 @@ open, LZMA decompression, lump decoding, meshes, the lightmap atlas, its PNG,
 the glTF JSON and the write -- what ``sourcebsp export MAP -o OUT.glb`` does.
 
 Each map is exported once before the measured export: the first export of a
-process imports modules (codecs, Pillow's plug-ins, lzma, numpy.ma) and
-fills caches, a cost of the process, not of the map.  That nothing else is
+process imports modules (codecs, Pillow's plug-ins, lzma) and fills caches,
+a cost of the process, not of the map.  That nothing else is
 kept is checked too: after the export the traced memory is back near where
 it started.
 
@@ -20,7 +20,8 @@ hundred kilobytes: the 34 KB tf2_test_physcollide peaks at 0.15 MiB (4.5x),
 and x360_shack (215 KB, whose LZMA lumps decompress to 2.3x the file) at
 1.12 MiB, 0.3 MiB over 4x.  Every map above 1 MiB stays under 3x.
 (Pillow's copy of the atlas pixels and zlib's state are allocated outside
-Python's allocator, which tracemalloc does not see.)
+Python's allocator, which tracemalloc does not see; the export's own copy is
+freed before Pillow encodes, which the last test checks.)
 """
 from __future__ import annotations
 
