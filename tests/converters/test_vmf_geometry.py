@@ -108,3 +108,29 @@ def test_candidate_pairs_survive_nan_and_huge_boxes():
     pairs = set(zip(faces.tolist(), sides.tolist()))
     # The NaN and the huge side meet every face; the 16-unit side the face in its cell.
     assert {(f, s) for f in range(3) for s in (0, 1)} <= pairs and (0, 2) in pairs
+
+
+def test_work_in_runs_gives_what_all_at_once_gives(map_path, monkeypatch):
+    """Faces to sides and plane points are worked out in runs to bound memory: runs of a few
+    rows (many runs, items larger than a run) give exactly the arrays of one pass over all."""
+    import sourcebsp
+    from sourcebsp.converters import vmf_geometry
+    from sourcebsp.converters.vmf_solids import BrushFrames, match_faces, side_table
+    from sourcebsp.converters.vmf_textures import material_names
+
+    with sourcebsp.open(map_path) as bsp:
+        if not bsp.has_lump("BRUSHES"):
+            return
+        brushes = build_brushes(bsp)
+        owner = brush_models_of(bsp)
+        frames = BrushFrames(np.zeros((len(owner), 3)), np.broadcast_to(np.eye(3), (len(owner), 3, 3)))
+        results = []
+        for pairs, corners in ((1 << 40, 1 << 40), (5, 7)):
+            monkeypatch.setattr(vmf_geometry, "PAIRS_PER_PASS", pairs)
+            monkeypatch.setattr(vmf_geometry, "_CORNERS_PER_PASS", corners)
+            match = match_faces(bsp, brushes, owner)
+            results.append((match.side, match.whole, side_table(bsp, brushes, frames, material_names(bsp)).points))
+    (side, whole, points), (side_runs, whole_runs, points_runs) = results
+    np.testing.assert_array_equal(side_runs, side)
+    np.testing.assert_array_equal(whole_runs, whole)
+    assert points_runs.tobytes() == points.tobytes()  # bit for bit

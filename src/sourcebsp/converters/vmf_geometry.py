@@ -25,15 +25,16 @@ import numpy as np
 
 from ..model.brushes import BrushSet
 from ..protocols import MapReader
+from ..resources import sorted_unique
 
 __all__ = ["plane_points", "candidate_pairs", "face_sides", "faces_within", "prism_planes", "CONTAIN_EPSILON", "SNAP_ON_PLANE"]
 
 CONTAIN_EPSILON = 0.1
 
 
-def _padded(points: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _padded(points: np.ndarray, offsets: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The polygons' corners padded to ``width`` each, and which are real."""
     counts = np.diff(offsets)
-    width = max(int(counts.max(initial=0)), 3)
     n = len(counts)
     idx = np.arange(width)
     valid = idx[None, :] < counts[:, None]
@@ -63,7 +64,26 @@ def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, di
     length = np.linalg.norm(normal, axis=1)
     unit = normal / np.where(length > 0, length, 1.0)[:, None]
     dist = dist / np.where(length > 0, length, 1.0)
-    pts, valid = _padded(points, offsets)
+    # Every polygon padded to the largest one's corners, in runs of sides: whole, the padded
+    # arrays took 23 MiB on a 9 MB map (one 40-corner side pads all 12,000 to 40).
+    width = max(int(np.diff(offsets).max(initial=0)), 3)
+    step = max(_CORNERS_PER_PASS // width, 1)
+    out = np.empty((n, 3, 3))
+    for lo in range(0, n, step):
+        hi = min(lo + step, n)
+        out[lo:hi] = _points_of_sides(points, offsets[lo : hi + 1], unit[lo:hi], dist[lo:hi], width)
+    return out
+
+
+#: Padded polygon corners :func:`plane_points` handles per pass (a few hundred bytes each).
+_CORNERS_PER_PASS = 1 << 14
+
+
+def _points_of_sides(points: np.ndarray, offsets: np.ndarray, unit: np.ndarray, dist: np.ndarray,
+                     width: int) -> np.ndarray:
+    """:func:`plane_points` of some sides (``offsets`` into ``points``, unit normals)."""
+    n = len(unit)
+    pts, valid = _padded(points, offsets, width)
     # Onto the plane: the clipper snapped corners to the grid.
     pts = pts - unit[:, None, :] * (np.einsum("nkj,nj->nk", pts, unit) - dist[:, None])[:, :, None]
     rows = np.arange(n)
@@ -240,20 +260,10 @@ def face_sides(faces: np.ndarray, face_points: np.ndarray, face_offsets: np.ndar
     pf, ps, flipped = pf[near], ps[near], flipped[near]
     if not len(pf):
         return out
-    # Signed distance of the face centroid outside each edge of the side polygon.
-    scount = brushes.side_counts[ps]
-    edge_pair = np.repeat(np.arange(len(pf)), scount)
-    start = brushes.poly_offsets[ps]
-    k = np.arange(int(scount.sum())) - np.repeat(np.cumsum(scount) - scount, scount)
-    a = brushes.points[start[edge_pair] + k]
-    b = brushes.points[start[edge_pair] + (k + 1) % scount[edge_pair]]
-    c = centroid[pf[edge_pair]]
-    n = brushes.normal[ps[edge_pair]]
-    edge = b - a
-    elen = np.linalg.norm(edge, axis=1)
-    outside = np.einsum("ij,ij->i", np.cross(edge, c - a), n) / np.where(elen > 0, elen, 1.0)
-    first = np.r_[0, np.cumsum(scount)[:-1]]
-    worst = np.maximum.reduceat(outside, first) if len(outside) else np.zeros(0)
+    # How far the face centroid lies outside the side polygon, in runs of (pair, side edge) rows.
+    worst = np.zeros(len(pf))
+    for lo, hi in _runs(brushes.side_counts[ps]):
+        worst[lo:hi] = _centroid_outside(centroid[pf[lo:hi]], ps[lo:hi], brushes)
     inside = worst <= CONTAIN_EPSILON
     same_tex = faces["texinfo"].astype(np.int64)[pf] == brushes.texinfo[ps]
     # Best candidate per face: inside, then not flipped, then same texinfo, then least outside.
@@ -267,19 +277,61 @@ def face_sides(faces: np.ndarray, face_points: np.ndarray, face_offsets: np.ndar
     return out
 
 
+#: Rows :func:`face_sides` and :func:`faces_within` test per pass ((candidate, side edge) and
+#: (face corner, side edge) pairs), at about 250 bytes each: all at once they took 16 and
+#: 68 MiB on a 9 MB map (the second was most of its decompile's peak).
+PAIRS_PER_PASS = 1 << 13
+
+
 def faces_within(face_points: np.ndarray, face_offsets: np.ndarray, face_side: np.ndarray,
                  brushes: BrushSet) -> np.ndarray:
     """Bool per face: every corner of the face lies inside its side's polygon (within 0.1 units).
 
     A face vbsp merged across the sides of several coplanar brushes has its
     centroid in one of them but not all its corners; such faces say which
-    side they are on, but their Hammer id may be another side's.
+    side they are on, but their Hammer id may be another side's.  Faces go
+    in runs of about :data:`PAIRS_PER_PASS` (corner, edge) pairs.
     """
     out = np.zeros(len(face_side), bool)
     faces = np.flatnonzero(face_side >= 0)
     if not len(faces):
         return out
     sides = face_side[faces]
+    for lo, hi in _runs(np.diff(face_offsets)[faces] * brushes.side_counts[sides]):
+        out[faces[lo:hi]] = _corners_within(face_points, face_offsets, faces[lo:hi], sides[lo:hi], brushes)
+    return out
+
+
+def _runs(rows: np.ndarray) -> list[tuple[int, int]]:
+    """``(start, stop)`` runs of items that make about :data:`PAIRS_PER_PASS` rows (``rows`` per item)
+    together; an item of more rows is a run of its own."""
+    ends = np.cumsum(rows)
+    total = int(ends[-1]) if len(ends) else 0
+    cuts = np.searchsorted(ends, np.arange(PAIRS_PER_PASS, total, PAIRS_PER_PASS), "right")
+    bounds = sorted_unique(np.concatenate([[0], cuts, [len(rows)]])).tolist()
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _centroid_outside(centroid: np.ndarray, sides: np.ndarray, brushes: BrushSet) -> np.ndarray:
+    """Per (face centroid, side): the largest signed distance of the point outside an edge of the side."""
+    scount = brushes.side_counts[sides]
+    edge_pair = np.repeat(np.arange(len(sides)), scount)
+    start = brushes.poly_offsets[sides]
+    k = np.arange(int(scount.sum())) - np.repeat(np.cumsum(scount) - scount, scount)
+    a = brushes.points[start[edge_pair] + k]
+    b = brushes.points[start[edge_pair] + (k + 1) % scount[edge_pair]]
+    c = centroid[edge_pair]
+    n = brushes.normal[sides[edge_pair]]
+    edge = b - a
+    elen = np.linalg.norm(edge, axis=1)
+    outside = np.einsum("ij,ij->i", np.cross(edge, c - a), n) / np.where(elen > 0, elen, 1.0)
+    first = np.r_[0, np.cumsum(scount)[:-1]]
+    return np.maximum.reduceat(outside, first) if len(outside) else np.zeros(len(sides))
+
+
+def _corners_within(face_points: np.ndarray, face_offsets: np.ndarray, faces: np.ndarray, sides: np.ndarray,
+                    brushes: BrushSet) -> np.ndarray:
+    """:func:`faces_within` for some faces, each with its side."""
     fcount = np.diff(face_offsets)[faces]
     scount = brushes.side_counts[sides]
     # (face corner, side edge) pairs.
@@ -298,8 +350,7 @@ def faces_within(face_points: np.ndarray, face_offsets: np.ndarray, face_side: n
     outside = np.einsum("ij,ij->i", np.cross(e, c - a), n) / np.where(length > 0, length, 1.0)
     worst = np.full(len(faces), -np.inf)
     np.maximum.at(worst, owner, outside)
-    out[faces] = worst <= CONTAIN_EPSILON
-    return out
+    return worst <= CONTAIN_EPSILON
 
 
 def _side_boxes(brushes: BrushSet) -> tuple[np.ndarray, np.ndarray]:
