@@ -304,7 +304,8 @@ def clip_brushes(normal: np.ndarray, dist: np.ndarray, side_brush: np.ndarray,
     per_brush = np.bincount(side_brush, minlength=num_brushes)
     first = np.r_[0, np.cumsum(per_brush)[:-1]]
     counts_out = np.zeros(s_total, np.int64)
-    polys: dict[int, np.ndarray] = {}
+    made_sides: list[np.ndarray] = []  # per bucket: the sides with a polygon,
+    made_points: list[np.ndarray] = []  # and their corners, side after side
     bucket = _bucket_of(per_brush)
     for m in sorted_unique(bucket[per_brush > 0]).tolist():
         brushes = np.flatnonzero((bucket == m) & (per_brush > 0))
@@ -342,16 +343,23 @@ def clip_brushes(normal: np.ndarray, dist: np.ndarray, side_brush: np.ndarray,
             pts[sel, : clipped.shape[1]] = clipped
             cnt[sel] = new_cnt
         pts, cnt = _tidy(pts, cnt)
-        for row, side in enumerate(row_src[live].tolist()):
-            if cnt[row] >= 3:
-                counts_out[side] = cnt[row]
-                polys[side] = pts[row, : cnt[row]]
+        made = cnt >= 3
+        counts_out[row_src[live][made]] = cnt[made]
+        made_sides.append(row_src[live][made])
+        made_points.append(pts[made][np.arange(pts.shape[1])[None, :] < cnt[made][:, None]])
     keep = counts_out >= 3
     kept = np.flatnonzero(keep)
     poly_offsets = np.zeros(len(kept) + 1, np.int64)
     np.cumsum(counts_out[kept], out=poly_offsets[1:])
-    points = (np.concatenate([polys[s] for s in kept.tolist()]) if len(kept) else np.zeros((0, 3)))
-    return keep, poly_offsets, _snap(points)
+    if not len(kept):
+        return keep, poly_offsets, np.zeros((0, 3))
+    # The buckets' corners, moved into side order.
+    sides = np.concatenate(made_sides)
+    size = counts_out[sides]
+    start = np.cumsum(size) - size
+    order = np.argsort(sides)
+    source = np.repeat(start[order] - poly_offsets[:-1], size[order]) + np.arange(int(poly_offsets[-1]))
+    return keep, poly_offsets, _snap(np.concatenate(made_points)[source])
 
 
 def closed_brushes(brushes: BrushSet) -> np.ndarray:
