@@ -126,7 +126,7 @@ def test_work_in_runs_gives_what_all_at_once_gives(map_path, monkeypatch):
         frames = BrushFrames(np.zeros((len(owner), 3)), np.broadcast_to(np.eye(3), (len(owner), 3, 3)))
         results = []
         for pairs, corners in ((1 << 40, 1 << 40), (5, 7)):
-            monkeypatch.setattr(vmf_geometry, "PAIRS_PER_PASS", pairs)
+            monkeypatch.setattr(vmf_geometry, "_PAIRS_PER_PASS", pairs)
             monkeypatch.setattr(vmf_geometry, "_CORNERS_PER_PASS", corners)
             match = match_faces(bsp, brushes, owner)
             results.append((match.side, match.whole, side_table(bsp, brushes, frames, material_names(bsp)).points))

@@ -280,7 +280,7 @@ def face_sides(faces: np.ndarray, face_points: np.ndarray, face_offsets: np.ndar
 #: Rows :func:`face_sides` and :func:`faces_within` test per pass ((candidate, side edge) and
 #: (face corner, side edge) pairs), at about 250 bytes each: all at once they took 16 and
 #: 68 MiB on a 9 MB map (the second was most of its decompile's peak).
-PAIRS_PER_PASS = 1 << 13
+_PAIRS_PER_PASS = 1 << 13
 
 
 def faces_within(face_points: np.ndarray, face_offsets: np.ndarray, face_side: np.ndarray,
@@ -290,7 +290,7 @@ def faces_within(face_points: np.ndarray, face_offsets: np.ndarray, face_side: n
     A face vbsp merged across the sides of several coplanar brushes has its
     centroid in one of them but not all its corners; such faces say which
     side they are on, but their Hammer id may be another side's.  Faces go
-    in runs of about :data:`PAIRS_PER_PASS` (corner, edge) pairs.
+    in runs of a few thousand (corner, edge) pairs.
     """
     out = np.zeros(len(face_side), bool)
     faces = np.flatnonzero(face_side >= 0)
@@ -303,11 +303,11 @@ def faces_within(face_points: np.ndarray, face_offsets: np.ndarray, face_side: n
 
 
 def _runs(rows: np.ndarray) -> list[tuple[int, int]]:
-    """``(start, stop)`` runs of items that make about :data:`PAIRS_PER_PASS` rows (``rows`` per item)
-    together; an item of more rows is a run of its own."""
+    """``(start, stop)`` runs of items that make about ``_PAIRS_PER_PASS`` rows together (``rows``
+    per item); an item of more rows is a run of its own."""
     ends = np.cumsum(rows)
     total = int(ends[-1]) if len(ends) else 0
-    cuts = np.searchsorted(ends, np.arange(PAIRS_PER_PASS, total, PAIRS_PER_PASS), "right")
+    cuts = np.searchsorted(ends, np.arange(_PAIRS_PER_PASS, total, _PAIRS_PER_PASS), "right")
     bounds = sorted_unique(np.concatenate([[0], cuts, [len(rows)]])).tolist()
     return list(zip(bounds[:-1], bounds[1:]))
 
@@ -320,11 +320,7 @@ def _centroid_outside(centroid: np.ndarray, sides: np.ndarray, brushes: BrushSet
     k = np.arange(int(scount.sum())) - np.repeat(np.cumsum(scount) - scount, scount)
     a = brushes.points[start[edge_pair] + k]
     b = brushes.points[start[edge_pair] + (k + 1) % scount[edge_pair]]
-    c = centroid[edge_pair]
-    n = brushes.normal[sides[edge_pair]]
-    edge = b - a
-    elen = np.linalg.norm(edge, axis=1)
-    outside = np.einsum("ij,ij->i", np.cross(edge, c - a), n) / np.where(elen > 0, elen, 1.0)
+    outside = _outside_edges(a, b, centroid[edge_pair], brushes.normal[sides[edge_pair]])
     first = np.r_[0, np.cumsum(scount)[:-1]]
     return np.maximum.reduceat(outside, first) if len(outside) else np.zeros(len(sides))
 
@@ -344,13 +340,17 @@ def _corners_within(face_points: np.ndarray, face_offsets: np.ndarray, faces: np
     start = brushes.poly_offsets[sides][owner]
     a = brushes.points[start + edge]
     b = brushes.points[start + (edge + 1) % scount[owner]]
-    n = brushes.normal[sides][owner]
-    e = b - a
-    length = np.linalg.norm(e, axis=1)
-    outside = np.einsum("ij,ij->i", np.cross(e, c - a), n) / np.where(length > 0, length, 1.0)
+    outside = _outside_edges(a, b, c, brushes.normal[sides][owner])
     worst = np.full(len(faces), -np.inf)
     np.maximum.at(worst, owner, outside)
     return worst <= CONTAIN_EPSILON
+
+
+def _outside_edges(a: np.ndarray, b: np.ndarray, point: np.ndarray, normal: np.ndarray) -> np.ndarray:
+    """Per row: how far ``point`` lies outside the edge ``a -> b`` of a clockwise polygon facing ``normal``."""
+    edge = b - a
+    length = np.linalg.norm(edge, axis=1)
+    return np.asarray(np.einsum("ij,ij->i", np.cross(edge, point - a), normal) / np.where(length > 0, length, 1.0))
 
 
 def _side_boxes(brushes: BrushSet) -> tuple[np.ndarray, np.ndarray]:
