@@ -1,6 +1,8 @@
 """Physics lumps (codecs/physics.py): PHYSCOLLIDE (29), PHYSDISP (28), PHYSCOLLIDESURFACE (49, BSP <= 19)."""
 from __future__ import annotations
 
+import copy
+import pickle
 import re
 import shutil
 import struct
@@ -26,10 +28,11 @@ from sourcebsp.codecs.physics import (
 SOLID_BLOCKS = ("solid", "staticsolid", "fluid")
 
 
-def _encoded(bsp: sourcebsp.BspFile, lump: LumpId) -> bytes:
+def _encoded(bsp: sourcebsp.BspFile, lump: LumpId, value: object = None) -> bytes:
+    """The lump's decoded value (or ``value``) encoded again."""
     codec = bsp.codec(lump)
     assert codec is not None
-    return codec.encode(bsp.get_lump(lump), bsp._context(int(lump)))
+    return codec.encode(bsp.get_lump(lump) if value is None else value, bsp._context(int(lump)))
 
 
 def _log_number(log: str, pattern: str) -> int | None:
@@ -68,9 +71,13 @@ def test_decoded_solids_are_views_of_the_map_that_outlive_it(map_path: Path, tmp
         position += len(model.keydata) + len(model.keydata_tail)
     assert solids == sum(len(m.solids) for m in models) > 0
     with sourcebsp.open(tmp_path / "edited.bsp") as edited:
-        again = edited.physcollide.models
-        assert again[0].solids[0] == b"VPHY replaced by a test"
+        again = edited.physcollide
+        assert again.models[0].solids[0] == b"VPHY replaced by a test"
         assert [list(map(bytes, m.solids)) for m in again[1:]] == [list(map(bytes, m.solids)) for m in models[1:]]
+        # Pickled or deep-copied, a decoded lump holds the bytes of its solids, equal to the views.
+        for copied in (pickle.loads(pickle.dumps(again)), copy.deepcopy(again)):
+            assert copied == again and all(type(s) is bytes for m in copied for s in m.solids)
+            assert _encoded(edited, LumpId.PHYSCOLLIDE, copied) == bytes(edited.lump_bytes(LumpId.PHYSCOLLIDE))
 
 
 def test_physcollide_terminator_and_sizes(map_path: Path) -> None:

@@ -140,6 +140,10 @@ class PhysModel:
         """The key data parsed with :func:`parse_keydata`."""
         return parse_keydata(self.keydata)
 
+    def __getstate__(self) -> dict[str, object]:
+        # Views of the map cannot be pickled or deep-copied: a copy holds its solids' bytes.
+        return {**self.__dict__, "solids": [bytes(solid) for solid in self.solids]}
+
     def keydata_bytes(self) -> bytes:
         try:
             return self.keydata.encode(_KEYDATA_ENCODING) + self.keydata_tail
