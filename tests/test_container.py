@@ -214,3 +214,22 @@ def test_lump_attributes_cover_every_lump() -> None:
     attrs = {name: value for name, value in vars(BspFile).items() if isinstance(value, LumpAttr)}
     assert sorted(a.lump for a in attrs.values()) == list(LumpId)
     assert all(name == attr.lump.name.lower() for name, attr in attrs.items())
+
+
+def test_decoded_lumps_survive_pickle_and_deepcopy(map_path: Path) -> None:
+    """A decoded lump sent to another process (pickled) or deep-copied is the same lump: same
+    type, and it encodes to the same bytes (views of the map become copies of their bytes)."""
+    import copy
+    import pickle
+
+    with sourcebsp.open(map_path) as bsp:
+        decoded = bsp.decode_all()
+        assert decoded
+        for lump, value in decoded.items():
+            codec = bsp.codec(lump)
+            context = bsp._context(int(lump))
+            want = None if codec is None or isinstance(value, sourcebsp.RawLump) else codec.encode(value, context)
+            for copied in (pickle.loads(pickle.dumps(value)), copy.deepcopy(value)):
+                assert type(copied) is type(value), bsp.lump_name(lump)
+                if want is not None:
+                    assert codec.encode(copied, context) == want, bsp.lump_name(lump)

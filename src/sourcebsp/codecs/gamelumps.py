@@ -16,6 +16,7 @@ original bytes back, a compressed sub-lump keeps its original LZMA stream.
 """
 from __future__ import annotations
 
+import enum
 import functools
 import struct
 from types import MappingProxyType
@@ -84,7 +85,14 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-_UNSET: Any = object()
+class _Unset(enum.Enum):
+    """A sub-lump's value before it is decoded: one member, the same after pickling or deepcopy
+    (a copied ``object()`` sentinel would be another object, and read as a decoded value)."""
+
+    UNSET = 0
+
+
+_UNSET: Any = _Unset.UNSET
 
 
 def id_to_str(value: int) -> str:
