@@ -117,8 +117,9 @@ def test_many_maps_in_worker_processes(tmp_path: Path, capsys: pytest.CaptureFix
     assert [Path(r["path"]).name for r in reports] == ["a.bsp", "b.bsp", "c.bsp", "d.bsp", "damaged.bsp"]
     assert set(reports[3]) == {"path", "error"} and "sourcebsp: error:" in captured.err
     assert reports[4]["damaged"] and not reports[0]["damaged"]
-    assert main(["info", str(folder), "--json", "--jobs", "1"]) == 1
-    assert json.loads(capsys.readouterr().out) == reports
+    for jobs in ("1", "3", "8"):  # one share, uneven shares, more workers than maps
+        assert main(["info", str(folder), "--json", "--jobs", jobs]) == 1
+        assert json.loads(capsys.readouterr().out) == reports
     assert main(["info", str(folder / "a.bsp"), str(folder / "b.bsp"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == reports[:2]
     with pytest.raises(SystemExit):
