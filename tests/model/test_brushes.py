@@ -271,3 +271,21 @@ def test_bad_plane_index_is_a_format_error():
     with pytest.raises(sourcebsp.BspFormatError) as exc:
         build_brushes(synthetic_box_map(bad_plane=True))
     assert exc.value.lump == "BRUSHSIDES" and "planenum 99" in str(exc.value)
+
+
+def test_brushes_tested_together_are_closed_as_when_alone(map_path):
+    """``closed_brushes`` tests the brushes of one shape (corners, sides) together: each brush's
+    flag is the one it gets in a set of its own."""
+    with sourcebsp.open(map_path) as bsp:
+        if not bsp.has_lump(LumpId.BRUSHES):
+            return
+        together = build_brushes(bsp)
+        shapes = np.diff(together.poly_offsets[together.brush_offsets]) * 1000 + together.num_sides
+        # One brush of every shape, and both kinds of flag, at most 60 brushes.
+        _, first = np.unique(shapes * 2 + together.closed, return_index=True)
+        for b in first[:60].tolist():
+            alone = build_brushes(bsp, np.array([b]))
+            assert len(alone) == 1 and alone.points.tobytes() == together.points[
+                together.poly_offsets[together.brush_offsets[b]] : together.poly_offsets[together.brush_offsets[b + 1]]
+            ].tobytes()
+            assert closed_brushes(alone).tolist() == [bool(together.closed[b])], b

@@ -391,17 +391,20 @@ def closed_brushes(brushes: BrushSet) -> np.ndarray:
     np.add.at(total, side_brush, area)
     length = np.bincount(side_brush, perimeter, minlength=n)
     ok &= np.linalg.norm(total, axis=1) <= 2 * ON_EPSILON * length + 1e-9
-    # Convexity: each corner against each plane of its own brush.
-    point_brush = side_brush[side_of_point]
+    # Convexity: each corner against each plane of its own brush.  Brushes of one shape (corners,
+    # sides) go together, one stacked matrix product each: the same products as brush by brush.
     tol = 2 * ON_EPSILON + SNAP_EPSILON
-    order = np.argsort(point_brush, kind="stable")
-    point_start = np.r_[0, np.cumsum(np.bincount(point_brush, minlength=n))]
-    for b in np.flatnonzero(ok).tolist():
-        pts = p[order[point_start[b] : point_start[b + 1]]]
-        rows = slice(int(brushes.brush_offsets[b]), int(brushes.brush_offsets[b + 1]))
-        d = pts @ brushes.normal[rows].T - brushes.dist[rows]
-        if d.max(initial=-1.0) > tol:
-            ok[b] = False
+    first_point = brushes.poly_offsets[brushes.brush_offsets]  # a brush's corners are contiguous
+    corners = np.diff(first_point)
+    sides = brushes.num_sides
+    shape = corners * (int(sides.max(initial=0)) + 1) + sides
+    for key in sorted_unique(shape[ok]).tolist():
+        group = np.flatnonzero(ok & (shape == key))
+        k, s = int(corners[group[0]]), int(sides[group[0]])
+        points = p[first_point[group][:, None] + np.arange(k)]
+        rows = brushes.brush_offsets[group][:, None] + np.arange(s)
+        d = np.matmul(points, brushes.normal[rows].transpose(0, 2, 1)) - brushes.dist[rows][:, None, :]
+        ok[group] = ~(d.max(axis=(1, 2), initial=-1.0) > tol)
     return ok
 
 
