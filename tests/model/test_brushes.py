@@ -273,13 +273,17 @@ def test_bad_plane_index_is_a_format_error():
     assert exc.value.lump == "BRUSHSIDES" and "planenum 99" in str(exc.value)
 
 
-def test_brushes_tested_together_are_closed_as_when_alone(map_path):
-    """``closed_brushes`` tests the brushes of one shape (corners, sides) together: each brush's
-    flag is the one it gets in a set of its own."""
+def test_brushes_tested_together_are_closed_as_when_alone(map_path, monkeypatch):
+    """``closed_brushes`` tests the brushes of one shape (corners, sides) together, in runs: each
+    brush's flag is the one it gets in a set of its own, and in runs of one brush."""
+    from sourcebsp.model import brushes as brushes_module
+
     with sourcebsp.open(map_path) as bsp:
         if not bsp.has_lump(LumpId.BRUSHES):
             return
         together = build_brushes(bsp)
+        monkeypatch.setattr(brushes_module, "_DISTANCES_PER_PASS", 1)
+        np.testing.assert_array_equal(closed_brushes(together), together.closed)
         shapes = np.diff(together.poly_offsets[together.brush_offsets]) * 1000 + together.num_sides
         # One brush of every shape, and both kinds of flag, at most 60 brushes.
         _, first = np.unique(shapes * 2 + together.closed, return_index=True)

@@ -401,11 +401,17 @@ def closed_brushes(brushes: BrushSet) -> np.ndarray:
     for key in sorted_unique(shape[ok]).tolist():
         group = np.flatnonzero(ok & (shape == key))
         k, s = int(corners[group[0]]), int(sides[group[0]])
-        points = p[first_point[group][:, None] + np.arange(k)]
-        rows = brushes.brush_offsets[group][:, None] + np.arange(s)
-        d = np.matmul(points, brushes.normal[rows].transpose(0, 2, 1)) - brushes.dist[rows][:, None, :]
-        ok[group] = ~(d.max(axis=(1, 2), initial=-1.0) > tol)
+        step = max(_DISTANCES_PER_PASS // (k * s), 1)  # many large brushes of one shape: in runs
+        for run in (group[at : at + step] for at in range(0, len(group), step)):
+            points = p[first_point[run][:, None] + np.arange(k)]
+            rows = brushes.brush_offsets[run][:, None] + np.arange(s)
+            d = np.matmul(points, brushes.normal[rows].transpose(0, 2, 1)) - brushes.dist[rows][:, None, :]
+            ok[run] = ~(d.max(axis=(1, 2), initial=-1.0) > tol)
     return ok
+
+
+#: Corner-to-plane distances :func:`closed_brushes` works out per pass (8 bytes each, a few times over).
+_DISTANCES_PER_PASS = 1 << 18
 
 
 # ---- from a map -------------------------------------------------------------------
