@@ -124,3 +124,15 @@ def test_many_maps_in_worker_processes(tmp_path: Path, capsys: pytest.CaptureFix
     assert json.loads(capsys.readouterr().out) == reports[:2]
     with pytest.raises(SystemExit):
         main(["info", str(folder), "--jobs", "0"])
+
+
+def test_the_corpus_in_two_workers_gives_the_reports_of_one(all_maps: list[Path],
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Every corpus map, dealt out to two worker processes by size, is reported as by one process,
+    in the order given."""
+    paths = [str(p) for p in all_maps]
+    assert main(["info", *paths, "--json", "--jobs", "2"]) == 0
+    two = json.loads(capsys.readouterr().out)
+    assert main(["info", *paths, "--json", "--jobs", "1"]) == 0
+    assert json.loads(capsys.readouterr().out) == two
+    assert [r["path"] for r in two] == paths and all(r["lumps"] for r in two)
