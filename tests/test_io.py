@@ -217,6 +217,15 @@ def test_a_size_hint_reserves_space_but_the_file_is_what_was_written(tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["map.bsp"]
 
 
+def test_space_is_reserved_only_where_it_repays_loading_ctypes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With ctypes loaded (numpy loads it), from 128 KiB; without (an entity edit), only large files
+    # pay for its import (the startup tests check that a save then loads no ctypes).
+    assert not _io._worth_reserving(_io._RESERVE_FROM - 1) and _io._worth_reserving(_io._RESERVE_FROM)
+    monkeypatch.delitem(sys.modules, "ctypes")
+    assert not _io._worth_reserving(_io._RESERVE_WITH_IMPORT_FROM - 1)
+    assert _io._worth_reserving(_io._RESERVE_WITH_IMPORT_FROM)
+
+
 # ---- gathered writes -----------------------------------------------------------------
 def _short_writes(monkeypatch: pytest.MonkeyPatch, limit: int) -> list[int]:
     """Make every write take at most ``limit`` bytes, as a pipe or a full disk may; the
