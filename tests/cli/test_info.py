@@ -114,12 +114,14 @@ def test_many_maps_in_worker_processes(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["info", str(folder), "--json", "--jobs", "2"]) == 1
     captured = capsys.readouterr()
     reports = json.loads(captured.out)
+    assert captured.out == json.dumps(reports, indent=2) + "\n"  # the workers' texts, joined
     assert [Path(r["path"]).name for r in reports] == ["a.bsp", "b.bsp", "c.bsp", "d.bsp", "damaged.bsp"]
     assert set(reports[3]) == {"path", "error"} and "sourcebsp: error:" in captured.err
+    assert "damaged.bsp is damaged" in captured.err
     assert reports[4]["damaged"] and not reports[0]["damaged"]
     for jobs in ("1", "3", "8"):  # one share, uneven shares, more workers than maps
         assert main(["info", str(folder), "--json", "--jobs", jobs]) == 1
-        assert json.loads(capsys.readouterr().out) == reports
+        assert capsys.readouterr() == captured
     assert main(["info", str(folder / "a.bsp"), str(folder / "b.bsp"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == reports[:2]
     with pytest.raises(SystemExit):

@@ -141,6 +141,15 @@ def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, indent=2) + "\n")
 
 
+def print_json_texts(texts: Sequence[str]) -> None:
+    """Print the list of the values whose JSON (``indent=2``) is ``texts``, as ``print_json``
+    would print the list itself (JSON strings hold no newline: each line moves in a level)."""
+    if not texts:
+        sys.stdout.write("[]\n")
+        return
+    sys.stdout.write("[\n  " + ",\n  ".join(text.replace("\n", "\n  ") for text in texts) + "\n]\n")
+
+
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 

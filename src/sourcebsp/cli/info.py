@@ -132,16 +132,25 @@ def map_paths(inputs: Sequence[str]) -> list[str]:
     return paths
 
 
-def _describe_share(jobs: list[tuple[str, bool]]) -> list[dict[str, Any]]:
-    """One worker's share of the maps, described in turn (runs in a worker)."""
-    return [_describe_or_error(job) for job in jobs]
+def _same(report: dict[str, Any]) -> dict[str, Any]:
+    return report
 
 
-def describe_all(paths: Sequence[str], *, strict: bool, jobs: int) -> list[dict[str, Any]]:
-    """Reports for many maps, in order, ``jobs`` worker processes at a time."""
+def _describe_share(jobs: list[tuple[str, bool]], then: Callable[[dict[str, Any]], Any]) -> list[Any]:
+    """One worker's share of the maps, each described then given to ``then`` (runs in a worker)."""
+    return [then(_describe_or_error(job)) for job in jobs]
+
+
+def describe_all(paths: Sequence[str], *, strict: bool, jobs: int,
+                 then: Callable[[dict[str, Any]], Any] = _same) -> list[Any]:
+    """Reports for many maps, in order, ``jobs`` worker processes at a time.
+
+    ``then`` (a module-level function, so that it reaches a worker) turns each
+    report into what is sent back, in the worker: its JSON text, for one.
+    """
     work = [(p, strict) for p in paths]
     if jobs <= 1 or len(paths) <= 1:
-        return _describe_share(work)
+        return _describe_share(work, then)
     import multiprocessing
     import threading
     from concurrent.futures import ProcessPoolExecutor
@@ -157,12 +166,21 @@ def describe_all(paths: Sequence[str], *, strict: bool, jobs: int) -> list[dict[
     workers = min(jobs, len(paths))
     order = sorted(range(len(work)), key=lambda i: -_size(work[i][0]))
     shares = [order[k::workers] for k in range(workers)]
-    reports: list[dict[str, Any]] = [{} for _ in work]
+    results: list[Any] = [None] * len(work)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        for share, done in zip(shares, pool.map(_describe_share, [[work[i] for i in s] for s in shares])):
-            for index, report in zip(share, done):
-                reports[index] = report
-    return reports
+        done = pool.map(_describe_share, [[work[i] for i in s] for s in shares], [then] * workers)
+        for share, share_results in zip(shares, done):
+            for index, result in zip(share, share_results):
+                results[index] = result
+    return results
+
+
+def _with_json(report: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """What the command still needs of a report (path, error, damage), and the report's JSON."""
+    import json
+
+    brief: dict[str, Any] = {key: report[key] for key in ("path", "error", "damaged") if key in report}
+    return brief, json.dumps(report, indent=2)
 
 
 def _size(path: str) -> int:
@@ -210,12 +228,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         paths = map_paths(args.maps)
         if single:
             reports = [describe(paths[0], strict=args.strict)]
+        elif args.json:
+            # Each worker writes its maps' JSON: with indentation, json runs in Python, about a
+            # quarter of the whole command's time over many maps.
+            described = describe_all(paths, strict=args.strict, jobs=args.jobs, then=_with_json)
+            reports = [brief for brief, _ in described]
+            _common.print_json_texts([text for _, text in described])
         else:
             reports = describe_all(paths, strict=args.strict, jobs=args.jobs)
         failed = [r for r in reports if "error" in r]
-        if args.json:
-            _common.print_json(reports[0] if single else reports)
-        else:
+        if args.json and single:
+            _common.print_json(reports[0])
+        elif not args.json:
             for report in reports:
                 if "error" not in report:
                     _print_report(report)
