@@ -199,18 +199,21 @@ SOURCEBSP_OPS: dict[str, Op] = {
     "save unchanged (no fsync)": Op(_save_unsynced, _sb_open, _sb_close, loads=_SAVING),
     "save after edit (no fsync)": Op(_save_unsynced, _sb_edited, _sb_close, loads=_SAVING),
     "export obj": Op(_sb_obj, loads=("sourcebsp.converters.obj",)),
-    "export glb": Op(_sb_glb, loads=("sourcebsp.converters.gltf", "pygltflib", "PIL.Image")),
+    "export glb": Op(_sb_glb, loads=("sourcebsp.converters.gltf", "sourcebsp._io", "pygltflib", "PIL.Image")),
     "decompile vmf": Op(_sb_vmf, loads=("sourcebsp.converters.vmf",)),
     "render": Op(_sb_render, loads=("sourcebsp.converters.render", "PIL.Image")),
-    "deps+check": Op(_sb_deps_check),
+    "deps+check": Op(_sb_deps_check, loads=("sourcebsp.content", "sourcebsp.content.lint")),
     "cli info": Op(_sb_info, process_run=_sb_info_command),
 }
 # These need no table of records, so no numpy (see tests/test_startup.py).
 _WITHOUT_NUMPY = {"entities", "pakfile list", "save unchanged", "save after edit", "save unchanged (no fsync)",
                   "save after edit (no fsync)"}
+# The codec modules, which the layout tables import on first use (every codec but the static
+# props'), are code like the converters: imports, not the operation's data.
+_CODECS = ("sourcebsp.variants:SDK2013", "sourcebsp.codecs.staticprops")
 for _name, _op in SOURCEBSP_OPS.items():
     if _name != "cli info":  # the command itself sets up the process before numpy loads
-        _op.loads = ("sourcebsp:open", *(() if _name in _WITHOUT_NUMPY else ("numpy",)), *_op.loads)
+        _op.loads = ("sourcebsp:open", *(() if _name in _WITHOUT_NUMPY else ("numpy", *_CODECS)), *_op.loads)
 
 
 # srctools -----------------------------------------------------------------------------
