@@ -155,9 +155,9 @@ def describe_all(paths: Sequence[str], *, strict: bool, jobs: int,
     import threading
     from concurrent.futures import ProcessPoolExecutor
 
-    # fork starts a worker in milliseconds with numpy and sourcebsp already imported
-    # (spawn and forkserver import them again, 0.2 s per worker); it is safe while
-    # this process runs no other thread.
+    # fork starts a worker in milliseconds with sourcebsp already imported (spawn and
+    # forkserver import it again, 0.2 s per worker with numpy, which each worker imports
+    # itself, at the same time as the others); it is safe while this process runs no other thread.
     fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
     context = multiprocessing.get_context("fork" if fork else None)
     # The maps dealt out in turn, largest first, so that each worker gets a like share of the
