@@ -185,19 +185,21 @@ def _save_unsynced(state: Any, out: str) -> None:
 
 # What a save imports on first use (the writer, and pathlib for the Path it returns): loaded before
 # the peak RSS baseline, as the converters are, so that "above its imports" is the save's data.
+# After an edit also the entity codec, and those of the lumps that move and hold file offsets.
 _SAVING = ("sourcebsp.writeplan", "sourcebsp._io", "pathlib")
+_EDITING = ("sourcebsp.codecs.entities", "sourcebsp.codecs.gamelumps", "sourcebsp.codecs.pakfile")
 
 SOURCEBSP_OPS: dict[str, Op] = {
     "open+decode": Op(_sb_decode),
-    "entities": Op(_sb_entities),
+    "entities": Op(_sb_entities, loads=("sourcebsp.codecs.entities",)),
     "static props": Op(_sb_props),
-    "pakfile list": Op(_sb_pak),
+    "pakfile list": Op(_sb_pak, loads=("sourcebsp.codecs.pakfile",)),
     "pvs/pas": Op(_sb_vis),
     "save unchanged": Op(_save_to, _sb_open, _sb_close, loads=_SAVING),
-    "save after edit": Op(_save_to, _sb_edited, _sb_close, loads=_SAVING),
+    "save after edit": Op(_save_to, _sb_edited, _sb_close, loads=_SAVING + _EDITING),
     # Like for like with the other libraries, which never flush to the disk.
     "save unchanged (no fsync)": Op(_save_unsynced, _sb_open, _sb_close, loads=_SAVING),
-    "save after edit (no fsync)": Op(_save_unsynced, _sb_edited, _sb_close, loads=_SAVING),
+    "save after edit (no fsync)": Op(_save_unsynced, _sb_edited, _sb_close, loads=_SAVING + _EDITING),
     "export obj": Op(_sb_obj, loads=("sourcebsp.converters.obj",)),
     "export glb": Op(_sb_glb, loads=("sourcebsp.converters.gltf", "sourcebsp._io", "pygltflib", "PIL.Image")),
     "decompile vmf": Op(_sb_vmf, loads=("sourcebsp.converters.vmf",)),
