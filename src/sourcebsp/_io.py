@@ -101,6 +101,8 @@ _RESERVE_WITH_IMPORT_FROM = 24 << 20
 def _worth_reserving(size: int) -> bool:
     """Whether reserving ``size`` bytes before writing them saves more time than it costs."""
     return size >= _RESERVE_FROM and ("ctypes" in sys.modules or size >= _RESERVE_WITH_IMPORT_FROM)
+
+
 _NO_SUCH_FILE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
 
 

@@ -230,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             reports = [describe(paths[0], strict=args.strict)]
         elif args.json:
             # Each worker writes its maps' JSON: with indentation, json runs in Python, about a
-            # quarter of the whole command's time over many maps.
+            # fifth of the whole command's time over many maps.
             described = describe_all(paths, strict=args.strict, jobs=args.jobs, then=_with_json)
             reports = [brief for brief, _ in described]
             _common.print_json_texts([text for _, text in described])
