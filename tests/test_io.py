@@ -218,12 +218,18 @@ def test_a_size_hint_reserves_space_but_the_file_is_what_was_written(tmp_path: P
 
 
 def test_space_is_reserved_only_where_it_repays_loading_ctypes(monkeypatch: pytest.MonkeyPatch) -> None:
-    # With ctypes loaded (numpy loads it), from 128 KiB; without (an entity edit), only large files
-    # pay for its import (the startup tests check that a save then loads no ctypes).
+    # With ctypes loaded (numpy loads it), from 128 KiB; without (an entity edit), once the
+    # process's writes repay its import (the startup tests check that a save then loads no ctypes).
     assert not _io._worth_reserving(_io._RESERVE_FROM - 1) and _io._worth_reserving(_io._RESERVE_FROM)
     monkeypatch.delitem(sys.modules, "ctypes")
+    monkeypatch.setattr(_io, "_written_unreserved", 0)
     assert not _io._worth_reserving(_io._RESERVE_WITH_IMPORT_FROM - 1)
-    assert _io._worth_reserving(_io._RESERVE_WITH_IMPORT_FROM)
+    monkeypatch.setattr(_io, "_written_unreserved", 0)
+    assert _io._worth_reserving(_io._RESERVE_WITH_IMPORT_FROM)  # one large file
+    monkeypatch.setattr(_io, "_written_unreserved", 0)
+    third = _io._RESERVE_WITH_IMPORT_FROM // 3
+    assert [_io._worth_reserving(third) for _ in range(4)] == [False, False, True, True]  # many saves
+    assert not _io._worth_reserving(_io._RESERVE_FROM - 1)  # small files never
 
 
 # ---- gathered writes -----------------------------------------------------------------

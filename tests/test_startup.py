@@ -186,8 +186,8 @@ with sourcebsp.open({str(map_path)!r}) as bsp:
         assert edited.read_bytes() == bsp.to_bytes()
         compressed = bsp.entry(LumpId.ENTITIES).compressed or bsp.entry(LumpId.PAKFILE).compressed
     assert "sourcebsp.writeplan" in loaded
-    # ctypes (for fallocate) only where reserving the space repays its import.
-    forbidden = NOT_FOR_SAVING | ({"ctypes"} if map_path.stat().st_size < _io._RESERVE_WITH_IMPORT_FROM else set())
+    # ctypes (for fallocate) only once reserving the space repays its import (two saves here).
+    forbidden = NOT_FOR_SAVING | ({"ctypes"} if 2 * map_path.stat().st_size < _io._RESERVE_WITH_IMPORT_FROM else set())
     assert _unwanted(loaded, forbidden - ({"threading"} if compressed else set()), bare) == set()
 
 

@@ -96,11 +96,20 @@ _RESERVE_FROM = 128 * 1024
 # It saves about 65 us per MB written; reaching fallocate through ctypes costs a process
 # that has not loaded ctypes (no numpy: an entity edit) about 1.4 ms, repaid from 20 MB.
 _RESERVE_WITH_IMPORT_FROM = 24 << 20
+_written_unreserved = 0  # bytes this process wrote without reserving them, ctypes not loaded
 
 
 def _worth_reserving(size: int) -> bool:
-    """Whether reserving ``size`` bytes before writing them saves more time than it costs."""
-    return size >= _RESERVE_FROM and ("ctypes" in sys.modules or size >= _RESERVE_WITH_IMPORT_FROM)
+    """Whether to reserve ``size`` bytes before writing them: from 128 KiB where ctypes is
+    loaded; where it is not, once this process's writes (this one too) reach 24 MB, so that
+    one small save does not pay for the import and many saves do not go without."""
+    global _written_unreserved
+    if size < _RESERVE_FROM:
+        return False
+    if "ctypes" in sys.modules:
+        return True
+    _written_unreserved += size
+    return _written_unreserved >= _RESERVE_WITH_IMPORT_FROM
 
 
 _NO_SUCH_FILE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
