@@ -398,8 +398,14 @@ def closed_brushes(brushes: BrushSet) -> np.ndarray:
     corners = np.diff(first_point)
     sides = brushes.num_sides
     shape = corners * (int(sides.max(initial=0)) + 1) + sides
-    for key in sorted_unique(shape[ok]).tolist():
-        group = np.flatnonzero(ok & (shape == key))
+    # One sort into groups of a shape (a pass over all brushes per shape would be quadratic in
+    # a map of many shapes); each group's brushes stay in index order.
+    candidates = np.flatnonzero(ok)
+    by_shape = candidates[np.argsort(shape[candidates], kind="stable")]
+    keys = shape[by_shape]
+    bounds = np.r_[np.flatnonzero(np.diff(keys, prepend=-1)), len(keys)].tolist()  # shapes are >= 0
+    for start, end in zip(bounds[:-1], bounds[1:]):
+        group = by_shape[start:end]
         k, s = int(corners[group[0]]), int(sides[group[0]])
         step = max(_DISTANCES_PER_PASS // (k * s), 1)  # many large brushes of one shape: in runs
         for run in (group[at : at + step] for at in range(0, len(group), step)):
