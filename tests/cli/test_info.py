@@ -134,7 +134,9 @@ def test_the_corpus_in_two_workers_gives_the_reports_of_one(all_maps: list[Path]
     in the order given."""
     paths = [str(p) for p in all_maps]
     assert main(["info", *paths, "--json", "--jobs", "2"]) == 0
-    two = json.loads(capsys.readouterr().out)
+    printed = capsys.readouterr().out
+    two = json.loads(printed)
+    assert printed == json.dumps(two, indent=2) + "\n"  # the workers' texts, joined
     assert main(["info", *paths, "--json", "--jobs", "1"]) == 0
     assert json.loads(capsys.readouterr().out) == two
     assert [r["path"] for r in two] == paths and all(r["lumps"] for r in two)
