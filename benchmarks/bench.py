@@ -15,7 +15,8 @@ In one run, for each map and every installed library:
   interpreter that only imports the library (sourcebsp: its container);
 * **the machine's limits** for the same file: copying its bytes in memory,
   writing them with and without ``fsync``, and for an LZMA map liblzma's own single-core
-  rate on its lumps.
+  rate on its lumps; with the whole processes, the interpreter's start and exit, alone
+  and with numpy imported (the floor of a numpy-based reader's process).
 
 Operations (a library without one reports "not offered"):
 
@@ -373,6 +374,28 @@ def machine_limits(path: Path, repeat: int, workdir: Path) -> list[dict[str, Any
     return rows
 
 
+#: The floors under any whole process of a numpy-based reader: the interpreter's start and
+#: exit, and the same with numpy imported, before a byte of the map is read.
+PROCESS_FLOORS = {"python start and exit": "", "python and import numpy": "import numpy"}
+_FLOOR_SCRIPT = "{imports}\nimport resource\nrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\nprint(rss, rss)"
+
+
+def process_floors(repeat: int, env: dict[str, str]) -> list[dict[str, Any]]:
+    """Whole-process floors, timed like the libraries' processes (best wall of ``repeat``
+    runs, taking turns run by run); a process's distance to its floor is its own cost."""
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in PROCESS_FLOORS}
+    for _ in range(repeat):
+        for name, imports in PROCESS_FLOORS.items():
+            command = [sys.executable, "-c", _FLOOR_SCRIPT.format(imports=imports)]
+            runs[name].append(run_process(command, env))
+    rows = []
+    for name, measured in runs.items():
+        figures = _summary(measured)
+        rows.append(_row(MACHINE, f"{name} (whole process)", "limit", seconds=figures["wall"], cpu=figures["cpu"],
+                         peak_rss=figures["rss"], runs=figures["runs"]))
+    return rows
+
+
 # ---- one map ------------------------------------------------------------------------
 def _bsp_version(path: Path) -> str:
     with path.open("rb") as handle:
@@ -445,6 +468,8 @@ def bench_map(path: Path, settings: Settings, cache: Path) -> dict[str, Any]:
             rows.extend(time_processes(jobs, path, settings.operations, settings.process_repeat, workdir))
         if settings.limits:
             rows.extend(machine_limits(path, settings.repeat, workdir))
+            if settings.processes:
+                rows.extend(process_floors(settings.process_repeat, child_environment(None, cache)))
     reference = {(r["operation"], r["mode"]): r["seconds"] for r in rows if r["library"] == REFERENCE}
     for row in rows:
         ref = reference.get((row["operation"], row["mode"]))

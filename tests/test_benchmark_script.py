@@ -92,6 +92,16 @@ def test_machine_limits_and_lzma_streams(bench, corpus_file, tmp_path) -> None:
     assert bench._lzma_lumps(corpus_file("tf2_mp_lobby.bsp")) == []
 
 
+def test_process_floors(bench, tmp_path) -> None:
+    rows = {r["operation"]: r for r in bench.process_floors(1, bench.child_environment(None, tmp_path))}
+    bare = rows["python start and exit (whole process)"]
+    with_numpy = rows["python and import numpy (whole process)"]
+    assert bare["library"] == with_numpy["library"] == bench.MACHINE
+    assert bare["seconds"] > 0 and with_numpy["seconds"] > 0
+    # numpy's extension modules and OpenBLAS are mapped and touched: several MiB more.
+    assert with_numpy["peak_rss"] > bare["peak_rss"] + (4 << 20)
+
+
 def test_default_maps(bench, tmp_path) -> None:
     if not MAPS:
         pytest.skip("no corpus")
