@@ -12,8 +12,10 @@ is saved, and an unedited map comes out byte-identical.
 """
 from __future__ import annotations
 
+import errno
 import mmap
 import os
+import stat
 from typing import TYPE_CHECKING, Any, Callable, Collection, Generic, Iterator, Literal, TypeVar, overload
 
 
@@ -173,7 +175,10 @@ class BspFile:
         mapped = None
         view = None
         try:
-            size = os.fstat(fd).st_size
+            status = os.fstat(fd)
+            if stat.S_ISDIR(status.st_mode):  # a folder opens on POSIX; mapping it says only "Invalid argument"
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+            size = status.st_size
             mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
             # The header is parsed from a copy, so a failure leaves nothing viewing the map.
             head = bytes(mapped[:HEADER_SIZE]) if mapped is not None else b""

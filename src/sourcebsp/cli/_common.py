@@ -6,16 +6,17 @@ import functools
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..container import BspFile
 from ..errors import BspError
 
-if TYPE_CHECKING:
-    from pathlib import Path  # os.path where it will do: pathlib's import costs every command 3-5 ms
-
 class CommandError(Exception):
     """A refusal or failure to report to the user as one line (exit code 1)."""
+
+
+#: The exit code after Ctrl-C (128 + SIGINT), as shells report an interrupted command.
+INTERRUPTED = 130
 
 
 def _help_width() -> int:
@@ -66,6 +67,17 @@ def check_output(output: str | os.PathLike[str], *, overwrite: bool,
         raise CommandError(f"{output} is a folder: give a file name")
     if os.path.lexists(output) and not overwrite:
         raise CommandError(f"{output} exists: give --overwrite to replace it")
+    make_parent(output)
+
+
+def make_parent(output: str | os.PathLike[str]) -> None:
+    """Create the missing folders above ``output``: the one rule for every file a command writes."""
+    parent = os.path.dirname(os.fspath(output))
+    if parent and not os.path.isdir(parent):
+        try:
+            os.makedirs(parent, exist_ok=True)
+        except FileExistsError:
+            raise CommandError(f"{parent} is a file: cannot make the folder for {output}") from None
 
 
 def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -75,8 +87,12 @@ def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
         return False
 
 
-def _one_line(text: object) -> str:
+def one_line(text: object) -> str:
+    """``text`` on one line (runs of white space as one space)."""
     return " ".join(str(text).split()) or type(text).__name__
+
+
+_one_line = one_line
 
 
 def error(message: object) -> int:
@@ -100,12 +116,14 @@ def run(body: Callable[[], int]) -> int:
         # The reader (e.g. ``| head``) went away: nothing more to say.
         _quiet_stdout()
         return 0
+    except IsADirectoryError as exc:
+        return error(f"{exc.filename} is a folder: give a .bsp file, or use a command that takes folders")
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         return error(f"{exc.strerror or exc}{where}")
     except KeyboardInterrupt:
         print("sourcebsp: interrupted", file=sys.stderr)
-        return 1
+        return INTERRUPTED
     except MemoryError:
         return error("out of memory (the map asks for more than this machine can give)")
     except Exception as exc:  # noqa: BLE001 - the last resort, see the docstring
@@ -258,24 +276,3 @@ def map_first(argv: Sequence[str] | None, actions: Sequence[str]) -> list[str]:
     if len(args) >= 2 and args[0] in actions and args[1] not in actions and not os.path.exists(args[0]):
         args[0], args[1] = args[1], args[0]
     return args
-
-
-def expand_maps(names: Sequence[str]) -> tuple[list[Path], bool]:
-    """The maps named (folders' ``*.bsp`` and glob patterns expanded, each once) and whether
-    this is a batch (several names, a folder or a pattern) rather than one map."""
-    import glob
-    from pathlib import Path
-
-    found: list[Path] = []
-    batch = len(names) > 1
-    for name in names:
-        path = Path(name)
-        if path.is_dir():
-            found += sorted(p for p in path.iterdir() if p.suffix.lower() == ".bsp" and p.is_file())
-            batch = True
-        elif glob.has_magic(name):
-            found += sorted(Path(p) for p in glob.glob(name) if Path(p).is_file())
-            batch = True
-        else:
-            found.append(path)
-    return list(dict.fromkeys(found)), batch

@@ -1,4 +1,4 @@
-"""``sourcebsp check MAP|DIR [--game DIR] [--json] [--select RULES] [--ignore RULES] [--fail-on LEVEL]``:
+"""``sourcebsp check MAP|DIR|GLOB... [--game DIR] [--json] [--select RULES] [--ignore RULES] [--fail-on LEVEL]``:
 lint maps for what breaks them when shipped.
 
 Exit code: 0 when no finding reaches ``--fail-on`` (default: error), 1 when
@@ -13,6 +13,7 @@ from typing import Any, Sequence
 from .. import open_bsp
 from ..errors import BspError
 from . import _common
+from ._maps import find_maps, plural, run_batch
 from .deps import add_mount_arguments, mount_from
 
 _LEVEL = {"error": 0, "warning": 1, "info": 2}
@@ -26,7 +27,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = _common.parser("check", "Check maps for shipping problems (missing assets, pakfile names and methods, "
                                  "stock content packed, cubemaps, compression, entity I/O targets, MAX_MAP_* "
                                  "limits, visibility, unreferenced packed files).")
-    ap.add_argument("map", nargs="?", help="a .bsp file, or a folder: every .bsp in it (not with --list-rules)")
+    ap.add_argument("map", nargs="*", help="the .bsp files, folders of them (searched recursively) or glob "
+                                           "patterns (not with --list-rules)")
     add_mount_arguments(ap, game_help="the game or mod folder (enables the missing-asset and stock-packed rules)")
     from ..content.branches import BRANCHES
 
@@ -43,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="print JSON: {maps: [{map, findings: [{rule, name, severity, message, hint, where}], "
                          "error?}], counts: {rule id: count}}")
     args = ap.parse_args(argv)
-    if args.map is None and not args.list_rules:
+    if not args.map and not args.list_rules:
         ap.error("the following arguments are required: map")
 
     def body() -> int:
@@ -57,36 +59,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             rules = select_rules(_split(args.select), _split(args.ignore))
         except ValueError as exc:
             raise BspError(str(exc)) from None
-        target = Path(args.map)
-        maps = sorted(p for p in target.iterdir() if p.suffix.lower() == ".bsp") if target.is_dir() else [target]
-        if not maps:
-            raise BspError(f"no .bsp files in {target}")
+        found = find_maps(args.map)
         fs = mount_from(args)
+
+        def lint(path: Path) -> list[dict[str, Any]]:
+            with open_bsp(path) as bsp:
+                return [f.to_json() for f in check_map(bsp, fs, rules=rules, tags=args.tag, engine=args.engine)]
+
+        batch = run_batch("check", found.paths, lint)
         reports: list[dict[str, Any]] = []
-        failed = False
-        for path in maps:
-            report: dict[str, Any] = {"map": str(path), "findings": []}
-            try:
-                with open_bsp(path) as bsp:
-                    report["findings"] = [f.to_json() for f in check_map(bsp, fs, rules=rules, tags=args.tag, engine=args.engine)]
-            except BspError as exc:
-                if len(maps) == 1:
-                    raise
-                report["error"] = str(exc)  # one unreadable map does not stop the others
-                failed = True
-            failed |= any(_LEVEL[f["severity"]] <= _LEVEL[args.fail_on] for f in report["findings"])
+        for result in batch.results:
+            report: dict[str, Any] = {"map": str(result.path), "findings": result.value or []}
+            if result.error is not None:
+                report["error"] = result.error  # one unreadable map does not stop the others
             reports.append(report)
+        failed = bool(batch.failed) or batch.interrupted or any(
+            _LEVEL[f["severity"]] <= _LEVEL[args.fail_on] for r in reports for f in r["findings"])
         counts: dict[str, int] = {r.id: 0 for r in rules}
         for report in reports:
             for finding in report["findings"]:
                 counts[finding["rule"]] += 1
         if args.json:
             _common.print_json({"maps": reports, "counts": counts})
-            return 1 if failed else 0
+            return _common.INTERRUPTED if batch.interrupted else 1 if failed else 0
         for report in reports:
             name = Path(report["map"]).name
-            if "error" in report:
-                print(f"{name}: error: {report['error']}")
             for f in report["findings"]:
                 where = f" [{f['where']}]" if f["where"] else ""
                 print(f"{name}: {f['rule']} {f['severity']} {f['name']}: {f['message']}{where}\n    hint: {f['hint']}")
@@ -99,7 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _common.print_table(f"{len(reports)} maps", ["map", "errors", "warnings", "info", "note"], rows,
                                 right=("errors", "warnings", "info"))
         total = sum(len(r["findings"]) for r in reports)
-        print(f"sourcebsp: {total} findings in {len(reports)} map(s)", file=sys.stderr)
+        print(f"sourcebsp: {plural(total, 'finding')} in {plural(len(reports), 'map')}", file=sys.stderr)
+        if batch.interrupted:
+            print("sourcebsp: interrupted", file=sys.stderr)
+            return _common.INTERRUPTED
         return 1 if failed else 0
 
     return _common.run(body)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any, Sequence
 
 from . import _common
+from ._maps import MapList, MapResult, find_maps, map_stem, print_batch_table, run_batch
 from ._progress import steps
 
 
@@ -48,9 +48,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="the fidelity report with the compile-readiness check: JSON on stdout, or in FILE.json")
     _common.overwrite_option(ap, "VMF (or report)")
     args = ap.parse_args(argv)
-    maps, is_batch = _common.expand_maps(args.map)
-    if not maps:
-        ap.error("no .bsp file matches " + " ".join(args.map))
     options = dict(props=not args.no_props, overlays=not args.no_overlays, cubemaps=not args.no_cubemaps,
                    detail_as_world=args.detail_as_world, rotation_fix=not args.no_rotation_fix,
                    ladders=not args.no_ladders, visgroups=not args.no_visgroups, cameras=not args.no_cameras,
@@ -79,48 +76,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line)
         return 0
 
-    def many(maps: list[Path]) -> int:
+    def many(found: MapList) -> int:
         from ..converters.vmf import decompile, decompile_report
-        from ..errors import BspError
 
+        maps = found.paths
         out_dir = Path(args.output)
-        targets = [out_dir / f"{m.stem}.vmf" for m in maps]
-        for target in targets:
+        targets = {m: found.output(m, out_dir, ".vmf") for m in maps}
+        for target in targets.values():
             _common.check_output(target, overwrite=args.overwrite, inputs=maps)
         if args.report not in (None, "-"):
             _common.check_output(args.report, overwrite=args.overwrite, inputs=maps)
         out_dir.mkdir(parents=True, exist_ok=True)
-        rows: list[list[Any]] = []
-        reports: list[dict[str, Any]] = []
-        failed = 0
-        with steps("decompile", [m.name for m in maps]) as progress:
-            for path, target in zip(maps, targets):
-                start = time.perf_counter()
-                try:
-                    stats = decompile(path, target, **options)
-                except (BspError, OSError) as exc:
-                    failed += 1
-                    print(f"sourcebsp: error: {path}: {exc}", file=sys.stderr)
-                    rows.append([path.name, "", "", "", "", "", "", "error"])
-                    reports.append({"map": path.stem, "error": str(exc)})
-                else:
-                    seconds = time.perf_counter() - start
-                    written = stats.bsp_brushes - len(stats.skipped_brushes)
-                    problems = "" if stats.problems is None else str(len(stats.problems))
-                    rows.append([path.name, stats.solids, f"{written}/{stats.bsp_brushes}", stats.sides_off_plane,
-                                 stats.perpendicular_axes_fixed, stats.ladders, problems, f"ok {seconds:.1f} s"])
-                    reports.append(decompile_report(stats, path.stem))
-                progress(path.name)
-        _common.print_table(f"decompiled {len(maps) - failed} of {len(maps)} maps into {out_dir}",
-                            ["map", "solids", "brushes", "off plane", "axes fixed", "ladders", "problems",
-                             "result"], rows, right=["solids", "brushes", "off plane", "axes fixed", "ladders",
-                                                     "problems"], summary=True)
+        batch = run_batch("decompile", maps, lambda path: decompile(path, targets[path], **options))
+
+        def row(result: MapResult[Any]) -> list[Any]:
+            stats = result.value
+            if stats is None:
+                return [result.path.name, "", "", "", "", "", "", "error"]
+            written = stats.bsp_brushes - len(stats.skipped_brushes)
+            problems = "" if stats.problems is None else str(len(stats.problems))
+            return [result.path.name, stats.solids, f"{written}/{stats.bsp_brushes}", stats.sides_off_plane,
+                    stats.perpendicular_axes_fixed, stats.ladders, problems, f"ok {result.seconds:.1f} s"]
+
+        failed = len(batch.failed)
+        print_batch_table(f"decompiled {len(batch.results) - failed} of {len(maps)} maps into {out_dir}", batch,
+                          ["map", "solids", "brushes", "off plane", "axes fixed", "ladders", "problems", "result"],
+                          row, right=["solids", "brushes", "off plane", "axes fixed", "ladders", "problems"])
+        reports = [decompile_report(r.value, map_stem(r.path)) if r.value is not None
+                   else {"map": map_stem(r.path), "error": r.error} for r in batch.results]
+        # Interrupted, the report still holds the maps that finished.
         if args.report not in (None, "-"):
             _write_json(args.report, reports)
         elif args.report == "-":
             _common.print_json(reports)
+        if batch.interrupted:
+            print("sourcebsp: interrupted", file=sys.stderr)
+            return _common.INTERRUPTED
         return 1 if failed else 0
 
-    if not is_batch:
-        return _common.run(single)
-    return _common.run(lambda: many(maps))
+    def body() -> int:
+        found = find_maps(args.map)
+        return many(found) if found.batch else single()
+
+    return _common.run(body)

@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.missing:
                 report["dependencies"] = [d for d in report["dependencies"] if d["found"] is None]
             _common.print_json(report)
-            return 0
+            return _report_damage(args.map, graph.damaged)
         deps = graph.missing() if args.missing else list(graph)
         rows = [(d.path, d.kind, d.where if d.location is None else d.location.where + (" (stock)" if d.location.stock else ""),
                  d.references_text()) for d in deps]
@@ -65,6 +65,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"sourcebsp: note: search path not mounted: {line}", file=sys.stderr)
         for problem in graph.problems:
             print(f"sourcebsp: warning: {problem}", file=sys.stderr)
-        return 0
+        return _report_damage(args.map, graph.damaged)
 
     return _common.run(body)
+
+
+def _report_damage(path: str, damaged: Sequence[Any]) -> int:
+    """One error line per lump that did not decode (what it names is not listed); the exit code."""
+    for damage in damaged:
+        print(f"sourcebsp: error: {path}: {damage.text()} (the files it names are not listed)", file=sys.stderr)
+    return 1 if damaged else 0

@@ -12,7 +12,10 @@ a ``.ent`` text file (``--from-ent``, as ``entities MAP --ent`` writes it).
 """
 from __future__ import annotations
 
+import argparse
 import json
+import shlex
+import sys
 from typing import Any, NamedTuple, Sequence
 
 from .. import open_bsp
@@ -218,6 +221,18 @@ def apply_rules(entities: Entities, rules: Sequence[Rule]) -> Report:
     return report
 
 
+_ASSIGNMENTS = {"--set": "KEY=VALUE", "--rename": "OLD=NEW", "--match": "KEY=PATTERN"}
+
+
+def _suggest_assignment(ap: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """``--set KEY VALUE`` (two words, a natural mistake) is a usage error that shows the one-word form."""
+    for i, word in enumerate(argv[:-2]):
+        form = _ASSIGNMENTS.get(word)
+        key, value = argv[i + 1], argv[i + 2]
+        if form is not None and "=" not in key and not value.startswith("-"):
+            ap.error(f"{word} takes {form} as one word: {word} {key}={shlex.quote(value)}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = _common.parser("edit-entities", "Change, add or delete entities by simple rules, or replace them all "
                                          "from a .ent file; writes a new map.", epilog=RULES_HELP)
@@ -246,7 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="add an entity: 'classname=info_target,targetname=x,origin=0 0 0' or a JSON object")
     ap.add_argument("--rules", metavar="FILE", help="a JSON file of rules, applied first (format below)")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
-    args = ap.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    _suggest_assignment(ap, arguments)
+    args = ap.parse_args(arguments)
 
     try:
         match = {k: v for k, v in (split_assignment(m, "--match") for m in args.match)}

@@ -18,6 +18,7 @@ from ..codecs.base import RawLump
 from ..errors import BspError
 from ..lump_ids import LumpId
 from . import _common
+from ._maps import find_maps, map_error
 
 T = TypeVar("T")
 
@@ -113,23 +114,8 @@ def _describe_or_error(job: tuple[str, bool]) -> dict[str, Any]:
     try:
         return describe(path, strict=strict)
     except (BspError, OSError) as exc:
-        message = f"{exc.strerror}: {path}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+        message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return {"path": path, "error": message}
-
-
-def map_paths(inputs: Sequence[str]) -> list[str]:
-    """The maps named: files as given, folders as their ``*.bsp`` files (sorted, not recursive)."""
-    paths: list[str] = []
-    for text in inputs:
-        if os.path.isdir(text):
-            with os.scandir(text) as entries:
-                found = sorted(e.path for e in entries if e.name.endswith(".bsp") and e.is_file())
-            if not found:
-                raise _common.CommandError(f"{text} is a folder without .bsp files")
-            paths += found
-        else:
-            paths.append(text)
-    return paths
 
 
 def _same(report: dict[str, Any]) -> dict[str, Any]:
@@ -224,8 +210,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"--jobs must be 1 or more, not {args.jobs}")
 
     def body() -> int:
-        single = len(args.maps) == 1 and not os.path.isdir(args.maps[0])
-        paths = map_paths(args.maps)
+        found = find_maps(args.maps)
+        single = not found.batch
+        paths = [str(p) for p in found.paths]
         if args.json and not single:
             # Each worker writes its maps' JSON: with indentation, json runs in Python, about a
             # fifth of the whole command's time over many maps.
@@ -243,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         _print_report(report)
         failed = [r for r in reports if "error" in r]
         for report in failed:
-            print(f"sourcebsp: error: {report['error']}", file=sys.stderr)
+            print(f"sourcebsp: error: {map_error(report['path'], report['error'])}", file=sys.stderr)
         damaged = [r for r in reports if r.get("damaged")]
         for report in damaged:
             parts = ", ".join(d["part"] for d in report["damaged"])

@@ -194,8 +194,8 @@ def _extract(pak: Pakfile, folder: str, patterns: Sequence[str], overwrite: bool
     if not overwrite:
         existing = [path for path in extract_targets(names, folder) if path.exists() or path.is_symlink()]
         if existing:
-            more = f" and {len(existing) - 1} more" if len(existing) > 1 else ""
-            raise _common.CommandError(f"{existing[0]}{more} exist(s) already: give --overwrite to replace "
+            more = f" and {len(existing) - 1} more exist" if len(existing) > 1 else " exists"
+            raise _common.CommandError(f"{existing[0]}{more} already: give --overwrite to replace "
                                        "files under " + folder)
     # The library checks names and limits again, stages the files and moves them in only when all were read.
     written = pak.extract_all(folder, names=names if patterns else None, overwrite=overwrite)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import _common
+from ._maps import MapList, find_maps, run_batch
 from ._progress import steps
 
 _DEFAULT_SIZE = {"overview": (1024, 1024), "top": (1024, 1024), "player": (1280, 720)}
@@ -77,12 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body() -> int:
         from ..converters import render as rd
 
-        maps, batch = _common.expand_maps(args.maps)
-        if not maps:
-            print(f"sourcebsp: error: no .bsp files in {' '.join(args.maps)}", file=sys.stderr)
-            return 1
-        if batch:
-            return _batch(rd, maps, Path(args.output), args, options)
+        found = find_maps(args.maps)
+        maps = found.paths
+        if found.batch:
+            return _batch(rd, found, Path(args.output), args, options)
         out = Path(args.output)
         _common.check_output(out, overwrite=args.overwrite, inputs=[maps[0]])
         try:
@@ -118,7 +117,8 @@ def _summary(out: Path, result: Any) -> str:
     if result.overview is not None and result.view == "overview":
         text += f", heights {result.overview.z_min:.0f}..{result.overview.z_max:.0f}"
     if result.camera_source:
-        text += f", camera at {result.camera_source}"
+        source = result.camera_source  # "entity x", "--camera", "above a floor", "outside the map"
+        text += f", camera {source}" if source.startswith(("above ", "outside ")) else f", camera at {source}"
     if result.warnings:
         text += f", {len(result.warnings)} warning{'s' if len(result.warnings) > 1 else ''}"
     return text
@@ -152,30 +152,27 @@ def _write_overview_txt(rd: Any, result: Any, out: Path, bsp_path: Path, args: a
     return txt
 
 
-def _batch(rd: Any, maps: list[Path], folder: Path, args: argparse.Namespace, options: dict[str, Any]) -> int:
-    from ..errors import BspError
-
+def _batch(rd: Any, found: MapList, folder: Path, args: argparse.Namespace, options: dict[str, Any]) -> int:
+    maps = found.paths
     folder.mkdir(parents=True, exist_ok=True)
-    done, empty, failed = 0, [], []
-    with steps("render", [str(p) for p in maps]) as progress:
-        for path in maps:
-            out = folder / f"{path.stem}.{args.format}"
-            try:
-                _common.check_output(out, overwrite=args.overwrite, inputs=[path])
-                result = rd.render(path, **options)
-                rd.save_image(result, out)
-                if args.overview_txt or args.sections:
-                    _write_overview_txt(rd, result, out, path, args, options)
-                done += 1
-                if result.warnings:
-                    empty.append(f"{path.name}: {'; '.join(result.warnings)}")
-                print(_summary(out, result))
-            except (BspError, _common.CommandError, OSError, ValueError, ImportError) as exc:
-                failed.append(f"{path.name}: {exc}")
-            progress(str(path))
-    print(f"{done} of {len(maps)} maps rendered to {folder}, {len(empty)} with warnings, {len(failed)} failed")
-    for line in empty:
-        print(f"sourcebsp: warning: {line}", file=sys.stderr)
-    for line in failed:
-        print(f"sourcebsp: error: {line}", file=sys.stderr)
-    return 1 if failed else 0
+
+    def one(path: Path) -> Any:
+        out = found.output(path, folder, f".{args.format}")
+        _common.check_output(out, overwrite=args.overwrite, inputs=[path])
+        result = rd.render(path, **options)
+        rd.save_image(result, out)
+        if args.overview_txt or args.sections:
+            _write_overview_txt(rd, result, out, path, args, options)
+        print(_summary(out, result))
+        return result
+
+    batch = run_batch("render", maps, one)
+    warned = [r for r in batch.results if r.value is not None and r.value.warnings]
+    print(f"{len(batch.results) - len(batch.failed)} of {len(maps)} maps rendered to {folder}, "
+          f"{len(warned)} with warnings, {len(batch.failed)} failed")
+    for r in warned:
+        print(f"sourcebsp: warning: {r.path}: {'; '.join(r.value.warnings)}", file=sys.stderr)
+    if batch.interrupted:
+        print("sourcebsp: interrupted", file=sys.stderr)
+        return _common.INTERRUPTED
+    return 1 if batch.failed else 0

@@ -48,6 +48,7 @@ from ..protocols import MapReader
 from ..errors import BspError
 from ..lump_ids import LumpId
 from ..model.geometry import texture_names
+from .damage import Damage, tolerant
 from .entitydb import ClassResources, asset_kind, game_tags
 from .gamefs import GameFS, Location, fold, parse_keyvalues
 from .materials import material_refs
@@ -115,6 +116,8 @@ class DependencyGraph:
     compiled_names: list[str] = field(default_factory=list)
     deps: dict[str, Dependency] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # files found but unreadable
+    #: The lumps of the map that did not decode (what they name is not listed).
+    damaged: list[Damage] = field(default_factory=list)
 
     def __iter__(self) -> Any:
         return iter(sorted(self.deps.values(), key=lambda d: d.path))
@@ -143,6 +146,7 @@ class DependencyGraph:
             "summary": self.summary(),
             "dependencies": [d.to_json() for d in self],
             "problems": list(self.problems),
+            **({"damaged": [d.to_json() for d in self.damaged]} if self.damaged else {}),
         }
 
 
@@ -640,6 +644,10 @@ def map_dependencies(bsp: MapReader, fs: GameFS | None = None, *, map_name: str 
     fs = fs if fs is not None else GameFS()
     if map_name is None:
         map_name = Path(bsp.path).stem if bsp.path is not None else "map"
+    # A lump that does not decode is walked as absent and reported in ``graph.damaged``.
+    bsp, damaged = tolerant(bsp)
     pak = bsp.require_lump(LumpId.PAKFILE, "look for files in the pakfile")
     fs.attach_pakfile(pak, os.fspath(bsp.path) if bsp.path is not None else map_name)
-    return _Walker(bsp, fs, map_name, tuple(tags) or game_tags(fs)).walk()
+    graph = _Walker(bsp, fs, map_name, tuple(tags) or game_tags(fs)).walk()
+    graph.damaged = damaged
+    return graph

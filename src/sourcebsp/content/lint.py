@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Iterator
 from ..protocols import MapReader
 from ..lump_ids import LumpId
 from .branches import BRANCHES, Branch, map_branch
+from .damage import Damage, tolerant
 from .deps import DependencyGraph, map_dependencies
 from .entitydb import is_entity_class
 from .gamefs import GameFS, fold
@@ -62,6 +63,7 @@ class Context:
     map_name: str
     branch: Branch | None = None  # the engine branch the map is for, when known
     branch_reason: str = ""  # how that was told
+    damaged: list[Damage] = field(default_factory=list)  # the lumps that did not decode (found as rules run)
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,11 @@ def _pak(ctx: Context) -> Any:
 
 
 # ---- the rules --------------------------------------------------------------------------
+def _damaged_lump(ctx: Context) -> Iterator[tuple[str, str]]:
+    for damage in ctx.damaged:
+        yield damage.text(), damage.lump if damage.offset is None else f"{damage.lump} @ {damage.offset}"
+
+
 def _missing_asset(ctx: Context) -> Iterator[tuple[str, str]]:
     if not ctx.fs.mounted:
         return
@@ -250,6 +257,9 @@ def _unreferenced(ctx: Context) -> Iterator[tuple[str, str]]:
 
 
 RULES: tuple[Rule, ...] = (
+    Rule("SB001", "damaged-lump", "error", "a lump that does not decode (the other rules check the rest)",
+         "rebuild the map, or repair the lump (sourcebsp info lists the damage with its file offset)",
+         _damaged_lump),
     Rule("SB101", "missing-asset", "error", "a referenced asset is found nowhere",
          "add it to the game or the pakfile (sourcebsp pack), or fix the reference", _missing_asset),
     Rule("SB201", "pak-case-collision", "error", "pakfile names that differ only in case",
@@ -310,12 +320,24 @@ def check_map(bsp: MapReader, fs: GameFS | None = None, *, rules: Iterable[Rule]
     for (:data:`~sourcebsp.content.branches.BRANCHES`), else told from the game and the map.
     """
     fs = fs if fs is not None else GameFS()
+    # A lump that does not decode is a finding (SB001); the other rules run on what did.
+    bsp, damaged = tolerant(bsp)
     if graph is None:
         graph = map_dependencies(bsp, fs, map_name=map_name, tags=tags)
     branch = (BRANCHES[engine], "as told") if engine is not None else map_branch(bsp, fs)
-    ctx = Context(bsp, fs, graph, graph.map_name, *branch)
-    findings: list[Finding] = []
-    for rule in rules:
-        for message, where in rule.run(ctx):
-            findings.append(Finding(rule.id, rule.name, rule.severity, message, rule.hint, where))
-    return findings
+    ctx = Context(bsp, fs, graph, graph.map_name, *branch, damaged=damaged)
+    rules = list(rules)
+    found: dict[str, list[Finding]] = {}
+    # The damage rule runs last, when every other rule has read what it needs, and is listed first.
+    for rule in sorted(rules, key=lambda r: r.run is _damaged_lump):
+        found[rule.id] = [Finding(rule.id, rule.name, rule.severity, message, rule.hint, where)
+                          for message, where in rule.run(ctx)]
+        if rule.run is not _damaged_lump:
+            _add_damage(ctx.damaged, graph.damaged)
+    return [finding for rule in rules for finding in found[rule.id]]
+
+
+def _add_damage(into: list[Damage], more: list[Damage]) -> None:
+    for damage in more:
+        if not any(d.lump == damage.lump for d in into):
+            into.append(damage)

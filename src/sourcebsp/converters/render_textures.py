@@ -170,7 +170,7 @@ def texture_images(files: GameFiles, materials: list[str]) -> tuple[np.ndarray, 
     index = np.full(len(materials), -1, np.int64)
     images: list[np.ndarray] = []
     seen: dict[str, int] = {}
-    failed = 0
+    failed: list[str] = []
     for k, material in enumerate(materials):
         if not material or material.lower().startswith("tools/"):
             continue
@@ -181,13 +181,15 @@ def texture_images(files: GameFiles, materials: list[str]) -> tuple[np.ndarray, 
         if key not in seen:
             image = _decode(files, texture)
             if image is None:
-                failed += 1
+                failed.append(texture)
             seen[key] = -1 if image is None else len(images)
             if image is not None:
                 images.append(image)
         index[k] = seen[key]
     if failed:
-        files.notes.append(f"{failed} textures could not be read; their average colour is used")
+        shown = ", ".join(failed[:5]) + (f" and {len(failed) - 5} more" if len(failed) > 5 else "")
+        files.notes.append(f"{len(failed)} texture{'s' if len(failed) > 1 else ''} could not be read "
+                           f"({shown}); {'their' if len(failed) > 1 else 'its'} average colour is used")
     if not images:
         return None
     return np.stack(images).astype(np.float32), index
