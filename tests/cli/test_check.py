@@ -38,7 +38,7 @@ def test_check_folder_json_and_summary(tmp_path: Path, capsys: pytest.CaptureFix
     assert report["counts"]["SB501"] == 1
     assert main(["check", str(folder), "--ignore", "SB402"]) == 1  # the unreadable map fails the run
     text = capsys.readouterr()
-    assert "in 3 map(s)" in text.err and "b.bsp: SB501 warning output-target-missing" in text.out
+    assert "1 finding in 3 maps" in text.err and "b.bsp: SB501 warning output-target-missing" in text.out
     # The summary table: one tab-separated record per map when piped.
     assert "b.bsp\t0\t1\t0\t" in text.out and "broken.bsp\t0\t0\t0\tunreadable" in text.out
 
