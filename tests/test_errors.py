@@ -28,14 +28,30 @@ def _damaged(tmp_path: Path, source: Path, edit) -> Path:
 
 
 def test_truncated_file(tmp_path: Path, corpus_file) -> None:
+    """A file cut short opens; its whole lumps read as in the full file, the others raise
+    TruncatedError when read (naming the lump, its offset, the file's size and the size needed)."""
     source = corpus_file("tf2_mp_lobby.bsp")
     path = _damaged(tmp_path, source, lambda d: d.__delitem__(slice(len(d) // 2, None)))
-    with pytest.raises(sourcebsp.TruncatedError) as info:
-        sourcebsp.open(path)
-    error = info.value
-    assert error.lump is not None and error.offset is not None
-    assert f"file offset {error.offset}" in str(error) and error.lump in str(error)
-    assert error.available == len(source.read_bytes()) // 2
+    size = len(source.read_bytes()) // 2
+    with sourcebsp.open(path) as bsp, sourcebsp.open(source) as full:
+        cut = [lump for lump, e in full.iter_lumps() if e.fileofs + e.filelen > size]
+        assert cut and bsp.truncated() == cut
+        for lump, entry in full.iter_lumps():
+            if lump in cut:
+                with pytest.raises(sourcebsp.TruncatedError) as info:
+                    bsp.lump_bytes(lump)
+                error = info.value
+                assert error.lump == full.lump_name(lump) and error.offset == entry.fileofs
+                assert f"file offset {error.offset}" in str(error) and error.lump in str(error)
+                assert error.available == size and error.needed == entry.fileofs + entry.filelen
+                assert f"the file is {size} bytes, this lump needs {error.needed}" in str(error)
+            else:
+                assert bytes(bsp.lump_bytes(lump)) == bytes(full.lump_bytes(lump))
+        with pytest.raises(sourcebsp.TruncatedError):
+            bsp.decode_all()
+        with pytest.raises(sourcebsp.TruncatedError):
+            bsp.save(tmp_path / "out.bsp")
+        assert not (tmp_path / "out.bsp").exists()
 
 
 def test_file_shorter_than_header(tmp_path: Path, corpus_file) -> None:
@@ -52,8 +68,8 @@ def test_lump_past_end_of_file(tmp_path: Path, corpus_file) -> None:
     def edit(d: bytearray) -> None:  # PLANES' filelen runs off the end
         struct.pack_into("<i", d, _entry_offset(LumpId.PLANES) + 4, size)
 
-    with pytest.raises(sourcebsp.TruncatedError) as info:
-        sourcebsp.open(_damaged(tmp_path, source, edit))
+    with sourcebsp.open(_damaged(tmp_path, source, edit)) as bsp, pytest.raises(sourcebsp.TruncatedError) as info:
+        bsp.planes
     assert info.value.lump == "PLANES"
     assert info.value.offset == 1036
     assert "PLANES" in str(info.value) and "file offset 1036" in str(info.value)
@@ -166,8 +182,10 @@ def test_truncated_corpus_maps_raise_only_bsp_errors(map_path: Path, tmp_path: P
     data = map_path.read_bytes()
     cut = tmp_path / "cut.bsp"
     cut.write_bytes(data[: int(len(data) * fraction)])
-    with pytest.raises(sourcebsp.TruncatedError):
-        sourcebsp.open(cut)
+    with sourcebsp.open(cut) as bsp:
+        assert bsp.truncated()
+        with pytest.raises(sourcebsp.TruncatedError):
+            bsp.decode_all()
 
 
 def test_scrambled_lumps_raise_only_bsp_errors(map_path: Path, tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Generic, Iterator, 
 
 from .codecs.base import Codec, LumpContext, RawLump
 from .compression import Decompressor, Limits
-from .errors import BspError, BspFormatError, UnsupportedError
+from .errors import BspError, BspFormatError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .protocols import LumpKey
@@ -153,7 +153,8 @@ class BspFile:
                    limits: Limits | None = None) -> "BspFile":
         """A map read from an in-memory buffer."""
         view = memoryview(data).cast("B")
-        header = read_header(bytes(view[:HEADER_SIZE]), file_size=len(view), versions=_versions(variant))
+        header = read_header(bytes(view[:HEADER_SIZE]), file_size=len(view), versions=_versions(variant),
+                             past_end_ok=True)
         return cls(header, view, variant=variant, limits=limits)
 
     @classmethod
@@ -182,7 +183,8 @@ class BspFile:
             mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
             # The header is parsed from a copy, so a failure leaves nothing viewing the map.
             head = bytes(mapped[:HEADER_SIZE]) if mapped is not None else b""
-            header = read_header(head, file_size=size, versions=_versions(chosen))
+            # A file cut short opens: its whole lumps read, the others raise TruncatedError when read.
+            header = read_header(head, file_size=size, versions=_versions(chosen), past_end_ok=True)
             view = memoryview(mapped) if mapped is not None else None
             bsp = cls(header, view, path, variant=chosen, limits=limits)
         except BaseException:
@@ -292,13 +294,28 @@ class BspFile:
     def raw_lump(self, key: LumpKey) -> memoryview:
         """The lump's bytes as stored in the file (compressed if it is)."""
         self._check_open()
-        entry = self.header.lumps[_lump_index(key)]
-        return self._buffer[entry.fileofs : entry.fileofs + entry.filelen]
+        index = _lump_index(key)
+        return self._stored(index, self.header.lumps[index])
+
+    def _stored(self, index: int, entry: LumpEntry) -> memoryview:
+        """The bytes of a lump in the file; TruncatedError when the file ends before them."""
+        end = entry.fileofs + entry.filelen
+        if end > len(self._buffer):
+            raise TruncatedError(
+                f"truncated: the file is {len(self._buffer)} bytes, this lump needs {end}",
+                lump=lump_name(index, self.version), offset=entry.fileofs, needed=end, available=len(self._buffer))
+        return self._buffer[entry.fileofs : end]
+
+    def truncated(self) -> list[LumpId]:
+        """The lumps that run past the end of the file (a file cut short), in index order."""
+        size = len(self._buffer)
+        return [LumpId(i) for i, e in enumerate(self.header.lumps)
+                if e.filelen and e.fileofs + e.filelen > size and i not in self._replaced]
 
     def _content(self, index: int, entry: LumpEntry) -> memoryview:
         """What :meth:`lump_bytes` gives, for a checked index and its entry."""
         self._check_open()
-        stored = self._buffer[entry.fileofs : entry.fileofs + entry.filelen]
+        stored = self._stored(index, entry)
         if not entry.compressed:
             return stored
         return memoryview(self._decompressor.decompress(
@@ -612,6 +629,8 @@ class BspFile:
         target = os.fspath(path)
         if not overwrite and self._is_input(target):
             raise BspError(f"refusing to overwrite the input map {target} (pass overwrite=True)")
+        for index in self.truncated():  # its bytes are not in the file to copy
+            self._stored(index, self.header.lumps[index])
         plan = plan_write(self, reencode=reencode, compression=compression)
         return atomic_write(target, *plan.writers(self._fd), fsync=fsync, size=plan.size)
 

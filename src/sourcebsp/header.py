@@ -145,11 +145,13 @@ def _entries(directory: list[int], order: LumpOrder) -> list[LumpEntry]:
 
 
 def read_header(data: memoryview | bytes, file_size: int | None = None,
-                versions: Collection[int] = SUPPORTED_VERSIONS) -> Header:
+                versions: Collection[int] = SUPPORTED_VERSIONS, *, past_end_ok: bool = False) -> Header:
     """Read and validate the header at the start of ``data``.
 
     ``versions`` are the BSP versions to accept (the container passes those
-    its variant table knows, registered ones included).
+    its variant table knows, registered ones included).  ``past_end_ok``
+    accepts lumps that run past the end of a file cut short (the container
+    reads the whole ones, and raises TruncatedError for the others when read).
 
     Raises
     ------
@@ -199,11 +201,11 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
     candidates.sort(key=lambda c: (c[0], c[1] != "std"))
     _, order, entries = candidates[0]
     header = Header(ident, version, entries, map_revision, order)
-    _check_entries(header, size)
+    _check_entries(header, size, past_end_ok)
     return header
 
 
-def _check_entries(header: Header, file_size: int) -> None:
+def _check_entries(header: Header, file_size: int, past_end_ok: bool = False) -> None:
     for index, (fileofs, filelen, _, _) in enumerate(header.lumps):
         if filelen == 0 or (HEADER_SIZE <= fileofs and 0 < filelen and fileofs + filelen <= file_size):
             continue
@@ -218,6 +220,8 @@ def _check_entries(header: Header, file_size: int) -> None:
                 f"lump starts at {fileofs}, inside the {HEADER_SIZE}-byte header",
                 lump=name, offset=fileofs,
             )
+        if past_end_ok:
+            continue
         raise TruncatedError(
             f"lump of {filelen} bytes at {fileofs} runs past the end of the {file_size}-byte file",
             lump=name, offset=fileofs, needed=fileofs + filelen, available=file_size,

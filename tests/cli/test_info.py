@@ -140,3 +140,38 @@ def test_the_corpus_in_two_workers_gives_the_reports_of_one(all_maps: list[Path]
     assert main(["info", *paths, "--json", "--jobs", "1"]) == 0
     assert json.loads(capsys.readouterr().out) == two
     assert [r["path"] for r in two] == paths and all(r["lumps"] for r in two)
+
+
+def test_a_truncated_download_lists_every_lump_and_reads_the_whole_ones(
+        tmp_path: Path, corpus_file, capsys: pytest.CaptureFixture[str]) -> None:
+    """A map cut short (an interrupted download): ``info`` lists every lump, the ones past the end
+    marked with the file's size and the size each needs; ``entities`` reads the whole entity lump."""
+    import struct
+
+    from sourcebsp.lump_ids import LumpId
+
+    source = corpus_file("valvebsp_testmap.bsp")
+    data = source.read_bytes()
+    directory = [struct.unpack_from("<iiii", data, 8 + 16 * i) for i in range(64)]
+    entities_end = directory[LumpId.ENTITIES][0] + directory[LumpId.ENTITIES][1]
+    size = max(entities_end, len(data) * 2 // 3)
+    cut = tmp_path / "cut.bsp"
+    cut.write_bytes(data[:size])
+    past = {i for i, (ofs, length, _, _) in enumerate(directory) if length and ofs + length > size}
+    assert past and LumpId.ENTITIES not in past
+
+    assert main(["info", "--json", str(cut)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [row["index"] for row in report["lumps"]] == [i for i, d in enumerate(directory) if d[1]]
+    assert {row["index"] for row in report["lumps"] if row.get("truncated")} == past
+    for damage in report["damaged"]:
+        needs = directory[damage["index"]][0] + directory[damage["index"]][1]
+        assert f"truncated: the file is {size} bytes, this lump needs {needs}" in damage["error"]
+    assert {d["index"] for d in report["damaged"]} == past
+    assert main(["info", str(cut)]) == 1
+    assert capsys.readouterr().out.count("TRUNCATED") == len(past)
+
+    assert main(["entities", "--json", str(cut)]) == 0
+    assert main(["entities", "--json", str(source)]) == 0
+    whole, cut_short = capsys.readouterr().out.split("\n]\n", 1)
+    assert whole + "\n]\n" == cut_short

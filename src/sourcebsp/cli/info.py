@@ -69,8 +69,11 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
                 "count": damage.probe(name, int(lump), partial(bsp.count, lump), None),
             })
         broken = {d["index"] for d in damage.found}
+        cut = {int(lump) for lump in bsp.truncated()}
         for row in lumps:
             row["damaged"] = row["index"] in broken
+            if row["index"] in cut:  # past the end of a file cut short (the key only then: JSON as before)
+                row["truncated"] = True
         entities = None
         if bsp.has_lump(LumpId.ENTITIES) and LumpId.ENTITIES not in broken:
             entities = damage.probe("ENTITIES", int(LumpId.ENTITIES), lambda: bsp.get_lump(LumpId.ENTITIES), None)
@@ -188,7 +191,7 @@ def _print_report(report: dict[str, Any]) -> None:
         print(f"  game lumps: {ids}")
     rows = [
         (l["index"], l["name"], l["version"], l["offset"], l["length"],
-         "lzma" if l["compressed"] else "", "DAMAGED" if l["damaged"] else "raw" if l["count"] is None else l["count"])
+         "lzma" if l["compressed"] else "", "TRUNCATED" if l.get("truncated") else "DAMAGED" if l["damaged"] else "raw" if l["count"] is None else l["count"])
         for l in report["lumps"]
     ]
     _common.print_table("Lumps", ["#", "name", "version", "offset", "length", "compressed", "count"],
