@@ -35,7 +35,8 @@ def test_deps_text_and_game(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert main(["deps", str(path), "--game", str(mod)]) == 0
     text = capsys.readouterr()
     assert "1 in folders, 1 in VPKs" in text.err and "custom/nothere.vtf" in text.out
-    assert "search path not mounted: |appid_243750|platform" in text.err
+    assert "sourcebsp: note: 1 search path not mounted (|appid_243750|platform): " in text.err
+    assert "unverified" not in text.out  # platform content is no base game: what is not found is missing
     assert main(["deps", str(path), "--gameinfo", str(mod / "gameinfo.txt"), "--json", "--missing"]) == 0
     missing = json.loads(capsys.readouterr().out)["dependencies"]
     assert "materials/custom/nothere.vtf" in [d["path"] for d in missing]
@@ -76,3 +77,36 @@ def test_class_implied_models_follow_the_branch_tag(tmp_path: Path, capsys: pyte
 
     assert listed() == {"models/items/357ammo.mdl"}
     assert listed("--tag", "mesa") == {"models/weapons/w_357ammobox.mdl"}
+
+
+def test_stock_content_of_a_base_game_not_installed_is_unverified(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A mod whose base game is another Steam app's folder: a file found nowhere may be its
+    stock content, so it is "unverified" (one SB102 warning per map with the count), not
+    missing (SB101 errors); the unmounted paths are one note for the whole run."""
+    mod = build_game(tmp_path / "game", loose={"materials/custom/thing.vmt": b'"UnlitGeneric" {}'},
+                     base_installed=False)
+    maps = [build_map(tmp_path / f"m{k}.bsp", materials=["brick/wall", "custom/thing", "metal/floor"])
+            for k in range(2)]
+    assert main(["deps", str(maps[0]), "--game", str(mod), "--json"]) == 0
+    graph = json.loads(capsys.readouterr().out)
+    unverified = [d["path"] for d in graph["dependencies"] if d.get("unverified")]
+    assert graph["summary"]["unverified"] == len(unverified) and graph["summary"]["missing"] == 0
+    assert {"materials/brick/wall.vmt", "materials/metal/floor.vmt"} <= set(unverified)
+    assert all(d["found"] is None for d in graph["dependencies"] if d.get("unverified"))
+    assert "materials/custom/thing.vmt" not in unverified
+    assert main(["check", *map(str, maps), "--game", str(mod)]) == 0
+    text = capsys.readouterr()
+    assert "SB101" not in text.out
+    sb102 = [line for line in text.out.splitlines() if "SB102" in line]
+    assert len(sb102) == 2, sb102
+    assert all(f"warning unverified-assets: {len(unverified)} referenced assets" in line for line in sb102)
+    notes = [line for line in text.err.splitlines() if "not mounted" in line]
+    assert notes == ["sourcebsp: note: 3 search paths not mounted (|appid_243750|hl2/hl2_misc.vpk, "
+                     "|appid_243750|hl2, |appid_243750|platform): files only they could hold are unverified, "
+                     "not missing"]
+    # With the base game installed, the same files are missing: errors.
+    installed = build_game(tmp_path / "installed", loose={"materials/custom/thing.vmt": b'"UnlitGeneric" {}'})
+    assert main(["check", str(maps[0]), "--game", str(installed)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("SB101 error") == len(unverified) and "SB102" not in out

@@ -70,24 +70,30 @@ def open_deathmatch_dir() -> Path:
 
 
 def build_game(root: Path, *, vpk_files: Mapping[str, bytes] = {}, loose: Mapping[str, bytes] = {},
-               custom: Mapping[str, bytes] = {}) -> Path:
+               custom: Mapping[str, bytes] = {}, base_installed: bool = True) -> Path:
     """A game in code: ``root/hl2/pak01_dir.vpk`` (stock), ``root/mymod`` with a gameinfo.txt,
-    loose files and a ``custom/addon`` folder.  Returns the mod folder."""
+    loose files and a ``custom/addon`` folder.  Returns the mod folder.
+
+    ``base_installed=False``: the base game is named as another Steam app's folder
+    (``|appid_243750|hl2``), which cannot be mounted here, and ``vpk_files`` are not written."""
     from sourcebsp.content.vpk import write_vpk
 
     base = root / "hl2"
-    base.mkdir(parents=True)
-    write_vpk(base / "hl2_misc_dir.vpk", dict(vpk_files))
+    if base_installed:
+        base.mkdir(parents=True)
+        write_vpk(base / "hl2_misc_dir.vpk", dict(vpk_files))
     mod = root / "mymod"
-    mod.mkdir()
+    mod.mkdir(parents=True)
     (mod / "gameinfo.txt").write_text(
         '"GameInfo"\n{\n game "My Mod"\n FileSystem\n {\n  SteamAppId 243750\n  SearchPaths\n  {\n'
         '   game+mod+custom_mod |gameinfo_path|custom/*\n'
         '   mod+mod_write |gameinfo_path|.\n'
         '   game+game_write |gameinfo_path|.\n'
         '   gamebin |gameinfo_path|bin\n'
-        '   game |all_source_engine_paths|hl2/hl2_misc.vpk\n'
-        '   game |all_source_engine_paths|hl2\n'
+        + ('   game |all_source_engine_paths|hl2/hl2_misc.vpk\n'
+           '   game |all_source_engine_paths|hl2\n' if base_installed else
+           '   game |appid_243750|hl2/hl2_misc.vpk\n'
+           '   game |appid_243750|hl2\n') +
         '   platform |appid_243750|platform\n'
         '  }\n }\n}\n')
     for name, data in loose.items():

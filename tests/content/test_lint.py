@@ -52,7 +52,7 @@ def game(tmp_path: Path) -> Path:
 
 
 def test_rule_ids_are_unique_and_selectable() -> None:
-    assert len({r.id for r in RULES}) == len({r.name for r in RULES}) == len(RULES) == 16
+    assert len({r.id for r in RULES}) == len({r.name for r in RULES}) == len(RULES) == 17
     assert [r.id for r in select_rules(["SB2"], ["pak-unreferenced"])] == ["SB201", "SB202", "SB203", "SB204", "SB205"]
     assert {r.severity for r in select_rules(["error"])} == {"error"}
     with pytest.raises(ValueError):

@@ -14,7 +14,7 @@ from .. import open_bsp
 from ..errors import BspError
 from . import _common
 from ._maps import find_maps, plural, run_batch
-from .deps import add_mount_arguments, mount_from
+from .deps import add_mount_arguments, mount_from, unmounted_note
 
 _LEVEL = {"error": 0, "warning": 1, "info": 2}
 
@@ -67,6 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return [f.to_json() for f in check_map(bsp, fs, rules=rules, tags=args.tag, engine=args.engine)]
 
         batch = run_batch("check", found.paths, lint)
+        note = unmounted_note(fs)
+        if note:
+            print(note, file=sys.stderr)  # once for the run, not once per map
         reports: list[dict[str, Any]] = []
         for result in batch.results:
             report: dict[str, Any] = {"map": str(result.path), "findings": result.value or []}

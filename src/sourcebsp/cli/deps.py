@@ -30,6 +30,17 @@ def mount_from(args: argparse.Namespace) -> Any:
     return mount(args.game, gameinfo=args.gameinfo, content=args.content, vpks=args.vpk)
 
 
+def unmounted_note(fs: Any) -> str:
+    """One line for the search paths a gameinfo.txt names that could not be mounted (a mod's base
+    game not installed here: ``|appid_N|`` paths), or "" when there are none."""
+    paths = list(fs.unresolved)
+    if not paths:
+        return ""
+    shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    return (f"sourcebsp: note: {len(paths)} search path{'s' if len(paths) > 1 else ''} not mounted ({shown}): "
+            "files only they could hold are unverified, not missing")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = _common.parser("deps", "List every file a map needs (materials, textures, models and their files, "
                                 "sounds, particles, scripts, ...), what names it and where it is found.")
@@ -53,16 +64,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                 report["dependencies"] = [d for d in report["dependencies"] if d["found"] is None]
             _common.print_json(report)
             return _report_damage(args.map, graph.damaged)
-        deps = graph.missing() if args.missing else list(graph)
-        rows = [(d.path, d.kind, d.where if d.location is None else d.location.where + (" (stock)" if d.location.stock else ""),
-                 d.references_text()) for d in deps]
+        deps = [d for d in graph if d.location is None] if args.missing else list(graph)
+
+        def found(d: Any) -> str:
+            if d.location is None:
+                return "unverified" if graph.is_unverified(d) else d.where
+            return d.location.where + (" (stock)" if d.location.stock else "")
+
+        rows = [(d.path, d.kind, found(d), d.references_text()) for d in deps]
         summary = graph.summary()
+        unverified = f", {summary['unverified']} unverified" if summary.get("unverified") else ""
         title = (f"{graph.map_name}: {summary['total']} files: {summary['pakfile']} in the pakfile, "
-                 f"{summary['folder']} in folders, {summary['vpk']} in VPKs, {summary['missing']} missing")
+                 f"{summary['folder']} in folders, {summary['vpk']} in VPKs, {summary['missing']} missing"
+                 f"{unverified}")
         _common.print_table(title, ["path", "kind", "found", "referenced by"], rows, summary=True)
         # Notes are no records: stderr keeps them out of a pipe.
-        for line in fs.unresolved:
-            print(f"sourcebsp: note: search path not mounted: {line}", file=sys.stderr)
+        note = unmounted_note(fs)
+        if note:
+            print(note, file=sys.stderr)
         for problem in graph.problems:
             print(f"sourcebsp: warning: {problem}", file=sys.stderr)
         return _report_damage(args.map, graph.damaged)

@@ -129,12 +129,26 @@ class DependencyGraph:
         return self.deps.get(fold(path))
 
     def missing(self) -> list[Dependency]:
-        return [d for d in self if d.location is None]
+        """The files found nowhere that no unmounted search path could hold (see :meth:`unverified`)."""
+        return [d for d in self if d.location is None and not self.is_unverified(d)]
+
+    def unverified(self) -> list[Dependency]:
+        """The files found nowhere that a search path the game names but that could not be
+        mounted (the base game of a mod, not installed here) may hold: neither found nor missing."""
+        return [d for d in self if d.location is None and self.is_unverified(d)]
+
+    def is_unverified(self, dep: Dependency) -> bool:
+        if dep.location is not None or not self.fs.unmounted_game:
+            return False
+        # The map's own compiled files (cubemaps, patched materials) are in no game's content.
+        return not any(dep.path.startswith(f"materials/maps/{name}/") for name in self.compiled_names)
 
     def summary(self) -> dict[str, int]:
         counts = {"total": len(self.deps), "pakfile": 0, "folder": 0, "vpk": 0, "missing": 0}
+        if self.fs.unmounted_game:  # the key only then: a game mounted whole reports as before
+            counts["unverified"] = 0
         for dep in self.deps.values():
-            counts[dep.where] += 1
+            counts["unverified" if self.is_unverified(dep) else dep.where] += 1
         return counts
 
     def to_json(self) -> dict[str, Any]:
@@ -144,7 +158,8 @@ class DependencyGraph:
             "search_paths": [p.to_json() for p in self.fs.paths],
             "unresolved_search_paths": list(self.fs.unresolved),
             "summary": self.summary(),
-            "dependencies": [d.to_json() for d in self],
+            "dependencies": [{**d.to_json(), "unverified": True} if self.is_unverified(d) else d.to_json()
+                             for d in self],
             "problems": list(self.problems),
             **({"damaged": [d.to_json() for d in self.damaged]} if self.damaged else {}),
         }

@@ -130,6 +130,9 @@ class GameFS:
         self.paths: list[SearchPath] = list(paths)
         self.mod_dir = mod_dir
         self.unresolved: list[str] = []  # search paths that could not be mounted, as written
+        #: Whether one of them is stock game content (a ``game`` path outside the mod: its base
+        #: game, not installed here), so that a file found nowhere may still be stock content.
+        self.unmounted_game = False
         self._pak_names: dict[str, str] = {}
         self._pakfile: Any = None
         self._pak_source = ""
@@ -189,7 +192,7 @@ class GameFS:
         elif lowered.startswith("|all_source_engine_paths|"):
             target = mod_dir.parent / value[len("|all_source_engine_paths|"):]
         elif lowered.startswith("|"):
-            self.unresolved.append(value)
+            self._unmounted(value, keys, stock=True)  # another Steam app's folder
             return
         else:
             target = mod_dir.parent / value
@@ -210,7 +213,7 @@ class GameFS:
         if target.suffix.lower() == ".vpk":
             found = self._vpk_file(target)
             if found is None:
-                self.unresolved.append(value)
+                self._unmounted(value, keys, stock=self._stock(target.parent))
             else:
                 self._add(SearchPath("vpk", found, True, keys))
             return
@@ -221,7 +224,13 @@ class GameFS:
             if pak.is_file():
                 self._add(SearchPath("vpk", pak.resolve(), True, keys))
         else:
-            self.unresolved.append(value)
+            self._unmounted(value, keys, stock=self._stock(target))
+
+    def _unmounted(self, value: str, keys: tuple[str, ...], *, stock: bool) -> None:
+        """A search path that could not be mounted; one of the game's content outside the mod
+        (its base game) means a file found nowhere may still be stock content."""
+        self.unresolved.append(value)
+        self.unmounted_game |= stock and "game" in keys
 
     @staticmethod
     def _vpk_file(target: Path) -> Path | None:

@@ -93,6 +93,18 @@ def _missing_asset(ctx: Context) -> Iterator[tuple[str, str]]:
         yield f"{dep.path} ({dep.kind}) is in no search path and not in the pakfile", dep.references_text(1)
 
 
+def _unverified_assets(ctx: Context) -> Iterator[tuple[str, str]]:
+    if not ctx.fs.mounted:
+        return
+    unverified = ctx.graph.unverified()
+    if unverified:
+        first = unverified[0]
+        yield (f"{len(unverified)} referenced asset{'s are' if len(unverified) > 1 else ' is'} in no mounted search "
+               f"path; {'they' if len(unverified) > 1 else 'it'} may be stock content of the "
+               f"{len(ctx.fs.unresolved)} search path{'s' if len(ctx.fs.unresolved) > 1 else ''} that could not be "
+               f"mounted (first: {first.path})"), first.references_text(1)
+
+
 def _case_collision(ctx: Context) -> Iterator[tuple[str, str]]:
     pak = _pak(ctx)
     seen: dict[str, str] = {}
@@ -262,6 +274,10 @@ RULES: tuple[Rule, ...] = (
          _damaged_lump),
     Rule("SB101", "missing-asset", "error", "a referenced asset is found nowhere",
          "add it to the game or the pakfile (sourcebsp pack), or fix the reference", _missing_asset),
+    Rule("SB102", "unverified-assets", "warning",
+         "referenced assets that only a search path that could not be mounted may hold (once per map)",
+         "install the base game the gameinfo.txt names (|appid_N| paths), or give its folder or VPKs "
+         "(--content, --vpk), to tell stock content from missing files", _unverified_assets),
     Rule("SB201", "pak-case-collision", "error", "pakfile names that differ only in case",
          "keep one of the files (sourcebsp pak MAP remove NAME)", _case_collision),
     Rule("SB202", "pak-upper-case", "warning", "pakfile names with upper-case letters",

@@ -1,8 +1,8 @@
 """Real textures and prop bounds for previews, read with srctools (the ``render`` extra).
 
 Files are looked up in the map's pakfile first, then in a game folder: a
-folder with ``gameinfo.txt`` is mounted with its search paths and VPKs by
-``srctools.game.Game``; any other folder is read as it is (``materials/``,
+folder with ``gameinfo.txt`` is mounted with its search paths and VPKs as every
+command mounts it (:func:`sourcebsp.content.mount`); any other folder is read as it is (``materials/``,
 ``models/`` under it).  Materials (VMT) are parsed by ``srctools.vmt``:
 ``patch`` materials (the per-map cubemap copies vbsp writes into the
 pakfile) are followed through their ``include`` to the material that
@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import BspError
 from ..model.geometry import angles_matrix
 from ..protocols import MapReader
 from ..resources import sorted_unique
@@ -81,29 +82,27 @@ class GameFiles:
             return None
         if self._game is not None:
             try:
-                file = self._game[name]
-                with file.open_bin() as handle:
-                    data = handle.read(_MAX_FILE + 1)
-                return data if len(data) <= _MAX_FILE else None
-            except (FileNotFoundError, KeyError, OSError):
+                location = self._game.find(name, pakfile=False)
+                data = self._game.read(location) if location is not None else None
+            except (BspError, OSError, ValueError):
                 return None
+            return data if data is not None and len(data) <= _MAX_FILE else None
         return None
 
 
 def _mount(folder: Path, notes: list[str]) -> Any:
-    from srctools.filesys import RawFileSystem
+    """The game as every command mounts it (:func:`sourcebsp.content.mount`): a folder with
+    ``gameinfo.txt`` by its search paths, any other folder as it is."""
+    from ..content import mount
 
     if not folder.is_dir():
         raise FileNotFoundError(2, "no such game folder", str(folder))
-    if (folder / "gameinfo.txt").is_file():
-        from srctools.game import Game
-
-        try:
-            return Game(folder).get_filesystem()
-        except _PARSE_ERRORS as exc:
-            # Search paths into an installed game (|appid_...|) cannot be followed here.
-            notes.append(f"gameinfo.txt could not be mounted ({exc}); reading {folder} as it is")
-    return RawFileSystem(folder)
+    fs = mount(folder)
+    if fs.unresolved:
+        # Search paths into an installed game (|appid_...|) cannot be followed here.
+        notes.append(f"{len(fs.unresolved)} search path{'s' if len(fs.unresolved) > 1 else ''} of {folder} not "
+                     f"mounted (first: {fs.unresolved[0]}): textures only they hold are drawn in average colours")
+    return fs
 
 
 def _base_texture(files: GameFiles, material: str) -> str | None:
