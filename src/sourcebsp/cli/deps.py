@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     def body() -> int:
-        from ..content import map_dependencies
+        from ..content import Dependency, map_dependencies
 
         fs = mount_from(args)
         with open_bsp(args.map) as bsp:
@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report_damage(args.map, graph.damaged)
         deps = [d for d in graph if d.location is None] if args.missing else list(graph)
 
-        def found(d: Any) -> str:
+        def found(d: Dependency) -> str:
             if d.location is None:
                 return "unverified" if graph.is_unverified(d) else d.where
             return d.location.where + (" (stock)" if d.location.stock else "")

@@ -167,11 +167,11 @@ def _batch(rd: Any, found: MapList, folder: Path, args: argparse.Namespace, opti
         return result
 
     batch = run_batch("render", maps, one)
-    warned = [r for r in batch.results if r.value is not None and r.value.warnings]
+    warned = [(r.path, r.value.warnings) for r in batch.results if r.value is not None and r.value.warnings]
     print(f"{len(batch.results) - len(batch.failed)} of {len(maps)} maps rendered to {folder}, "
           f"{len(warned)} with warnings, {len(batch.failed)} failed")
-    for r in warned:
-        print(f"sourcebsp: warning: {r.path}: {'; '.join(r.value.warnings)}", file=sys.stderr)
+    for path, warnings in warned:
+        print(f"sourcebsp: warning: {path}: {'; '.join(warnings)}", file=sys.stderr)
     if batch.interrupted:
         print("sourcebsp: interrupted", file=sys.stderr)
         return _common.INTERRUPTED
