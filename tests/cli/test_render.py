@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +73,43 @@ def test_height_range_override(tmp_path, corpus_file, capsys):
     assert "heights -300..-100" in said and out.read_bytes()[:4] == b"RIFF"
     text = (tmp_path / "office.txt").read_text()
     assert '"AltitudeMin"\t"-300"' in text and '"AltitudeMax"\t"-100"' in text
+
+
+def test_textures_that_cannot_be_read_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """"1 textures could not be read" named none: the warning names them, in the right number."""
+    pytest.importorskip("srctools")
+    from sourcebsp.examples import example_map_bytes
+
+    game = tmp_path / "game"
+    for k, name in enumerate(("dev_measuregeneric01b", "dev_measuregeneric01")):
+        (game / "materials" / "dev").mkdir(parents=True, exist_ok=True)
+        (game / "materials" / "dev" / f"{name}.vmt").write_text(
+            f'"LightmappedGeneric" {{ "$basetexture" "dev/broken{k}" }}')
+        (game / "materials" / "dev" / f"broken{k}.vtf").write_bytes(b"VTF\0 not a texture")
+    room = tmp_path / "room.bsp"
+    room.write_bytes(example_map_bytes())
+    assert main(["render", str(room), "-o", str(tmp_path / "x.png"), "--game", str(game)]) == 0
+    err = capsys.readouterr().err
+    assert "2 textures could not be read (dev/broken0, dev/broken1); their average colour is used" in err
+    (game / "materials" / "dev" / "dev_measuregeneric01.vmt").unlink()
+    assert main(["render", str(room), "-o", str(tmp_path / "y.png"), "--game", str(game)]) == 0
+    assert "1 texture could not be read (dev/broken0); its average colour is used" in capsys.readouterr().err
+
+
+def test_the_camera_is_described_in_words() -> None:
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from sourcebsp.cli.render import _summary
+
+    def text(source: str) -> str:
+        result = SimpleNamespace(image=np.zeros((2, 3, 3)), lit=True, textured=False, view="player", triangles=1,
+                                 covered=0.5, props=0, props_missing=0, overview=None, camera_source=source,
+                                 warnings=[])
+        return _summary(Path("x.png"), result)
+
+    assert text("above a floor").endswith(", camera above a floor")
+    assert text("outside the map").endswith(", camera outside the map")
+    assert text("entity spawn1").endswith(", camera at entity spawn1")
+    assert text("info_player_start 0").endswith(", camera at info_player_start 0")
