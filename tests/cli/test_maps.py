@@ -215,3 +215,11 @@ def test_ctrl_c_in_one_map_command_is_130(trees: tuple[Path, Path], monkeypatch:
 
     assert _common.run(interrupt) == 130
     assert capsys.readouterr().err == "sourcebsp: interrupted\n"
+
+
+def test_a_missing_map_in_a_batch_is_named_once(trees: tuple[Path, Path], tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    gone = tmp_path / "gone.bsp"
+    assert main(["check", str(gone), str(trees[1])]) == 1
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert errors == [f"sourcebsp: error: {gone}: No such file or directory"]

@@ -178,7 +178,7 @@ def run_batch(title: str, maps: Sequence[Path], work: Callable[[Path], T], *,
                 batch.interrupted = True
                 break
             except errors as exc:
-                result: MapResult[T] = MapResult(path, error=one_line(_os_text(exc)))
+                result: MapResult[T] = MapResult(path, error=one_line(_os_text(exc, path)))
                 print(f"sourcebsp: error: {map_error(path, result.error)}", file=sys.stderr)
             else:
                 result = MapResult(path, value)
@@ -188,11 +188,12 @@ def run_batch(title: str, maps: Sequence[Path], work: Callable[[Path], T], *,
     return batch
 
 
-def _os_text(exc: BaseException) -> str:
-    """An OSError as its reason and file name ("No such file or directory: x.bsp"); others as they are."""
+def _os_text(exc: BaseException, path: Path) -> str:
+    """An OSError as its reason and file name ("No such file or directory: x.vmf"), the name
+    left out when it is the map's (the line starts with it); others as they are."""
     if isinstance(exc, OSError) and exc.strerror:
-        where = f": {exc.filename}" if exc.filename else ""
-        return f"{exc.strerror}{where}"
+        named = exc.filename is not None and os.fspath(exc.filename) != os.fspath(path)
+        return f"{exc.strerror}: {exc.filename}" if named else exc.strerror
     return str(exc)
 
 

@@ -160,7 +160,8 @@ def rules_from_json(data: Any, source: str) -> list[Rule]:
             raise RuleError(f"{where}: expected an object")
         unknown = set(item) - known
         if unknown:
-            raise RuleError(f"{where}: unknown field(s) {sorted(unknown)}; known: {sorted(known)}")
+            raise RuleError(f"{where}: unknown field{'s' if len(unknown) > 1 else ''} {sorted(unknown)}; "
+                            f"known: {sorted(known)}")
         match = item.get("match", {})
         if not isinstance(match, dict) or not all(isinstance(v, str) for v in match.values()):
             raise RuleError(f"{where}: match must be an object of key: pattern strings")
