@@ -108,7 +108,7 @@ def test_find_maps_lists_every_kind_of_name(tmp_path: Path) -> None:
     assert folder.output(tmp_path / "a" / "three.bsp.bz2", tmp_path / "o", ".vmf") == tmp_path / "o" / "three.vmf"
     literal = str(tmp_path / ADDON / "maps" / "x.bsp")
     one = _maps.find_maps([literal])
-    assert one.paths == [Path(literal)] and not one.batch
+    assert one.paths == [Path(literal)] and one.names == [literal] and not one.batch
     # The same text as a pattern matches nothing: [THS] is one of T, H, S.
     pattern = str(tmp_path / "[THS]*" / "maps" / "x.bsp")
     with pytest.raises(_maps.CommandError, match="no .bsp file matches"):

@@ -8,6 +8,7 @@ and the command's summary table.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -46,9 +47,10 @@ class MapList:
 
     Attributes
     ----------
-    paths
-        The maps: files as typed, folders' maps (searched recursively, sorted),
-        glob patterns' matches (sorted).
+    names
+        The maps as paths in text: files as typed, folders' maps (searched
+        recursively, sorted), glob patterns' matches (sorted).  :attr:`paths`
+        gives them as :class:`~pathlib.Path`.
     batch
         Whether the user asked for many maps (several names, a folder or a
         pattern) rather than one.
@@ -58,20 +60,29 @@ class MapList:
         mod folders do not write the same file.
     """
 
-    paths: list[Path] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
     batch: bool = False
-    relative: dict[Path, str] = field(default_factory=dict)
+    relative: dict[str, str] = field(default_factory=dict)
 
-    def output(self, path: Path, folder: Path, suffix: str) -> Path:
+    @property
+    def paths(self) -> list[Path]:
+        from pathlib import Path
+
+        return [Path(name) for name in self.names]
+
+    def output(self, path: str | os.PathLike[str], folder: Path, suffix: str) -> Path:
         """Where a batch writes the output of ``path``: ``folder/<map>.suffix``, in the
         map's sub-folder when it was found in a sub-folder of a folder given."""
-        inside = self.relative.get(path)
+        inside = self.relative.get(os.fspath(path))
         name = map_stem(path) + suffix
         if inside is not None:
             parent = os.path.dirname(inside)
             if parent:
                 return folder / parent / name
         return folder / name
+
+
+_MAGIC = re.compile(r"[*?[]")  # what makes a name a glob pattern (glob.has_magic, without importing glob)
 
 
 def find_maps(names: Sequence[str]) -> MapList:
@@ -91,9 +102,6 @@ def find_maps(names: Sequence[str]) -> MapList:
     CommandError
         A folder holds no map, or a pattern matches no file.
     """
-    import glob
-    from pathlib import Path
-
     found = MapList(batch=len(names) > 1)
     for name in names:
         if os.path.isdir(name):
@@ -102,28 +110,35 @@ def find_maps(names: Sequence[str]) -> MapList:
                 raise CommandError(f"no .bsp files in {name}")
             for path in inside:
                 found.relative.setdefault(path, os.path.relpath(path, name))
-            found.paths += inside
+            found.names += inside
             found.batch = True
-        elif os.path.exists(name) or not glob.has_magic(name):
-            found.paths.append(Path(name))
+        elif os.path.exists(name) or not _MAGIC.search(name):
+            found.names.append(name)
         else:
-            matches = sorted(Path(p) for p in glob.glob(name, recursive=True) if os.path.isfile(p))
+            import glob
+
+            matches = sorted((p for p in glob.glob(name, recursive=True) if os.path.isfile(p)), key=_parts)
             if not matches:
                 raise CommandError(f"no .bsp file matches {name}")
-            found.paths += matches
+            found.names += matches
             found.batch = True
-    found.paths = list(dict.fromkeys(found.paths))
+    once: dict[str, str] = {}  # each map once, however it was named ("a/x.bsp", "./a/x.bsp")
+    for name in found.names:
+        once.setdefault(os.path.normpath(name), name)
+    found.names = list(once.values())
     return found
 
 
-def _folder_maps(folder: str) -> list[Path]:
-    from pathlib import Path
+def _parts(path: str) -> list[str]:
+    """A sort key that orders paths as pathlib does: part by part."""
+    return os.path.normpath(path).split(os.sep)
 
+
+def _folder_maps(folder: str) -> list[str]:
     paths = []
     for root, dirs, files in os.walk(folder):
-        dirs.sort()
-        paths += [Path(root, name) for name in files if is_map_name(name)]
-    return sorted(paths)
+        paths += [os.path.join(root, name) for name in files if is_map_name(name)]
+    return sorted(paths, key=_parts)
 
 
 @dataclass

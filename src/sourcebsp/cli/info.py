@@ -215,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body() -> int:
         found = find_maps(args.maps)
         single = not found.batch
-        paths = [str(p) for p in found.paths]
+        paths = found.names
         if args.json and not single:
             # Each worker writes its maps' JSON: with indentation, json runs in Python, about a
             # fifth of the whole command's time over many maps.
