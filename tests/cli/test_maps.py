@@ -223,3 +223,19 @@ def test_a_missing_map_in_a_batch_is_named_once(trees: tuple[Path, Path], tmp_pa
     assert main(["check", str(gone), str(trees[1])]) == 1
     errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
     assert errors == [f"sourcebsp: error: {gone}: No such file or directory"]
+
+
+@pytest.mark.slow
+def test_python_m_sourcebsp_reads_the_addon_folder(trees: tuple[Path, Path], tmp_path: Path) -> None:
+    """The same through ``python -m sourcebsp``, as a user runs it: the folder with brackets,
+    its upper-case map found two levels down, one JSON report."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-m", "sourcebsp", "info", "--json", str(tmp_path / ADDON)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [r["path"] for r in json.loads(done.stdout)] == [str(trees[0])]
