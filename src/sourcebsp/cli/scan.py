@@ -1,0 +1,128 @@
+"""``sourcebsp scan PATH... -o OUT_DIR [--jobs N] [--dask ADDRESS|local] [--since PREVIOUS] [--game DIR]``:
+a collection of maps into Parquet tables.
+
+The tables (``maps``, ``lumps``, ``entities``, ``props``, ``materials``,
+``pakfiles``, ``findings``; README "Scanning a collection") are read by
+pandas, polars, DuckDB or Spark.  A file that is not a readable map is a
+``maps`` row with its error; the exit code is 0 whenever the tables were
+written.  Only this command imports pyarrow and dask.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
+
+from . import _common
+
+if TYPE_CHECKING:
+    from ..scan import ScanReport
+
+_SUFFIXES = (".bsp", ".bsp.bz2")
+
+
+def _walk(folder: str) -> Iterator[str]:
+    """Every ``.bsp`` and ``.bsp.bz2`` file under ``folder``, at any depth (names compared without case)."""
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            if name.lower().endswith(_SUFFIXES):
+                yield os.path.join(root, name)
+
+
+def list_maps(names: Sequence[str]) -> list[str]:
+    """The map files named: files as given, folders walked to any depth, each file once.
+
+    The one call of the shared listing (``_common.expand_maps``) takes the
+    files and patterns; folders are walked here, to any depth and with
+    ``.bsp.bz2``, which that listing does not (yet) do.
+    """
+    found: list[str] = []
+    for name in names:
+        if os.path.isdir(name):
+            found += _walk(name)
+        else:
+            found += [os.fspath(p) for p in _common.expand_maps([name])[0]]
+    return list(dict.fromkeys(found))
+
+
+def _client(address: str, jobs: int) -> Any:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise _common.CommandError("--dask needs dask.distributed: pip install 'sourcebsp[dask]'") from None
+    if address == "local":
+        # One thread per worker process: reading a map is mostly Python, which holds the GIL.
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, dashboard_address=None)
+        return Client(cluster)
+    return Client(address)
+
+
+def _summary(report: "ScanReport", out_dir: str) -> str:
+    rate = report.bytes / report.seconds / 1e6 if report.seconds else 0.0
+    rows = ", ".join(f"{count:,} {name}" for name, count in report.rows.items() if name != "maps")
+    reused = f", {report.reused} reused" if report.reused else ""
+    return (f"sourcebsp: scanned {report.files} files ({report.bytes / 1e6:,.1f} MB) in {report.seconds:.2f} s "
+            f"({rate:,.0f} MB/s): {report.read} read{reused}, {report.errors} with errors; "
+            f"wrote {out_dir} ({rows})")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = _common.parser("scan", "Scan many maps (folders are walked for .bsp and .bsp.bz2 files) into Apache Parquet "
+                                "tables, one row per item, keyed by map_id (the file's sha256): maps, lumps, entities, "
+                                "props, materials, pakfiles, findings. A file that is not a readable map is a maps row "
+                                "with its error.")
+    ap.add_argument("paths", nargs="+", metavar="PATH", help="map files (.bsp, .bsp.bz2) or folders of them")
+    ap.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="the folder of tables to write")
+    ap.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                    help="local worker processes (default 1); with --dask local, the cluster's workers")
+    ap.add_argument("--dask", metavar="ADDRESS",
+                    help="run on a Dask cluster: 'local' (a LocalCluster here) or a scheduler address "
+                         "(tcp://HOST:PORT), whose workers read the maps by path (a shared file system)")
+    ap.add_argument("--since", metavar="PREVIOUS_OUT_DIR",
+                    help="an earlier output: maps with a sha256 it holds are not read again, their rows are copied")
+    ap.add_argument("--game", metavar="DIR", help="the game or mod folder for the check rules (as check --game)")
+    _common.overwrite_option(ap, "OUT_DIR")
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error(f"--jobs must be 1 or more, not {args.jobs}")
+
+    def body() -> int:
+        try:
+            from ..scan import scan
+        except ImportError:
+            raise _common.CommandError("scan needs pyarrow: pip install 'sourcebsp[scan]'") from None
+        out = args.output
+        if os.path.lexists(out):
+            if not os.path.isdir(out) or os.path.islink(out):
+                raise _common.CommandError(f"{out} exists and is not a folder: choose another OUT_DIR")
+            if not args.overwrite:
+                raise _common.CommandError(f"{out} exists: give --overwrite to replace it")
+        if args.since is not None and not os.path.isdir(args.since):
+            raise _common.CommandError(f"--since {args.since}: no such folder")
+        if args.game is not None and not os.path.isdir(args.game):
+            raise _common.CommandError(f"--game {args.game}: no such folder")
+        paths = list_maps(args.paths)
+        if not paths:
+            raise _common.CommandError(f"no .bsp or .bsp.bz2 files in {', '.join(args.paths)}")
+        from ._progress import counter
+
+        client = _client(args.dask, args.jobs) if args.dask is not None else None
+        try:
+            with counter("scan", len(paths)) as advance:
+                report = scan(paths, out, jobs=args.jobs, client=client, since=args.since, game=args.game,
+                              overwrite=args.overwrite, progress=lambda result: advance(1))
+        except FileNotFoundError as exc:  # a --since folder without its tables
+            raise _common.CommandError(f"{exc.strerror}: {exc.filename}") from None
+        except ValueError as exc:  # a --since table of another schema
+            raise _common.CommandError(str(exc)) from None
+        finally:
+            if client is not None:
+                cluster = getattr(client, "cluster", None)
+                client.close()
+                if cluster is not None and args.dask == "local":
+                    cluster.close()
+        print(_summary(report, out), file=sys.stderr)
+        return 0
+
+    return _common.run(body)
