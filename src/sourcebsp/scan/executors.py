@@ -77,7 +77,10 @@ def run_dask(paths: Sequence[str], game: str | None, known: Collection[str], cli
     """On the cluster of a ``dask.distributed.Client``: its workers read the files by path (a shared
     file system); the known ids go to each worker once."""
     threads = sum(client.nthreads().values()) or 1
-    shared = client.scatter(frozenset(known), broadcast=True) if known else frozenset()
+    shared: Any = frozenset()
+    if known:
+        # In a list: scatter sends each element of a bare set as data of its own.
+        [shared] = client.scatter([frozenset(known)], broadcast=True)
 
     def submit(path: str) -> Any:
         return client.submit(map_result, path, game, shared, pure=False)
