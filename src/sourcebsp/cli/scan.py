@@ -48,9 +48,12 @@ def list_maps(names: Sequence[str]) -> list[str]:
 
 def _client(address: str, jobs: int) -> Any:
     try:
-        from dask.distributed import Client, LocalCluster
+        import dask.distributed
     except ImportError:
         raise _common.CommandError("--dask needs dask.distributed: pip install 'sourcebsp[dask]'") from None
+    # Through Any: dask's constructors carry no type hints.
+    Client: Any = dask.distributed.Client
+    LocalCluster: Any = dask.distributed.LocalCluster
     if address == "local":
         # One thread per worker process: reading a map is mostly Python, which holds the GIL.
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, dashboard_address=None)

@@ -7,7 +7,6 @@ not grow with the collection, and the output is the same whichever runs it.
 from __future__ import annotations
 
 import collections
-import functools
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence
 
 from .rows import MapResult, map_result
@@ -65,12 +64,13 @@ def run_local(paths: Sequence[str], game: str | None, known: Collection[str], jo
     context = multiprocessing.get_context("fork" if fork else None)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_set_known,
                              initargs=(known,)) as pool:
-        submit = functools.partial(pool.submit, _local_task, game=game)
+        def submit(path: str) -> "Future[MapResult]":
+            return pool.submit(_local_task, path, game)
 
         def result(future: "Future[MapResult]") -> MapResult:
             return future.result()
 
-        yield from _ordered(lambda path: submit(path), paths, jobs * IN_FLIGHT_PER_WORKER, result)
+        yield from _ordered(submit, paths, jobs * IN_FLIGHT_PER_WORKER, result)
 
 
 def run_dask(paths: Sequence[str], game: str | None, known: Collection[str], client: Any) -> Iterator[MapResult]:
