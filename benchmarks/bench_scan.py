@@ -13,7 +13,8 @@ after the map's last lump (a different sha256, the same lumps): the full cost.
 Each run is a fresh interpreter running the library's ``scan`` (the
 command's work without argument parsing), reporting its wall time and the
 peak RSS of the largest worker (``RUSAGE_CHILDREN``; with one job, the
-interpreter itself, which does the work).  The best wall time of
+interpreter itself, which does the work), and the CPU time of all its
+processes (what a loaded machine changes least).  The best wall time of
 ``--repeat`` runs is kept.  Whole-machine load (other processes on the same
 cores) weighs on the numbers: run it on an otherwise idle machine.
 """
@@ -38,9 +39,10 @@ paths = sorted(str(p) for p in __import__("pathlib").Path(folder).rglob("*.bsp")
 start = time.perf_counter()
 report = scan(paths, out, jobs=jobs)
 seconds = time.perf_counter() - start
-own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-print(json.dumps({"seconds": seconds, "files": report.files, "bytes": report.bytes, "errors": report.errors,
+self_usage, child_usage = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+own, children = self_usage.ru_maxrss * 1024, child_usage.ru_maxrss * 1024
+cpu = sum(u.ru_utime + u.ru_stime for u in (self_usage, child_usage))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "files": report.files, "bytes": report.bytes, "errors": report.errors,
                   "parent_rss": own, "worker_rss": children if jobs > 1 else own}))
 """
 
@@ -103,16 +105,19 @@ def main(argv: list[str] | None = None) -> int:
                              "seconds": best["seconds"], "mb_per_s": best["bytes"] / 1e6 / best["seconds"],
                              "maps_per_s": best["files"] / best["seconds"],
                              "ms_per_map": 1000 * best["seconds"] / best["files"],
+                             "cpu_seconds": best["cpu"], "mb_per_cpu_s": best["bytes"] / 1e6 / best["cpu"],
                              "worker_peak_rss_mb": best["worker_rss"] / 1e6, "errors": best["errors"]})
             shutil.rmtree(folder)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print("| copies | jobs | maps | MB | seconds | MB/s | maps/s | ms/map | worker peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| copies | jobs | maps | MB | seconds | MB/s | maps/s | ms/map | CPU s (all processes) | MB per CPU s "
+          "| worker peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['copies']} | {r['jobs']} | {r['maps']} | {r['mb']:.1f} | {r['seconds']:.2f} | "
-              f"{r['mb_per_s']:.1f} | {r['maps_per_s']:.1f} | {r['ms_per_map']:.1f} | {r['worker_peak_rss_mb']:.0f} |")
+              f"{r['mb_per_s']:.1f} | {r['maps_per_s']:.1f} | {r['ms_per_map']:.1f} | {r['cpu_seconds']:.2f} | "
+              f"{r['mb_per_cpu_s']:.1f} | {r['worker_peak_rss_mb']:.0f} |")
     return 0
 
 

@@ -119,6 +119,12 @@ def test_dask_client_gives_the_rows_of_a_local_run(folder: Path, tmp_path: Path)
         again = tmp_path / "dask-since"
         report = scan(_paths(folder), again, client=client, since=first)  # the known ids go to the workers
         assert report.reused == 4 and keyed(tables(again)) == keyed(tables(local))
+        # The command, given the running cluster's address (its client is closed, the cluster left running).
+        from sourcebsp.cli import main
+
+        assert main(["scan", str(folder), "-o", str(tmp_path / "cli"), "--dask", cluster.scheduler_address]) == 0
+        assert tables(tmp_path / "cli") == tables(local)
+        assert client.submit(sum, [1, 2]).result() == 3
 
 
 def test_results_come_in_path_order_with_a_bounded_window() -> None:
@@ -160,3 +166,17 @@ def test_error_message_is_the_cli_line(tmp_path: Path) -> None:
     assert rows.error_message(KeyError("x"), "m.bsp").startswith("internal error: KeyError: 'x'")
     missing = rows.map_result(str(tmp_path / "none.bsp"))
     assert missing.map_id is None and missing.error == f"No such file or directory: {tmp_path / 'none.bsp'}"
+
+
+def test_each_worker_thread_mounts_its_own_game() -> None:
+    """A map's check attaches its pakfile to the game: two maps read at once (a Dask worker's
+    threads) must not share one (they did: one map's check looked in the other's pakfile)."""
+    import threading
+
+    mine = rows._game(None)
+    assert rows._game(None) is mine  # mounted once per thread
+    found: list[Any] = []
+    thread = threading.Thread(target=lambda: found.append(rows._game(None)))
+    thread.start()
+    thread.join()
+    assert found and found[0] is not mine

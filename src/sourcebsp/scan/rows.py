@@ -8,10 +8,10 @@ findings of ``check``, read through the same library calls.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
+import threading
 from typing import TYPE_CHECKING, Any, Collection
 
 from .. import open_bsp
@@ -101,12 +101,21 @@ def file_id(path: str) -> tuple[str, int]:
             return hashlib.sha256(mapped).hexdigest(), size
 
 
-@functools.lru_cache(maxsize=4)
-def _game(game: str | None) -> "GameFS":
-    """The mounted game of ``--game`` (once per worker process)."""
-    from ..content import mount
+_mounted = threading.local()
 
-    return mount(game)
+
+def _game(game: str | None) -> "GameFS":
+    """The mounted game of ``--game``, once per worker thread: a map's check attaches its
+    pakfile to the game, so two maps read at once (a Dask worker's threads) need one each."""
+    games: dict[str | None, GameFS] | None = getattr(_mounted, "games", None)
+    if games is None:
+        games = _mounted.games = {}
+    fs = games.get(game)
+    if fs is None:
+        from ..content import mount
+
+        fs = games[game] = mount(game)
+    return fs
 
 
 def map_result(path: str, game: str | None = None, known: Collection[str] = ()) -> MapResult:
@@ -161,7 +170,10 @@ def _tables(bsp: "MapReader", fs: "GameFS") -> dict[str, Columns]:
         "materials": {"material": texture_names(bsp)},
         "pakfiles": _pakfiles(bsp),
     }
-    findings = check_map(bsp, fs)
+    try:
+        findings = check_map(bsp, fs)
+    finally:
+        fs.attach_pakfile(None)  # the game outlives the map: it keeps no part of it
     tables["findings"] = {"rule": [f.rule for f in findings], "severity": [f.severity for f in findings],
                           "message": [f.message for f in findings]}
     tables["_counts"] = {"face_count": _count(bsp, LumpId.FACES), "brush_count": _count(bsp, LumpId.BRUSHES)}
