@@ -266,3 +266,20 @@ def test_jobs_and_dask_local_write_the_same_tables(tmp_path: Path, corpus_file) 
     assert first["entities"]
     for label in ("two", "dask"):
         assert read_tables(outs[label]) == first, label
+
+
+def test_a_bug_is_an_error_row_and_a_warning(tmp_path: Path, corpus_file, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from sourcebsp.scan import rows
+
+    def broken(bsp: Any, fs: Any) -> Any:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(rows, "_tables", broken)
+    path = corpus_file("tf2_mp_lobby.bsp")
+    assert main(["scan", str(path), "-o", str(tmp_path / "t")]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {path}: an internal error" in err
+    [row] = read_tables(tmp_path / "t")["maps"]
+    assert row["error"].startswith("internal error: ZeroDivisionError: a bug")
+    assert row["version"] == 20  # the header was read

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from . import _common
 
 if TYPE_CHECKING:
     from ..scan import ScanReport
+    from ..scan.rows import MapResult
 
 _SUFFIXES = (".bsp", ".bsp.bz2")
 
@@ -111,10 +112,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ._progress import counter
 
         client = _client(args.dask, args.jobs) if args.dask is not None else None
+        bugs: list[str] = []  # maps that met a bug of sourcebsp (their rows say so): worth a report
+
+        def done(result: "MapResult", advance: Callable[[int], None]) -> None:
+            advance(1)
+            if (result.error or "").startswith("internal error"):
+                bugs.append(result.path)
+
         try:
             with counter("scan", len(paths)) as advance:
                 report = scan(paths, out, jobs=args.jobs, client=client, since=args.since, game=args.game,
-                              overwrite=args.overwrite, progress=lambda result: advance(1))
+                              overwrite=args.overwrite, progress=lambda result: done(result, advance))
         except FileNotFoundError as exc:  # a --since folder without its tables
             raise _common.CommandError(f"{exc.strerror}: {exc.filename}") from None
         except ValueError as exc:  # a --since table of another schema
@@ -125,6 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 client.close()
                 if cluster is not None and args.dask == "local":
                     cluster.close()
+        for path in bugs:
+            print(f"sourcebsp: warning: {path}: an internal error of sourcebsp (its maps row has the message; "
+                  "please report it with the map)", file=sys.stderr)
         print(_summary(report, out), file=sys.stderr)
         return 0
 
