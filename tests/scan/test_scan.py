@@ -180,3 +180,22 @@ def test_each_worker_thread_mounts_its_own_game() -> None:
     thread.start()
     thread.join()
     assert found and found[0] is not mine
+
+
+def test_a_value_no_column_holds_is_an_error_row(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = rows.map_result
+
+    def odd(path: str, game: Any = None, known: Any = ()) -> rows.MapResult:
+        result = real(path, game, known)
+        if path.endswith("css_2000.bsp"):
+            result.tables["props"]["skin"] = ["not a number"] * len(result.tables["props"]["skin"])
+        return result
+
+    monkeypatch.setattr(executors, "map_result", odd)
+    report = scan(_paths(folder), tmp_path / "out")
+    assert report.errors == 1 and report.read == 4
+    found = tables(tmp_path / "out")
+    [bad] = [r for r in found["maps"] if r["path"].endswith("css_2000.bsp")]
+    assert bad["error"].startswith("internal error: ") and bad["map_id"] == rows.file_id(bad["path"])[0]
+    assert bad["map_id"] not in {r["map_id"] for r in found["entities"]}  # none of its rows
+    assert len({r["map_id"] for r in found["entities"]}) == 3

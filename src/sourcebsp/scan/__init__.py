@@ -93,18 +93,17 @@ def scan(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str
         try:
             for path, result in zip(given, results):
                 size += result.size or 0
-                if result.reused:
-                    assert previous is not None and result.map_id is not None  # only known ids are reused
+                if result.reused and previous is not None and result.map_id is not None:  # a known id
                     maps = previous.map_row(result.map_id, path, result.size)
                     reused.add(result.map_id)
                 else:
                     read += 1
-                    maps = result.tables["maps"]
-                    maps["path"] = [path]
+                    result.tables["maps"]["path"] = [path]
+                    batches = _batches(result, path)
+                    maps = batches.pop("maps").to_pydict()
                     if result.map_id is None or result.map_id not in written:
-                        for name, columns in result.tables.items():
-                            if name != "maps":
-                                writer.add(name, columns)
+                        for name, batch in batches.items():
+                            writer.add_batch(name, batch)
                         if result.map_id is not None:
                             written.add(result.map_id)
                 errors += maps["error"][0] is not None
@@ -122,3 +121,17 @@ def scan(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str
             raise
     return ScanReport(len(given), read, len(given) - read, errors, size, time.perf_counter() - start,
                       dict(writer.rows))
+
+
+def _batches(result: MapResult, path: str) -> dict[str, Any]:
+    """A map's rows as Arrow record batches; a value no column can hold (a bug) makes the map
+    an error row, not the end of the scan."""
+    from .rows import error_message
+    from .tables import to_batches
+
+    try:
+        return to_batches(result.tables)
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        maps: dict[str, list[Any]] = {name: [None] for name, _ in COLUMNS["maps"]}
+        maps.update(map_id=[result.map_id], path=[path], size=[result.size], error=[error_message(exc, path)])
+        return to_batches({"maps": maps})

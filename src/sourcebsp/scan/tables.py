@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from .rows import COLUMNS, TABLES, Columns
 
-__all__ = ["SCHEMAS", "TableWriter", "Previous", "staged_folder", "table_path"]
+__all__ = ["SCHEMAS", "TableWriter", "to_batches", "Previous", "staged_folder", "table_path"]
 
 SCHEMAS: dict[str, pa.Schema] = {
     name: pa.schema([(column, pa.type_for_alias(kind)) for column, kind in columns])
@@ -49,6 +49,11 @@ def _batch(name: str, columns: Columns) -> pa.RecordBatch:
         except (UnicodeEncodeError, pa.ArrowInvalid):
             arrays.append(pa.array([_text(v) for v in values], field.type))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def to_batches(tables: dict[str, Columns]) -> dict[str, pa.RecordBatch]:
+    """Each table's rows (of one map) as a record batch of its schema."""
+    return {name: _batch(name, columns) for name, columns in tables.items()}
 
 
 class TableWriter:
@@ -162,8 +167,7 @@ class staged_folder:
         os.chmod(self.path, 0o777 & ~mask)  # mkdtemp's folder is private; the output is an ordinary one
         old = ""
         if os.path.lexists(self.target):
-            old = tempfile.mktemp(prefix=f".{os.path.basename(self.target)}.", suffix=".old",
-                                  dir=os.path.dirname(self.target))
+            old = self.path + ".old"  # beside the staging folder, whose name mkdtemp made unique
             os.rename(self.target, old)
         try:
             os.rename(self.path, self.target)
