@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import bz2
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sourcebsp
 from sourcebsp import BspError, CompressionError, DecompressionLimitError, Limits
@@ -116,3 +119,24 @@ def test_reading_commands_work_on_bz2(corpus_file, tmp_path: Path, capsys: pytes
     vmf = tmp_path / "out.vmf"
     assert main(["decompile", str(packed), "-o", str(vmf)]) == 0
     assert "world" in vmf.read_text()
+
+
+_SMALL = bz2.compress(sourcebsp.BspFile().to_bytes() + bytes(4000), 9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(_SMALL) - 1), st.integers(0, 255)), min_size=1, max_size=8),
+       st.integers(0, len(_SMALL)))
+def test_any_damage_to_the_stream_is_a_bsp_error_or_a_map(edits: list[tuple[int, int]], cut: int) -> None:
+    data = bytearray(_SMALL)
+    for at, value in edits:
+        data[at] = value
+    data = data[:max(cut, 4)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "fuzzed.bsp.bz2"
+        path.write_bytes(bytes(data))
+        try:
+            with sourcebsp.open(path) as bsp:
+                bsp.decode_all()
+        except BspError:
+            pass
