@@ -22,6 +22,7 @@ def _packed(path: Path, folder: Path, level: int = 1) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_every_corpus_map_opens_from_bz2_with_the_same_lumps(map_path: Path, tmp_path: Path) -> None:
     packed = _packed(map_path, tmp_path)
     with sourcebsp.open(map_path) as plain, sourcebsp.open(packed) as unpacked:
@@ -50,8 +51,8 @@ def test_budget_tied_to_the_compressed_size() -> None:
 
 
 def test_a_bomb_is_refused_having_produced_no_more_than_the_budget(tmp_path: Path) -> None:
-    bomb = bz2.compress(bytes(64 << 20), compresslevel=9)  # 64 MiB of zeros in about 50 bytes
-    assert len(bomb) < 1000
+    bomb = bz2.compress(bytes(8 << 20), compresslevel=9)  # 8 MiB of zeros in about 50 bytes
+    assert len(bomb) < 200
     with pytest.raises(DecompressionLimitError) as caught:
         bzip2_decompress(bomb, limits=Limits(bzip2_size=1 << 20))
     assert caught.value.limit == "bzip2_size"

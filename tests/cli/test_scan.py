@@ -56,6 +56,7 @@ def corpus_scan(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
     return out, {name: by_map(rows) for name, rows in tables.items()} | {"_maps": tables["maps"]}
 
 
+@pytest.mark.slow
 def test_every_corpus_map_has_one_clean_maps_row(corpus_scan: tuple[Path, dict[str, Any]]) -> None:
     _, tables = corpus_scan
     rows = tables["_maps"]

@@ -106,6 +106,7 @@ def test_staged_folder_replaces_only_on_success(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t"]
 
 
+@pytest.mark.slow
 def test_dask_client_gives_the_rows_of_a_local_run(folder: Path, tmp_path: Path) -> None:
     distributed = pytest.importorskip("dask.distributed")
     local = tmp_path / "local"
