@@ -200,3 +200,16 @@ def test_a_value_no_column_holds_is_an_error_row(folder: Path, tmp_path: Path, m
     assert bad["error"].startswith("internal error: ") and bad["map_id"] == rows.file_id(bad["path"])[0]
     assert bad["map_id"] not in {r["map_id"] for r in found["entities"]}  # none of its rows
     assert len({r["map_id"] for r in found["entities"]}) == 3
+
+
+@pytest.mark.parametrize("text", [None, "", "1 2", "1 2 3", " 1\t-2.5   3e2 ", "1 2 3 4", "a b c", "nan inf -inf",
+                                  "1,2,3", "0x1 2 3"])
+def test_origin_columns_read_as_entity_origin(text: str | None) -> None:
+    from sourcebsp.codecs.entities import Entity
+
+    entity = Entity([("classname", "info_target")] + ([("ORIGIN", text)] if text is not None else []))
+    expected = entity.origin
+    found = rows._three_numbers(text)
+    assert (found is None) == (expected is None)
+    if found is not None and expected is not None:
+        assert [repr(v) for v in found] == [repr(v) for v in expected]
