@@ -212,7 +212,7 @@ def _entities(bsp: "MapReader") -> Columns:
         "origin_y": [o[1] if o else None for o in origins],
         "origin_z": [o[2] if o else None for o in origins],
         # As ``entities --json`` gives them: [[key, value], ...] in file order, repeated keys kept.
-        "keyvalues": [json.dumps([list(p) for p in kv]) for kv in pairs],
+        "keyvalues": [json.dumps(kv) for kv in pairs],  # (key, value) tuples are JSON arrays
     }
 
 
