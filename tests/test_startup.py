@@ -350,3 +350,30 @@ tracked = {id(o) for o in gc.get_objects()}  # every generation but the frozen o
 print(gc.get_freeze_count() > 0 and not any(id(o) in tracked for o in kept))
 """
     assert _modules(tmp_path, body)[1].split() == ["True"]
+
+
+# Only ``scan`` reads and writes tables: the other commands never load pyarrow or dask (seconds of import).
+SCAN_ONLY = {"pyarrow", "dask", "distributed", "sourcebsp.scan"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [["info"], ["entities", "--json"], ["props", "--json"], ["pak", "list"],
+                                     ["check", "--json"], ["decompile", "-o", "{tmp}/out.vmf"],
+                                     ["export", "-o", "{tmp}/out.glb"]])
+def test_commands_other_than_scan_load_no_pyarrow_or_dask(tmp_path: Path, bare: set[str], corpus_file,
+                                                          command: list[str]) -> None:
+    args = [command[0], str(corpus_file("tf2_test2.bsp")), *(a.format(tmp=tmp_path) for a in command[1:])]
+    body = f"from sourcebsp.cli import main\nsys.argv[1:] = {args!r}\nprint(main())"
+    loaded, printed = _modules(tmp_path, body)
+    assert printed.splitlines()[-1] in ("0", "1")  # check exits 1 on an error finding
+    assert _unwanted(loaded, SCAN_ONLY, bare) == set()
+
+
+@pytest.mark.slow
+def test_scan_loads_pyarrow_but_no_dask_unless_asked(tmp_path: Path, bare: set[str], corpus_file) -> None:
+    args = ["scan", str(corpus_file("tf2_test2.bsp")), "-o", str(tmp_path / "tables")]
+    body = f"from sourcebsp.cli import main\nsys.argv[1:] = {args!r}\nprint(main())"
+    loaded, printed = _modules(tmp_path, body)
+    assert printed.splitlines()[-1] == "0"
+    assert "pyarrow" in loaded  # the check above would see it
+    assert _unwanted(loaded, {"dask", "distributed"}, bare) == set()

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .errors import CompressionError, LimitExceededError, TruncatedError
 
 if TYPE_CHECKING:
+    import mmap
     import threading
 
     import numpy as np
@@ -36,6 +37,8 @@ __all__ = [
     "is_lzma",
     "lzma_decompress",
     "lzma_compress",
+    "is_bzip2",
+    "bzip2_decompress",
 ]
 
 LZMA_ID = b"LZMA"
@@ -82,6 +85,11 @@ class Limits(NamedTuple):
     dictionary_size
         The LZMA dictionary a block's properties may ask for (Valve's
         compressor uses 16 MiB).
+    bzip2_size
+        Bytes a whole-file bzip2 map (``MAP.bsp.bz2``, as game servers'
+        FastDL folders hold them) may expand to.  ``None``:
+        ``max(256 MiB, 32 x the compressed size)``; real maps shrink 1-6x with
+        ``bzip2 -9`` (tiny test maps up to 35x, far under the 256 MiB floor).
 
     Examples
     --------
@@ -93,12 +101,19 @@ class Limits(NamedTuple):
     total_size: int | None = None
     block_size: int = MAX_UNCOMPRESSED_SIZE
     dictionary_size: int = 1 << 27
+    bzip2_size: int | None = None
 
     def total_for(self, file_size: int) -> int:
         """The total budget for a file of ``file_size`` bytes."""
         if self.total_size is not None:
             return self.total_size
         return max(256 << 20, 32 * file_size)
+
+    def bzip2_for(self, compressed_size: int) -> int:
+        """The budget for a bzip2 file of ``compressed_size`` bytes."""
+        if self.bzip2_size is not None:
+            return self.bzip2_size
+        return max(256 << 20, 32 * compressed_size)
 
 
 class DecompressionLimitError(CompressionError):
@@ -342,3 +357,60 @@ def lzma_compress(data: bytes | memoryview) -> bytes:
     )
     properties, stream = alone[:5], memoryview(alone)[13:]
     return _HEADER.pack(LZMA_ID, len(data), len(stream), properties) + stream
+
+
+# A bzip2 stream: "BZh" and the block size digit '1'-'9' (x 100 kB).
+_BZIP2_MAGIC = b"BZh"
+
+
+def is_bzip2(head: bytes | memoryview) -> bool:
+    """Whether ``head`` (a file's first bytes) starts a bzip2 stream (a ``.bsp.bz2`` map)."""
+    return len(head) >= 4 and bytes(head[:3]) == _BZIP2_MAGIC and 0x31 <= head[3] <= 0x39
+
+
+def bzip2_decompress(data: "bytes | memoryview | mmap.mmap", *, limits: Limits | None = None, name: str = "") -> bytes:
+    """The map a whole-file bzip2 stream holds, in memory, within ``limits.bzip2_size``.
+
+    Streams written one after the other (parallel compressors write several)
+    are joined, as ``bzip2 -d`` does.  Corrupt or truncated data raises
+    :class:`~sourcebsp.CompressionError`; a stream that expands past the
+    budget raises :class:`DecompressionLimitError` as soon as it does, having
+    produced no more than the budget.
+    """
+    import bz2
+
+    limits = limits or Limits()
+    budget = limits.bzip2_for(len(data))
+    where = f"{name}: " if name else ""
+    pieces: list[bytes] = []
+    produced = 0
+    rest: "bytes | memoryview | mmap.mmap" = data
+    position = 0  # offset in ``data`` of the stream being read
+    while True:
+        decompressor = bz2.BZ2Decompressor()
+        try:
+            piece = decompressor.decompress(rest, max_length=budget - produced + 1)
+        except (OSError, EOFError, ValueError) as exc:
+            raise CompressionError(f"{where}bzip2 data is corrupt ({exc})", offset=position) from None
+        produced += len(piece)
+        if produced > budget:
+            raise DecompressionLimitError(
+                f"{where}the bzip2 map expands to more than {budget} bytes, over the bzip2_size limit",
+                limit="bzip2_size", offset=position, needed=produced, available=budget)
+        pieces.append(piece)
+        if not decompressor.eof:
+            if decompressor.needs_input:
+                raise CompressionError(f"{where}bzip2 data ends before the end of its stream (truncated file)",
+                                       offset=len(data), needed=len(data) + 1, available=len(data))
+            raise DecompressionLimitError(  # pragma: no cover - max_length stops at budget + 1 bytes
+                f"{where}the bzip2 map expands to more than {budget} bytes, over the bzip2_size limit",
+                limit="bzip2_size", offset=position, needed=produced, available=budget)
+        unused = decompressor.unused_data
+        if not is_bzip2(unused):
+            if unused.strip(b"\0"):
+                raise CompressionError(f"{where}{len(unused)} bytes after the bzip2 stream are not bzip2 data",
+                                       offset=len(data) - len(unused))
+            break
+        position = len(data) - len(unused)
+        rest = unused
+    return pieces[0] if len(pieces) == 1 else b"".join(pieces)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Generic, Iterator, 
 
 
 from .codecs.base import Codec, LumpContext, RawLump
-from .compression import Decompressor, Limits
+from .compression import Decompressor, Limits, is_bzip2
 from .errors import BspError, BspFormatError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
@@ -183,6 +183,11 @@ class BspFile:
             mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
             # The header is parsed from a copy, so a failure leaves nothing viewing the map.
             head = bytes(mapped[:HEADER_SIZE]) if mapped is not None else b""
+            if mapped is not None and is_bzip2(head):  # MAP.bsp.bz2: unpacked in memory, never beside it
+                bsp = cls._from_bzip2(mapped, path, chosen, limits)
+                mapped.close()
+                os.close(fd)
+                return bsp
             # A file cut short opens: its whole lumps read, the others raise TruncatedError when read.
             header = read_header(head, file_size=size, versions=_versions(chosen), past_end_ok=True)
             view = memoryview(mapped) if mapped is not None else None
@@ -195,6 +200,14 @@ class BspFile:
             os.close(fd)
             raise
         bsp._mmap, bsp._fd = mapped, fd
+        return bsp
+
+    @classmethod
+    def _from_bzip2(cls, data: mmap.mmap, path: str, variant: "Variant | None", limits: Limits | None) -> "BspFile":
+        from .compression import bzip2_decompress
+
+        bsp = cls.from_bytes(bzip2_decompress(data, limits=limits, name=path), variant=variant, limits=limits)
+        bsp._path = path
         return bsp
 
     def close(self) -> None:
@@ -637,8 +650,13 @@ class BspFile:
     def _is_input(self, target: str) -> bool:
         """Whether ``target`` names the file this map was read from: by any name (a link, a hard
         link: the same inode), or by its own name after another file took that name."""
-        if self._fd is None or self._path is None:
+        if self._path is None:
             return False
+        if self._fd is None:  # a map unpacked from MAP.bsp.bz2: only its path names it
+            try:
+                return os.path.samefile(target, self._path)
+            except (OSError, ValueError):
+                return False
         try:
             found = os.stat(target)
         except (OSError, ValueError):  # no such file (the usual case), or a name the system cannot take

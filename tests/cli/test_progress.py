@@ -11,12 +11,15 @@ from ..conftest import ROOT
 
 _BODY = """
 import sys
-from sourcebsp.cli._progress import busy, steps
+from sourcebsp.cli._progress import busy, counter, steps
 with steps("work", ["one", "two"]) as advance:
     advance("one")
     advance("two")
 with busy("wait"):
     pass
+with counter("count", 3) as add:
+    add(1)
+    add(2)
 print("rich" in sys.modules)
 """
 
@@ -39,4 +42,4 @@ def test_a_terminal_forced_by_the_environment_gets_rich_bars(variable: str) -> N
     done = _run({variable: "1"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True"
-    assert "work" in done.stderr and "wait" in done.stderr  # the bars were drawn on stderr
+    assert "work" in done.stderr and "wait" in done.stderr and "count" in done.stderr  # the bars, on stderr

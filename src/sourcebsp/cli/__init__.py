@@ -31,6 +31,7 @@ COMMANDS = {
     "pack": "Pack a map's custom content (not stock) into its pakfile, as bspzip stores it",
     "check": "Lint maps for shipping problems: missing assets, pak names, cubemaps, limits, ... (CI exit code)",
     "lump": "Write one lump to a .lmp lump file, or apply a lump file to a map",
+    "scan": "Scan many maps into Parquet tables (maps, lumps, entities, props, materials, pakfiles, findings)",
     "example": "Write a small example map built in code (a lit room) to try the other commands on",
 }
 

@@ -63,3 +63,18 @@ def busy(title: str) -> Iterator[None]:
                   transient=True) as bar:
         bar.add_task(title, total=None)
         yield
+
+
+@contextlib.contextmanager
+def counter(title: str, total: int) -> Iterator[Callable[[int], None]]:
+    """Yield a callback advancing a bar of ``total`` items by its argument (rich's, on a terminal)."""
+    console = _terminal_console()
+    if console is None:
+        yield lambda count: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task(title, total=total)
+        yield lambda count: bar.advance(task, count)
