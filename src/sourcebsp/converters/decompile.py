@@ -47,7 +47,7 @@ from ..model.geometry import angles_matrix, texture_names
 from ..protocols import MapReader
 from ..queries import leaf_at
 from .vmf_entities import COMPILER_KEYS, cubemap_pairs, overlay_pairs, split_keys, static_prop_pairs
-from .vmf_geometry import prism_planes
+from .vmf_geometry import PLANE_RULE, prism_planes
 from .vmf_solids import (
     FaceMatch, IdCounter, PlaneSpec, SideTable, attach_displacements, brush_frames, brush_solids, made_solids,
     match_faces, restore_side_ids, side_table,
@@ -123,6 +123,11 @@ class DecompileStats:
     perpendicular_axes_fixed: int = 0  # sides whose texture axes were perpendicular to them
     sides_off_plane: int = 0  # BSP sides whose plane points are more than 1e-3 units off the BSP plane
     max_off_plane: float = 0.0
+    #: BSP sides whose written points define a plane off their BSP plane by vmf_geometry.PLANE_RULE.
+    sides_off_plane_rule: int = 0
+    #: The side whose defined plane is farthest from its BSP plane (relative to the rule):
+    #: {"side": VMF side id, "brush": BRUSHES row, "brushside": BRUSHSIDES row, "normal_error", "dist_error"}.
+    worst_plane: dict[str, Any] | None = None
     bsp_brushes: int = 0  # rows of the BRUSHES lump
     cubemap_sides: int = 0  # sides named by env_cubemap "sides", from the materials vbsp patched
     cameras: int = 0
@@ -600,6 +605,23 @@ def _count(vmf: VmfMap, stats: DecompileStats) -> None:
     stats.brush_entities = sum(1 for e in vmf.entities if e.solids)
 
 
+def _plane_rule(brushes: BrushSet, table: SideTable, side_ids: np.ndarray) -> tuple[int, dict[str, Any] | None]:
+    """Written BSP sides whose points define a plane off the rule, and the worst side (see DecompileStats)."""
+    written = brushes.closed[brushes.side_brush] if len(brushes.side_index) else np.zeros(0, bool)
+    if not written.any():
+        return 0, None
+    rule_n, rule_d = PLANE_RULE
+    err_n, err_d = table.plane_normal_error, table.plane_dist_error
+    with np.errstate(invalid="ignore"):
+        score = np.where(written, np.fmax(err_n / rule_n, err_d / rule_d), -1.0)
+    score = np.where(np.isnan(score), np.inf, score)
+    worst = int(np.argmax(score))
+    return int((score > 1.0).sum()), {
+        "side": int(side_ids[worst]), "brush": int(brushes.side_brush[worst]),
+        "brushside": int(brushes.side_index[worst]), "normal_error": float(err_n[worst]),
+        "dist_error": float(err_d[worst])}
+
+
 # ---- the whole map ------------------------------------------------------------------------------
 def build_vmf(bsp: MapReader, options: DecompileOptions | None = None,
               progress: Callable[[str], None] | None = None) -> tuple[VmfMap, DecompileStats]:
@@ -637,6 +659,7 @@ def build_vmf(bsp: MapReader, options: DecompileOptions | None = None,
     side_ids, smoothing, stats.restored_side_ids, taken = restore_side_ids(table, match, len(brushes.side_index))
     counter = IdCounter(taken, (max(taken) + 1) if taken else 1)
     solids, stats.skipped_brushes = brush_solids(brushes, table, side_ids, smoothing, counter)
+    stats.sides_off_plane_rule, stats.worst_plane = _plane_rule(brushes, table, side_ids)
     disps = attach_displacements(bsp, brushes, owner, solids, match, {int(v) for v in side_ids.tolist() if v},
                                  names, game, counter)
     stats.displacements, stats.displacement_brushes_made = disps.attached, disps.brushes_made

@@ -140,7 +140,11 @@ def decompile_report(stats: DecompileStats, name: str = "") -> dict[str, Any]:
 
     What was written (solids, sides, entities by class), how much of the
     map came back (BSP brushes written, sides off their BSP plane, texture
-    axes replaced), what was rebuilt (ladders, areaportals, occluders,
+    axes replaced; ``sides.off_plane_rule``: sides whose written points
+    define a plane off their BSP plane by
+    :data:`~sourcebsp.converters.vmf_geometry.PLANE_RULE`, and
+    ``sides.worst_plane``: the side farthest off relative to that rule, its
+    VMF side id, BRUSHES and BRUSHSIDES rows, normal and distance errors), what was rebuilt (ladders, areaportals, occluders,
     displacement brushes, cubemap sides), how each rotated brush entity was
     placed, what could not be rebuilt and why, and the compile-readiness
     rules the VMF breaks (None when not checked).
@@ -152,7 +156,8 @@ def decompile_report(stats: DecompileStats, name: str = "") -> dict[str, Any]:
         "bsp_brushes": {"total": stats.bsp_brushes, "written": stats.bsp_brushes - len(stats.skipped_brushes),
                         "skipped_not_closed": stats.skipped_brushes},
         "sides": {"written": stats.sides, "off_plane_over_1e-3": stats.sides_off_plane,
-                  "max_off_plane": stats.max_off_plane, "side_ids_restored": stats.restored_side_ids},
+                  "max_off_plane": stats.max_off_plane, "off_plane_rule": stats.sides_off_plane_rule,
+                  "worst_plane": stats.worst_plane, "side_ids_restored": stats.restored_side_ids},
         "texture_axes": {"perpendicular_fixed": stats.perpendicular_axes_fixed,
                          "default_axes": stats.default_axes, "tool_textures_restored": stats.restored_tool_textures},
         "displacements": stats.displacements,
