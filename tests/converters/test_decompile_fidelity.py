@@ -21,7 +21,7 @@ import sourcebsp
 from sourcebsp.lump_ids import LumpId
 
 from ._vmf_reference import polygons, side_plane
-from .test_decompile import _parsed
+from .test_decompile import _decompiled, _parsed
 
 ON_PLANE = 1e-3  # the acceptance tolerance, in map units
 LADDER, AREAPORTAL = 0x20000000, 0x8000  # bspflags.h CONTENTS_LADDER, CONTENTS_AREAPORTAL
@@ -154,6 +154,7 @@ def _traced(path: Path):
         corners = polygons(normals, dists, 1e-4)
         found: list[int] = []
         options: list[frozenset[int]] = []
+        defined: list[tuple[float, float]] = []
         point_err, corner_err = 0.0, 0.0
         for k, (n, d) in enumerate(zip(normals, dists)):
             # vbsp may keep planes a few thousandths apart: the side's is the one its points lie on.
@@ -161,8 +162,14 @@ def _traced(path: Path):
             if not errors:
                 found.append(-1)
                 options.append(frozenset())
+                defined.append((np.inf, np.inf))
                 continue
             err, pn = min(errors)
+            # A side whose points lie on two near-twin planes (a short side of whole-number corners)
+            # is each one's: its defined plane must be one of them by the rule.
+            defined.append(min((_defined_error(n, d, planes.normal[i], planes.dist[i])
+                                for e, i in errors if e <= ON_PLANE), key=lambda x: max(x[0] / RULE_NORMAL,
+                                                                                         x[1] / RULE_DIST)))
             found.append(int(planes.canonical[pn]))
             # Planes that meet within a side are all its plane there (vbsp keeps such near twins).
             options.append(frozenset(int(planes.canonical[i]) for e, i in errors if e <= ON_PLANE) | {found[-1]})
@@ -170,8 +177,22 @@ def _traced(path: Path):
             point_err = max(point_err, err)
             if len(corners[k]):
                 corner_err = max(corner_err, float(np.abs(corners[k] @ bn - bd).max()))
-        out.append((cls, found, point_err, corner_err, options))
+        out.append((cls, found, point_err, corner_err, options, defined))
     return out
+
+
+#: Hammer and vbsp read the plane the three points define: its unit normal within 1e-5 per
+#: component of the BSP plane's, its distance within 1e-3 (issue 28).
+RULE_NORMAL, RULE_DIST = 1e-5, 1e-3
+
+
+def _defined_error(n: np.ndarray, d: float, bsp_n: np.ndarray, bsp_d: float) -> tuple[float, float]:
+    """(normal, distance) error of a defined plane against a BSP plane read both ways: as stored, and
+    scaled to a unit normal (a float normal is unit only to a few 1e-7, a few thousandths of distance
+    far from the origin)."""
+    length = float(np.linalg.norm(bsp_n))
+    err_n = max(float(np.abs(n - bsp_n).max()), float(np.abs(n - bsp_n / length).max()))
+    return err_n, max(abs(d - bsp_d), abs(d - bsp_d / length))
 
 
 def test_every_side_lies_on_its_bsp_plane(map_path):
@@ -180,6 +201,41 @@ def test_every_side_lies_on_its_bsp_plane(map_path):
     assert unfound == 0
     assert max((t[2] for t in traced), default=0.0) <= ON_PLANE
     assert max((t[3] for t in traced), default=0.0) <= ON_PLANE
+
+
+def test_every_side_defines_its_bsp_plane(map_path):
+    """The plane the written points define (srctools' parse: doubles, as Hammer reads them), not the
+    points' distances: vbsp looks the plane up by it, and a plane of points close together tilts."""
+    traced = _traced(map_path)
+    errors = np.array([e for t in traced for e in t[5]]).reshape(-1, 2)
+    off = (errors[:, 0] > RULE_NORMAL) | (errors[:, 1] > RULE_DIST)
+    assert len(errors) > 0 and off.sum() == 0, (int(off.sum()), errors.max(axis=0).tolist())
+
+
+def test_the_report_names_the_worst_side(map_path):
+    """``decompile --report``'s ``sides.worst_plane``: a written side, its errors the ones measured here
+    from the VMF text against the plane of the BRUSHSIDES row it names."""
+    from sourcebsp.converters.vmf import decompile_report
+
+    report = decompile_report(_decompiled(map_path)[1])["sides"]
+    worst = report["worst_plane"]
+    planes, _, _, _ = _bsp_facts(map_path)
+    if worst is None:
+        assert not planes.normal.size or not _traced(map_path)
+        return
+    assert report["off_plane_rule"] == 0
+    assert worst["normal_error"] <= RULE_NORMAL and worst["dist_error"] <= RULE_DIST
+    with sourcebsp.open(map_path) as bsp:
+        pn = int(bsp.brushsides["planenum"][worst["brushside"]])
+    for _, solid, origin, rotation in _solids_in_model_space(map_path):
+        ids = [side.id for side in solid.sides]
+        if worst["side"] in ids:
+            _, normals, dists = _model_planes(solid, origin, rotation)
+            k = ids.index(worst["side"])
+            err_n, err_d = _defined_error(normals[k], dists[k], planes.normal[pn], planes.dist[pn])
+            assert abs(err_n - worst["normal_error"]) <= 1e-9 and abs(err_d - worst["dist_error"]) <= 1e-6
+            return
+    raise AssertionError(f"side {worst['side']} is not in the VMF")
 
 
 def test_no_texture_axis_is_perpendicular_to_its_face(map_path):

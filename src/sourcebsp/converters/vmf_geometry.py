@@ -44,7 +44,8 @@ def _padded(points: np.ndarray, offsets: np.ndarray, width: int) -> tuple[np.nda
     return (points[src] if len(points) else np.zeros((n, width, 3))), valid
 
 
-def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, dist: np.ndarray) -> np.ndarray:
+def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, dist: np.ndarray,
+                 origin: np.ndarray | None = None) -> np.ndarray:
     """Three points per polygon for a VMF ``"plane"`` key, ``(N, 3, 3)``, clockwise from outside.
 
     Hammer and vbsp do not read the points: they read the plane the points
@@ -64,6 +65,11 @@ def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, di
 
     "Give the plane back" is :data:`PLANE_RULE` with half its tolerances, so
     the six decimals the VMF is written with never push a side over it.
+
+    With ``origin`` (per side), ``dist`` is the plane's distance in its
+    model's space, the model placed at ``origin`` (``normal`` is already
+    turned): vbsp moves a brush entity's planes by its origin after reading
+    them, so the rule holds in the model's space.
     """
     normal = np.asarray(normal, np.float64).reshape(-1, 3)
     dist = np.asarray(dist, np.float64).reshape(-1)
@@ -71,6 +77,8 @@ def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, di
     if not n:
         return np.zeros((0, 3, 3))
     unit, target, slack = _plane_target(normal, dist)
+    if origin is not None:
+        target = target + np.einsum("nj,nj->n", unit, np.asarray(origin, np.float64).reshape(-1, 3))
     # Every polygon padded to the largest one's corners, in runs of sides: whole, the padded
     # arrays took 23 MiB on a 9 MB map (one 40-corner side pads all 12,000 to 40).
     width = max(int(np.diff(offsets).max(initial=0)), 3)
@@ -126,15 +134,22 @@ def defined_planes(points: np.ndarray, decimals: int | None = WRITTEN_DECIMALS) 
 
 
 def defined_plane_errors(points: np.ndarray, normal: np.ndarray, dist: np.ndarray,
-                         decimals: int | None = WRITTEN_DECIMALS) -> tuple[np.ndarray, np.ndarray]:
+                         decimals: int | None = WRITTEN_DECIMALS, origin: np.ndarray | None = None,
+                         rotation: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """How far the plane each point triple defines is from ``(normal, dist)``: largest normal component, distance.
 
     Compare with :data:`PLANE_RULE`.  The distance is the larger error
     against both readings of a normal that is unit only to float precision:
     ``dist`` as stored, and ``dist / |normal|``.  A triple in a line is off
-    by the whole normal.
+    by the whole normal.  With ``origin`` and ``rotation`` (per triple), the
+    points are placed by them and ``(normal, dist)`` is in the model's space
+    (where vbsp looks the plane up): the defined plane is moved back first.
     """
     got_n, got_d = defined_planes(points, decimals)
+    if origin is not None:
+        got_d = got_d - np.einsum("ij,ij->i", got_n, np.asarray(origin, np.float64).reshape(-1, 3))
+    if rotation is not None:
+        got_n = np.einsum("sji,sj->si", np.asarray(rotation, np.float64).reshape(-1, 3, 3), got_n)
     normal = np.asarray(normal, np.float64).reshape(-1, 3)
     unit, target, slack = _plane_target(normal, np.asarray(dist, np.float64).reshape(-1))
     err_n = np.maximum(np.abs(got_n - normal).max(axis=1, initial=0.0), np.abs(got_n - unit).max(axis=1, initial=0.0))
@@ -145,8 +160,9 @@ def _gives_plane_back(points: np.ndarray, unit: np.ndarray, target: np.ndarray, 
     """The triples that define their plane (``target`` give or take ``slack``) within half of :data:`PLANE_RULE`."""
     got_n, got_d = defined_planes(points)
     with np.errstate(invalid="ignore"):
-        return ((np.abs(got_n - unit).max(axis=1, initial=0.0) <= PLANE_RULE[0] / 2)
-                & (np.abs(got_d - target) + slack <= PLANE_RULE[1] / 2))
+        ok: np.ndarray = ((np.abs(got_n - unit).max(axis=1, initial=0.0) <= PLANE_RULE[0] / 2)
+                          & (np.abs(got_d - target) + slack <= PLANE_RULE[1] / 2))
+    return ok
 
 
 def _points_of_sides(points: np.ndarray, offsets: np.ndarray, unit: np.ndarray, dist: np.ndarray,
@@ -208,7 +224,11 @@ def _spread_points(unit: np.ndarray, dist: np.ndarray, slack: np.ndarray, centre
     half = np.floor(np.maximum(reach / np.sqrt(2.0), MIN_SPREAD))[:, None]
     raw = np.stack([centre - half * (u + w), centre + half * (u - w), centre + half * (w - u)], axis=1)
     rounded = np.round(raw)
-    return np.where(_gives_plane_back(rounded, unit, dist, slack)[:, None, None], rounded, raw)
+    # The rounded points on the plane too: a plane a few 1e-6 off 45 degrees passes the rule, yet
+    # points of the exact 45 degrees 10,000 units out are hundredths off it.
+    on_plane = np.all(np.abs(np.einsum("npj,nj->np", rounded, unit) - dist[:, None]) <= SNAP_ON_PLANE, axis=1)
+    keep = on_plane & _gives_plane_back(rounded, unit, dist, slack)
+    return np.where(keep[:, None, None], rounded, raw)
 
 
 #: Edge of the grid cells that keep a face from meeting the far-away sides of its plane.

@@ -155,13 +155,13 @@ def side_table(bsp: MapReader, brushes: BrushSet, frames: BrushFrames, names: li
     vertices = (np.einsum("pij,pj->pi", point_rotation, brushes.points) + point_origin
                 if len(brushes.points) else np.zeros((0, 3)))
     dist = brushes.dist + np.einsum("ij,ij->i", normal, origin)
-    points = plane_points(vertices, brushes.poly_offsets, normal, dist)
+    points = plane_points(vertices, brushes.poly_offsets, normal, brushes.dist, origin)
     contents = brushes.contents[side_brush] if n_sides else np.zeros(0, np.int64)
     materials, restored = side_materials(brushes.texinfo, contents, bsp, names, side_brush)
     axes = texture_axes(brushes.texinfo, normal, origin, bsp, rotation)
     off_plane = np.abs(np.einsum("spj,sj->sp", points, normal) - dist[:, None]).max(axis=1) if n_sides \
         else np.zeros(0)
-    err_n, err_d = defined_plane_errors(points, normal, dist)
+    err_n, err_d = defined_plane_errors(points, brushes.normal, brushes.dist, origin=origin, rotation=rotation)
     return SideTable(points, vertices, normal, materials, axes, int(restored.sum()),
                      int(axes["restored_axes"].sum()), int(axes["perpendicular"].sum()), off_plane, err_n, err_d)
 
