@@ -163,6 +163,7 @@ def decompile_report(stats: DecompileStats, name: str = "") -> dict[str, Any]:
         "displacements": stats.displacements,
         "entities": {"brush": stats.brush_entities, "point": stats.point_entities, "by_class": stats.entity_classes},
         "reconstructed": {"ladders": stats.ladders, "areaportal_solids": stats.areaportal_solids,
+                          "areaportal_owners": stats.areaportal_owners,
                           "occluder_solids": stats.occluder_solids,
                           "displacement_brushes": stats.displacement_brushes_made,
                           "cubemap_sides": stats.cubemap_sides, "static_props": stats.static_props,
