@@ -202,6 +202,18 @@ def test_what_stays_ambiguous_is_reported_and_never_duplicated():
     assert sorted(made) == sorted([[_box(portals[1])], [_box(portals[2])]])
 
 
+def test_a_brush_two_entities_claim_equally_goes_to_neither():
+    doors = [("func_door", "door_b", (128.0, 0.0, 64.0))]
+    portals = [_slab(128, 0)]
+    ents = [[("classname", "func_areaportal"), ("target", "door_b"), ("targetname", "one")],
+            [("classname", "func_areaportal"), ("target", "door_b"), ("targetname", "two")]]
+    found, stats = _portal_solids(portal_map(doors, portals, ents))
+    _every_brush_once(found, portals)
+    named = {name: solids for name, _, solids in found if name}
+    assert named == {"one": [], "two": []}
+    assert sum("as near to 2 entities' targets" in line for line in stats.not_rebuilt) == 2
+
+
 def test_an_emptied_lump_gives_what_the_lump_gave(corpus_file):
     """valvebsp_testmap's three func_areaportal (no targets): with the AREAPORTALS lump emptied, vbsp's
     order gives each entity the brush the lump's portal entries gave it."""

@@ -203,40 +203,58 @@ def areaportal_owners(entities: list[Any], rows: list[int], taken: dict[int, int
 
 def _assign(waiting: list[int], wants: dict[int, list[tuple[int, list[int], str]]], near: dict[int, np.ndarray],
             free: list[int], result: PortalOwners, why_none: dict[int, str]) -> None:
-    """Give brushes to entities, surest rule first, leaving out (and reporting) what stays ambiguous."""
+    """Give brushes to entities, surest rule first, leaving out (and reporting) what stays ambiguous.
+
+    Each round, per rule: every entity still waiting names its nearest open
+    brush; a brush named by several goes to the nearest of them (a tie: to
+    none); after a round that gave anything the rules start over, so what
+    one entity took settles another's choice.  Rounds cost entities x
+    candidates each, and there are at most as many as brushes given.
+    """
     owned: set[int] = set()  # positions in `free` given away
     done: set[int] = set()
     ambiguous: dict[int, str] = {}
-    changed = True
-    while changed:
-        changed = False
-        ambiguous.clear()  # what another entity's brush settled is looked at again
+    progress = True
+    while progress:
+        progress = False
+        ambiguous.clear()
         for tier in (0, 1, 2):
+            claims: dict[int, list[tuple[float, int, str]]] = {}
             for i in waiting:
-                if i in done or i in ambiguous:
+                if i in done:
                     continue
                 for t, ranked, rule in wants[i]:
-                    open_ = [k for k in ranked if k not in owned]
-                    if t != tier or not open_:
+                    if t != tier:
                         continue
-                    best, d = open_[0], near[i][open_[0]]
-                    ties = [k for k in open_ if near[i][k] - d <= TIE]
-                    if tier and len(ties) > 1:
-                        ambiguous[i] = f"{len(ties)} areaportal brushes equally near its {rule}"
-                        break
-                    rivals = [j for j in waiting if j != i and j not in done and any(
-                        tt == tier and [k for k in rr if k not in owned][:1] == [best] and abs(near[j][best] - d) <= TIE
-                        for tt, rr, _ in wants[j])] if tier else []
-                    if rivals:
-                        for j in [i] + rivals:
-                            ambiguous[j] = f"an areaportal brush is as near to {len(rivals) + 1} entities' {rule}"
-                        break
-                    owned.add(best)
-                    done.add(i)
-                    result.owner[free[best]] = i
-                    result.rule[free[best]] = rule
-                    changed = True
-                    break
+                    open_ = (k for k in ranked if k not in owned)
+                    best = next(open_, None)
+                    if best is None:
+                        continue
+                    d = float(near[i][best])
+                    ties = 1
+                    for k in open_:
+                        if near[i][k] - d > TIE:
+                            break
+                        ties += 1
+                    if tier and ties > 1:
+                        ambiguous[i] = f"{ties} areaportal brushes equally near its {rule}"
+                    else:
+                        claims.setdefault(best, []).append((d, i, rule))
+            for best, claimants in claims.items():
+                claimants.sort()
+                d, i, rule = claimants[0]
+                tied = [j for dj, j, _ in claimants if dj - d <= TIE]
+                if tier and len(tied) > 1:
+                    for j in tied:
+                        ambiguous[j] = f"an areaportal brush as near to {len(tied)} entities' {rule}s"
+                    continue
+                owned.add(best)
+                done.add(i)
+                result.owner[free[best]] = i
+                result.rule[free[best]] = rule
+                progress = True
+            if progress:
+                break
     for i in waiting:
         if i not in done:
             result.unresolved[i] = (ambiguous.get(i) or why_none.get(i)
