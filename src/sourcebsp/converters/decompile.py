@@ -8,9 +8,10 @@ left behind).  Where each part of the VMF comes from:
   those with ``CONTENTS_DETAIL`` go into one ``func_detail`` (or stay in
   the world with ``detail_as_world``); those with ``CONTENTS_LADDER`` into
   one ``func_ladder`` each (vbsp merges ``func_ladder`` into the world);
-  those with ``CONTENTS_AREAPORTAL`` to the ``func_areaportal`` whose
-  ``portalnumber`` is the key of the AREAPORTALS entry lying on one of
-  their sides;
+  those with ``CONTENTS_AREAPORTAL`` to their ``func_areaportal``
+  (:mod:`~sourcebsp.converters.vmf_areaportals`: the AREAPORTALS entry on
+  one of their sides, else vbsp's numbering, the entity's target or what
+  opens it);
 * brush entities: an entity with ``"model" "*N"`` gets model N's brushes,
   which vbsp stored around the entity's ``origin`` without turning them.
   The game turns the model by ``angles``, so with ``rotation_fix`` the

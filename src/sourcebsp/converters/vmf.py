@@ -9,16 +9,19 @@ What comes back (details in the modules named):
   from their texinfo and tool textures restored from brush contents and
   surface flags (:mod:`~sourcebsp.model.brushes`,
   :mod:`~sourcebsp.converters.vmf_textures`, :mod:`~sourcebsp.converters.decompile`);
-  every side's plane points lie on its BSP plane (within 1e-4 units) and
-  span the side; texture axes whose projection is perpendicular to the side
-  are replaced by Hammer's default axes;
+  the plane every side's three points define is its BSP plane (normal
+  within 1e-5 per component, distance within 1e-3:
+  :data:`~sourcebsp.converters.vmf_geometry.PLANE_RULE`); texture axes whose
+  projection is perpendicular to the side are replaced by Hammer's default axes;
 * rotated brush entities turned into place, their ``angles`` dropped, except
   the classes whose ``angles`` is a direction or is zeroed by the game
   (:data:`~sourcebsp.converters.decompile.MOVEDIR_CLASSES`,
   :data:`~sourcebsp.converters.decompile.ANGLES_ZEROED_CLASSES`);
 * ``func_ladder`` (from ``CONTENTS_LADDER`` world brushes),
-  ``func_areaportal`` brushes (from ``CONTENTS_AREAPORTAL`` and the
-  AREAPORTALS lump) and ``func_occluder`` brushes (from the OCCLUSION lump);
+  ``func_areaportal`` brushes (from ``CONTENTS_AREAPORTAL``, owners from the
+  AREAPORTALS lump or, when it is empty, vbsp's numbering, targets and
+  referrers: :mod:`~sourcebsp.converters.vmf_areaportals`) and
+  ``func_occluder`` brushes (from the OCCLUSION lump);
   water brushes come back as world brushes with their contents' materials;
 * every entity of the entity lump with its keys and outputs, static props
   as ``prop_static``, cubemap samples as ``env_cubemap`` with the sides
@@ -43,9 +46,11 @@ map's own visgroups, groups, hidden objects and cameras, ``info_overlay``
 angles, displacement sculpting data beyond the final vertex offsets
 (``offsets``, ``elevation``, forced triangle tags), texture ``rotation``
 (folded into the axes), the grouping of detail brushes into separate
-``func_detail`` entities (all of them go into one), and which
-``func_areaportal`` owns which brush when the AREAPORTALS lump is empty
-(reported, no geometry is made up).  The texture axes of sides without
+``func_detail`` entities (all of them go into one), the mapper's own
+plane points (only the plane they define survives), and the owner of an
+areaportal brush when the AREAPORTALS lump is empty and neither vbsp's
+numbering, a target nor a referring entity tells it apart (reported with
+the reason, no geometry is made up).  The texture axes of sides without
 faces are whatever texinfo vbsp left them (it drops the texinfos no face
 uses and points such sides at another one), so only sides that have faces
 keep their own alignment.
