@@ -13,68 +13,33 @@ from typing import Sequence
 
 import numpy as np
 
-from sourcebsp.codecs.entities import Entities, Entity
-from sourcebsp.codecs.occlusion import Occlusion
-from sourcebsp.codecs.overlays import MAP_FLAGS
-from sourcebsp.codecs.physics import PhysCollide, PhysDisp
+from sourcebsp.codecs.entities import Entity
 from sourcebsp.container import BspFile
 from sourcebsp.converters.vmf import build_vmf, decompile_report, decompile_text
 from sourcebsp.examples import room
 from sourcebsp.examples.helpers import Box
-from sourcebsp.header import Header, LumpEntry
-from sourcebsp.lump_ids import NUM_LUMPS, LumpId
+from sourcebsp.lump_ids import LumpId
 
+from ._brush_entity_map import box_entity, room_builder, room_map
 from ._vmf_reference import parse_vmf
 
 CONTENTS_AREAPORTAL = 0x8000  # bspflags.h
 DOOR = Box((-4.0, -32.0, -64.0), (4.0, 32.0, 64.0))  # a door 8 thick, around its origin
 
 
-def _text(values: Sequence[float]) -> str:
-    return " ".join(f"{v:g}" for v in values)
-
-
 def portal_map(doors: Sequence[tuple[str, str, tuple[float, float, float]]], portals: Sequence[Box],
                entities: Sequence[Sequence[tuple[str, str]]]) -> BspFile:
     """The example room with ``doors`` ((classname, targetname, origin), each a :data:`DOOR` model),
     ``portals`` (world areaportal brushes, in BRUSHES order) and ``entities`` (key/value pairs)."""
-    builder = room._MapBuilder()
-    for material in room._MATERIALS:
-        builder.texdata_of(material)
-    room._world(builder)
-    room._button(builder)
+    builder = room_builder()
     for box in portals:
         b = builder.box_brush(box, {})
         first, count, _ = builder.brushes[b]
         builder.brushes[b] = (first, count, CONTENTS_AREAPORTAL)
     listed = list(room._entities())
-    for classname, name, origin in doors:
-        brush = builder.box_brush(DOOR, {cut: room.BUTTON_MATERIAL for cut in room._CUTS})
-        face_sides = {cut: builder.side_of(brush, *cut) for cut in room._CUTS}
-        model = builder.box_model(DOOR, solid_inside=True, face_sides=face_sides, brushes=[brush], bounds=DOOR,
-                                  origin=origin)
-        listed.append(Entity([("classname", classname), ("targetname", name), ("model", f"*{model}"),
-                              ("origin", _text(origin))]))
+    listed += [box_entity(builder, DOOR, classname, origin, [("targetname", name)]) for classname, name, origin in doors]
     listed += [Entity(list(pairs)) for pairs in entities]
-    lumps = {}
-    lumps.update(room._tree(builder))
-    lumps.update(room._geometry(builder))
-    lumps.update(room._textures(builder))
-    lumps.update(room._ambient_and_lights(builder))
-    lumps.update({
-        LumpId.ENTITIES: Entities(listed, bsp_version=20),
-        LumpId.GAME_LUMP: room._game_lumps(builder),
-        LumpId.OCCLUSION: Occlusion(),
-        LumpId.PHYSCOLLIDE: PhysCollide([], None),
-        LumpId.PHYSDISP: PhysDisp(),
-        LumpId.MAP_FLAGS: np.zeros(1, MAP_FLAGS),
-        LumpId.PAKFILE: room._empty_pakfile(),
-    })
-    entries = [LumpEntry(version=room._LUMP_VERSIONS.get(LumpId(i), 0)) for i in range(NUM_LUMPS)]
-    bsp = BspFile(Header(ident=b"VBSP", version=20, lumps=entries, map_revision=1))
-    for lump, value in lumps.items():
-        bsp.set_lump(lump, value)
-    return BspFile.from_bytes(bsp.to_bytes())
+    return room_map(builder, listed)
 
 
 def _slab(x: float, y: float, axis: int = 0) -> Box:
