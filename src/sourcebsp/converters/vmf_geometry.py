@@ -65,6 +65,9 @@ def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, di
 
     "Give the plane back" is :data:`PLANE_RULE` with half its tolerances, so
     the six decimals the VMF is written with never push a side over it.
+    Both kinds also hold for vbsp, which reads the points as floats (a
+    thousandth of a unit at 16384): whole numbers are exact, and across a
+    triangle thousands of units wide a thousandth tilts the plane by 1e-7.
 
     With ``origin`` (per side), ``dist`` is the plane's distance in its
     model's space, the model placed at ``origin`` (``normal`` is already
@@ -84,9 +87,12 @@ def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, di
     width = max(int(np.diff(offsets).max(initial=0)), 3)
     step = max(_CORNERS_PER_PASS // width, 1)
     out = np.empty((n, 3, 3))
-    for lo in range(0, n, step):
-        hi = min(lo + step, n)
-        out[lo:hi] = _points_of_sides(points, offsets[lo : hi + 1], unit[lo:hi], target[lo:hi], slack[lo:hi], width)
+    # A hostile plane (infinite distance, NaN normal) gives NaN points, which the writer writes as 0.
+    with np.errstate(invalid="ignore", over="ignore"):
+        for lo in range(0, n, step):
+            hi = min(lo + step, n)
+            out[lo:hi] = _points_of_sides(points, offsets[lo : hi + 1], unit[lo:hi], target[lo:hi], slack[lo:hi],
+                                          width)
     return out
 
 
@@ -98,10 +104,11 @@ def _plane_target(normal: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.
     the stored one (``n . p = d``: where vbsp's points lay) and the unit
     plane's (``d / |n|``).  The points go halfway, the slack off both.
     """
-    length = np.linalg.norm(normal, axis=1)
-    scale = np.where(length > 0, length, 1.0)
-    unit_dist = dist / scale
-    return normal / scale[:, None], (dist + unit_dist) / 2, np.abs(unit_dist - dist) / 2
+    with np.errstate(invalid="ignore", over="ignore"):
+        length = np.linalg.norm(normal, axis=1)
+        scale = np.where(length > 0, length, 1.0)
+        unit_dist = dist / scale
+        return normal / scale[:, None], (dist + unit_dist) / 2, np.abs(unit_dist - dist) / 2
 
 
 #: Padded polygon corners :func:`plane_points` handles per pass (a few hundred bytes each).
@@ -145,6 +152,12 @@ def defined_plane_errors(points: np.ndarray, normal: np.ndarray, dist: np.ndarra
     points are placed by them and ``(normal, dist)`` is in the model's space
     (where vbsp looks the plane up): the defined plane is moved back first.
     """
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _errors(points, normal, dist, decimals, origin, rotation)
+
+
+def _errors(points: np.ndarray, normal: np.ndarray, dist: np.ndarray, decimals: int | None,
+            origin: np.ndarray | None, rotation: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     got_n, got_d = defined_planes(points, decimals)
     if origin is not None:
         got_d = got_d - np.einsum("ij,ij->i", got_n, np.asarray(origin, np.float64).reshape(-1, 3))
