@@ -164,6 +164,7 @@ def areaportal_owners(entities: list[Any], rows: list[int], taken: dict[int, int
             by_name.setdefault(name, []).append(i)
     referrers = _referrers(entities)
     free_rows = np.array(free, np.int64)
+    position = {r: k for k, r in enumerate(free)}
     order = {} if taken else _order_proposals(entities, portals, rows)
     # Per entity: its candidates as (tier, brush positions in `free` best first, rule), and the
     # distance of every free brush from what it names (its target's entities, or its referrers).
@@ -180,9 +181,8 @@ def areaportal_owners(entities: list[Any], rows: list[int], taken: dict[int, int
              else np.zeros(len(free)))
         near[i] = d
         options: list[tuple[int, list[int], str]] = []
-        proposal = order.get(i)
-        if proposal is not None and proposal in free:
-            k = free.index(proposal)
+        k = position.get(order.get(i, -1), -1)
+        if k >= 0:
             if not (target and places) or d[k] <= TARGET_REACH:
                 options.append((0, [k], "order"))
         ranked = np.argsort(d, kind="stable").tolist()
