@@ -21,23 +21,38 @@ from sourcebsp.lump_ids import NUM_LUMPS, LumpId
 import numpy as np
 
 
-def brush_entity_map(entities: Sequence[tuple[str, tuple[float, float, float], str | None]], box: Box) -> BspFile:
-    """The example room plus one brush entity per ``(classname, origin, angles or None)``, each ``box``."""
+def room_builder() -> room._MapBuilder:
+    """The example room's builder with its world and button: add brushes and models, then :func:`room_map`."""
     builder = room._MapBuilder()
     for material in room._MATERIALS:
         builder.texdata_of(material)
     room._world(builder)
     room._button(builder)
+    return builder
+
+
+def box_entity(builder: room._MapBuilder, box: Box, classname: str, origin: tuple[float, float, float],
+               pairs: Sequence[tuple[str, str]] = ()) -> Entity:
+    """A brush entity of one ``box`` brush (its own model, stored around ``origin``) and its keys."""
+    brush = builder.box_brush(box, {cut: room.BUTTON_MATERIAL for cut in room._CUTS})
+    face_sides = {cut: builder.side_of(brush, *cut) for cut in room._CUTS}
+    model = builder.box_model(box, solid_inside=True, face_sides=face_sides, brushes=[brush], bounds=box,
+                              origin=origin)
+    return Entity([("classname", classname), ("model", f"*{model}"), ("origin", " ".join(f"{v:g}" for v in origin)),
+                   *pairs])
+
+
+def brush_entity_map(entities: Sequence[tuple[str, tuple[float, float, float], str | None]], box: Box) -> BspFile:
+    """The example room plus one brush entity per ``(classname, origin, angles or None)``, each ``box``."""
+    builder = room_builder()
     listed = list(room._entities())
     for classname, origin, angles in entities:
-        brush = builder.box_brush(box, {cut: room.BUTTON_MATERIAL for cut in room._CUTS})
-        face_sides = {cut: builder.side_of(brush, *cut) for cut in room._CUTS}
-        model = builder.box_model(box, solid_inside=True, face_sides=face_sides, brushes=[brush], bounds=box,
-                                  origin=origin)
-        pairs = [("classname", classname), ("model", f"*{model}"), ("origin", " ".join(f"{v:g}" for v in origin))]
-        if angles is not None:
-            pairs.append(("angles", angles))
-        listed.append(Entity(pairs))
+        listed.append(box_entity(builder, box, classname, origin, [("angles", angles)] if angles is not None else []))
+    return room_map(builder, listed)
+
+
+def room_map(builder: room._MapBuilder, listed: list[Entity]) -> BspFile:
+    """The map of a filled example-room builder with the entities ``listed``, written and read back."""
     lumps = {}
     lumps.update(room._tree(builder))
     lumps.update(room._geometry(builder))

@@ -21,7 +21,7 @@ import sourcebsp
 from sourcebsp.lump_ids import LumpId
 
 from ._vmf_reference import polygons, side_plane
-from .test_decompile import _parsed
+from .test_decompile import _decompiled, _parsed
 
 ON_PLANE = 1e-3  # the acceptance tolerance, in map units
 LADDER, AREAPORTAL = 0x20000000, 0x8000  # bspflags.h CONTENTS_LADDER, CONTENTS_AREAPORTAL
@@ -149,11 +149,14 @@ def _traced(path: Path):
         if cls in MADE or any(s.disp_power for s in solid.sides):
             continue
         local, normals, dists = _model_planes(solid, origin, rotation)
+        normals32, dists32 = _vbsp_planes(solid, origin, rotation)
         # Corners within 1e-4 of a written plane count as its own: a looser tolerance would take
         # in the neighbours of near-coplanar sides (37-sided cylinders) and measure them instead.
         corners = polygons(normals, dists, 1e-4)
         found: list[int] = []
         options: list[frozenset[int]] = []
+        defined: list[tuple[float, float]] = []
+        read32: list[tuple[float, float]] = []
         point_err, corner_err = 0.0, 0.0
         for k, (n, d) in enumerate(zip(normals, dists)):
             # vbsp may keep planes a few thousandths apart: the side's is the one its points lie on.
@@ -161,8 +164,19 @@ def _traced(path: Path):
             if not errors:
                 found.append(-1)
                 options.append(frozenset())
+                defined.append((np.inf, np.inf))
+                read32.append((np.inf, np.inf))
                 continue
             err, pn = min(errors)
+            # A side whose points lie on two near-twin planes (a short side of whole-number corners)
+            # is each one's: its defined plane must be one of them by the rule.
+            defined.append(min((_defined_error(n, d, planes.normal[i], planes.dist[i])
+                                for e, i in errors if e <= ON_PLANE), key=lambda x: max(x[0] / RULE_NORMAL,
+                                                                                         x[1] / RULE_DIST)))
+            # vbsp's own reading (floats) must find one of those planes within its own tolerances.
+            read32.append(min((float(np.abs(normals32[k] - planes.normal[i]).max()) / VBSP_NORMAL,
+                               abs(float(dists32[k]) - float(planes.dist[i])) / VBSP_DIST)
+                              for e, i in errors if e <= ON_PLANE))
             found.append(int(planes.canonical[pn]))
             # Planes that meet within a side are all its plane there (vbsp keeps such near twins).
             options.append(frozenset(int(planes.canonical[i]) for e, i in errors if e <= ON_PLANE) | {found[-1]})
@@ -170,8 +184,37 @@ def _traced(path: Path):
             point_err = max(point_err, err)
             if len(corners[k]):
                 corner_err = max(corner_err, float(np.abs(corners[k] @ bn - bd).max()))
-        out.append((cls, found, point_err, corner_err, options))
+        out.append((cls, found, point_err, corner_err, options, defined, read32))
     return out
+
+
+#: vbsp's plane lookup (SDK 2013 map.cpp FindFloatPlane): normals within 1e-5, distances within 0.01.
+VBSP_NORMAL, VBSP_DIST = 1e-5, 0.01
+
+
+def _vbsp_planes(solid, origin: np.ndarray, rotation: np.ndarray):
+    """The planes vbsp makes of a solid's sides: points read as floats (``Vector planepts[3]``),
+    ``(p0 - p1) x (p2 - p1)`` normalized and ``normal . p0`` in float, then moved into the model."""
+    pts = np.array([[tuple(p) for p in side.planes] for side in solid.sides], float).astype(np.float32)
+    n = np.cross(pts[:, 0] - pts[:, 1], pts[:, 2] - pts[:, 1])
+    n = (n / np.linalg.norm(n, axis=1, keepdims=True)).astype(np.float32)
+    d = np.einsum("ij,ij->i", n, pts[:, 0]).astype(np.float32).astype(float)
+    n = n.astype(float)
+    return n @ rotation, d - n @ origin
+
+
+#: Hammer and vbsp read the plane the three points define: its unit normal within 1e-5 per
+#: component of the BSP plane's, its distance within 1e-3 (issue 28).
+RULE_NORMAL, RULE_DIST = 1e-5, 1e-3
+
+
+def _defined_error(n: np.ndarray, d: float, bsp_n: np.ndarray, bsp_d: float) -> tuple[float, float]:
+    """(normal, distance) error of a defined plane against a BSP plane read both ways: as stored, and
+    scaled to a unit normal (a float normal is unit only to a few 1e-7, a few thousandths of distance
+    far from the origin)."""
+    length = float(np.linalg.norm(bsp_n))
+    err_n = max(float(np.abs(n - bsp_n).max()), float(np.abs(n - bsp_n / length).max()))
+    return err_n, max(abs(d - bsp_d), abs(d - bsp_d / length))
 
 
 def test_every_side_lies_on_its_bsp_plane(map_path):
@@ -180,6 +223,49 @@ def test_every_side_lies_on_its_bsp_plane(map_path):
     assert unfound == 0
     assert max((t[2] for t in traced), default=0.0) <= ON_PLANE
     assert max((t[3] for t in traced), default=0.0) <= ON_PLANE
+
+
+def test_every_side_defines_its_bsp_plane(map_path):
+    """The plane the written points define (srctools' parse: doubles, as Hammer reads them), not the
+    points' distances: vbsp looks the plane up by it, and a plane of points close together tilts."""
+    traced = _traced(map_path)
+    errors = np.array([e for t in traced for e in t[5]]).reshape(-1, 2)
+    off = (errors[:, 0] > RULE_NORMAL) | (errors[:, 1] > RULE_DIST)
+    assert len(errors) > 0 and off.sum() == 0, (int(off.sum()), errors.max(axis=0).tolist())
+
+
+def test_vbsp_reading_floats_finds_every_side_plane(map_path):
+    """vbsp reads plane points as floats: far from the origin a float holds a point only to a
+    thousandth, so points close together would define a plane it does not find."""
+    traced = _traced(map_path)
+    ratios = np.array([r for t in traced for r in t[6]]).reshape(-1, 2)
+    assert len(ratios) > 0 and np.all(ratios <= 1.0), ratios.max(axis=0).tolist()
+
+
+def test_the_report_names_the_worst_side(map_path):
+    """``decompile --report``'s ``sides.worst_plane``: a written side, its errors the ones measured here
+    from the VMF text against the plane of the BRUSHSIDES row it names."""
+    from sourcebsp.converters.vmf import decompile_report
+
+    report = decompile_report(_decompiled(map_path)[1])["sides"]
+    worst = report["worst_plane"]
+    planes, _, _, _ = _bsp_facts(map_path)
+    if worst is None:
+        assert not planes.normal.size or not _traced(map_path)
+        return
+    assert report["off_plane_rule"] == 0
+    assert worst["normal_error"] <= RULE_NORMAL and worst["dist_error"] <= RULE_DIST
+    with sourcebsp.open(map_path) as bsp:
+        pn = int(bsp.brushsides["planenum"][worst["brushside"]])
+    for _, solid, origin, rotation in _solids_in_model_space(map_path):
+        ids = [side.id for side in solid.sides]
+        if worst["side"] in ids:
+            _, normals, dists = _model_planes(solid, origin, rotation)
+            k = ids.index(worst["side"])
+            err_n, err_d = _defined_error(normals[k], dists[k], planes.normal[pn], planes.dist[pn])
+            assert abs(err_n - worst["normal_error"]) <= 1e-9 and abs(err_d - worst["dist_error"]) <= 1e-6
+            return
+    raise AssertionError(f"side {worst['side']} is not in the VMF")
 
 
 def test_no_texture_axis_is_perpendicular_to_its_face(map_path):

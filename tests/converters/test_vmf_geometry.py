@@ -4,7 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from sourcebsp.converters.vmf import build_vmf
-from sourcebsp.converters.vmf_geometry import SNAP_ON_PLANE, candidate_pairs, plane_points
+from sourcebsp.converters.vmf_geometry import (
+    MAP_EXTENT, PLANE_RULE, SNAP_ON_PLANE, candidate_pairs, defined_plane_errors, plane_points,
+)
+from sourcebsp.converters.vmf_writer import format_number
 from sourcebsp.examples.helpers import Box
 from sourcebsp.model.brushes import brush_models_of, build_brushes
 from sourcebsp.model.geometry import face_table
@@ -75,6 +78,56 @@ def test_a_sliver_gets_points_from_its_plane():
     assert np.allclose(pts[:, 2], 5)
     n = np.cross(pts[2] - pts[0], pts[1] - pts[0])
     assert n[2] > 0 and np.linalg.norm(n) >= 64 * 64 * 0.99
+
+
+def _read_back(points: np.ndarray) -> tuple[np.ndarray, float]:
+    """The plane Hammer reads from the points as the VMF writes them: text, then doubles, then
+    normalize((p0 - p1) x (p2 - p1)) and dist = normal . p0 (written out here, not the library's)."""
+    p0, p1, p2 = (np.array([float(format_number(v)) for v in p]) for p in points)
+    n = np.cross(p0 - p1, p2 - p1)
+    n /= np.linalg.norm(n)
+    return n, float(n @ p0)
+
+
+def test_a_small_side_far_from_the_origin_defines_its_plane():
+    """css_glasstrap_final's side 1085 (brush side of a ceiling bevel, 0.5 x 8 units at z = -3719):
+    its corners lie within 1e-4 of the plane, but three of them, a few tenths apart, define a plane
+    whose distance is a tenth of a unit off: the points must define the plane, not lie near it."""
+    normal = np.array([-0.8944272, 0.0, 0.4472136], np.float32).astype(np.float64)
+    dist = float(np.float32(-1534.3898))
+    corners = np.array([[-144.0, 1168.0, -3719.0], [-144.5000784067, 1168.0, -3720.0],
+                        [-144.5000784067, 1176.0, -3720.0], [-144.0, 1176.0, -3719.0]])
+    assert np.abs(corners @ normal - dist).max() <= SNAP_ON_PLANE
+    # Three of those corners define a plane off by the rule: lying near the plane is not enough.
+    m, e = _read_back(corners[[0, 2, 3]])
+    assert np.abs(m - normal).max() > PLANE_RULE[0] and abs(e - dist) > 10 * PLANE_RULE[1]
+    pts = plane_points(corners, np.array([0, 4]), normal[None], np.array([dist]))[0]
+    n, d = _read_back(pts)
+    assert np.abs(n - normal).max() <= PLANE_RULE[0] and abs(d - dist) <= PLANE_RULE[1]
+    assert n @ normal > 0  # facing out: clockwise seen from outside
+    # The points spread as far as the map allows, and stay inside it.
+    assert np.linalg.norm(pts[1] - pts[0]) >= 1000 and np.abs(pts).max() <= MAP_EXTENT
+    # The library's measure agrees with the read-back above, and finds the corners off.
+    err_n, err_d = defined_plane_errors(np.stack([pts, corners[[0, 2, 3]]]), np.stack([normal, normal]),
+                                        np.array([dist, dist]))
+    assert err_n[0] <= PLANE_RULE[0] and err_d[0] <= PLANE_RULE[1]
+    assert err_n[1] > PLANE_RULE[0] and err_d[1] > PLANE_RULE[1]
+
+
+def test_points_from_the_plane_are_whole_numbers_only_when_they_stay_on_it():
+    # An axis plane: whole numbers, exactly on it.
+    pts = plane_points(np.array([[0.3, 0.2, 24], [0.3, 9.7, 24], [5.5, 9.7, 24]]), np.array([0, 3]),
+                       np.array([[0.0, 0.0, 1.0]]), np.array([24.0]))[0]
+    assert np.array_equal(pts, np.round(pts)) and np.all(pts[:, 2] == 24)
+    # A plane a few 1e-6 off 45 degrees (vbsp keeps such twins): whole-number points far apart would
+    # define the exact 45 degrees, hundredths of a unit off this one 10,000 units out.
+    normal = np.array([[0.0, -0.70710385, -0.70710951]])
+    dist = np.array([56.56839370727539])
+    corners = np.array([[-1456, -32, -48], [-1376, -32, -48], [-1376, -16, -64], [-1456, -16, -64]], float)
+    pts = plane_points(corners, np.array([0, 4]), normal, dist)[0]
+    assert np.abs(pts @ normal[0] - dist[0]).max() <= SNAP_ON_PLANE
+    n, d = _read_back(pts)
+    assert np.abs(n - normal[0]).max() <= PLANE_RULE[0] and abs(d - dist[0]) <= PLANE_RULE[1]
 
 
 def test_a_floor_of_many_coplanar_world_brushes_costs_linear_pairs():

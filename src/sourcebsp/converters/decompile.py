@@ -8,9 +8,10 @@ left behind).  Where each part of the VMF comes from:
   those with ``CONTENTS_DETAIL`` go into one ``func_detail`` (or stay in
   the world with ``detail_as_world``); those with ``CONTENTS_LADDER`` into
   one ``func_ladder`` each (vbsp merges ``func_ladder`` into the world);
-  those with ``CONTENTS_AREAPORTAL`` to the ``func_areaportal`` whose
-  ``portalnumber`` is the key of the AREAPORTALS entry lying on one of
-  their sides;
+  those with ``CONTENTS_AREAPORTAL`` to their ``func_areaportal``
+  (:mod:`~sourcebsp.converters.vmf_areaportals`: the AREAPORTALS entry on
+  one of their sides, else vbsp's numbering, the entity's target or what
+  opens it);
 * brush entities: an entity with ``"model" "*N"`` gets model N's brushes,
   which vbsp stored around the entity's ``origin`` without turning them.
   The game turns the model by ``angles``, so with ``rotation_fix`` the
@@ -47,7 +48,10 @@ from ..model.geometry import angles_matrix, texture_names
 from ..protocols import MapReader
 from ..queries import leaf_at
 from .vmf_entities import COMPILER_KEYS, cubemap_pairs, overlay_pairs, split_keys, static_prop_pairs
-from .vmf_geometry import prism_planes
+from .vmf_areaportals import (
+    AREAPORTAL_CLASSES, PortalOwners, areaportal_keys, areaportal_owners, entity_boxes,
+)
+from .vmf_geometry import PLANE_RULE, prism_planes
 from .vmf_solids import (
     FaceMatch, IdCounter, PlaneSpec, SideTable, attach_displacements, brush_frames, brush_solids, made_solids,
     match_faces, restore_side_ids, side_table,
@@ -110,6 +114,9 @@ class DecompileStats:
     cubemaps: int = 0
     occluder_solids: int = 0
     areaportal_solids: int = 0
+    #: Areaportal brushes given to an entity of the lump, by rule: "lump" (the AREAPORTALS entry on
+    #: them), "order" (vbsp's numbering), "target" (next to the door the entity names), "references".
+    areaportal_owners: dict[str, int] = field(default_factory=dict)
     ladders: int = 0
     skipped_brushes: list[int] = field(default_factory=list)  # BRUSHES rows not closed and convex
     restored_side_ids: int = 0
@@ -123,6 +130,11 @@ class DecompileStats:
     perpendicular_axes_fixed: int = 0  # sides whose texture axes were perpendicular to them
     sides_off_plane: int = 0  # BSP sides whose plane points are more than 1e-3 units off the BSP plane
     max_off_plane: float = 0.0
+    #: BSP sides whose written points define a plane off their BSP plane by vmf_geometry.PLANE_RULE.
+    sides_off_plane_rule: int = 0
+    #: The side whose defined plane is farthest from its BSP plane (relative to the rule):
+    #: {"side": VMF side id, "brush": BRUSHES row, "brushside": BRUSHSIDES row, "normal_error", "dist_error"}.
+    worst_plane: dict[str, Any] | None = None
     bsp_brushes: int = 0  # rows of the BRUSHES lump
     cubemap_sides: int = 0  # sides named by env_cubemap "sides", from the materials vbsp patched
     cameras: int = 0
@@ -195,22 +207,29 @@ class _BrushGroups:
     detail: list[VmfSolid] = field(default_factory=list)
     ladders: list[VmfSolid] = field(default_factory=list)
     areaportal: dict[int, list[VmfSolid]] = field(default_factory=dict)  # portal key -> solids
+    portal_entity: dict[int, list[VmfSolid]] = field(default_factory=dict)  # entity index -> its areaportal brush
+    portal_unresolved: dict[int, str] = field(default_factory=dict)  # entity index -> why it got no brush
     loose_portals: list[VmfSolid] = field(default_factory=list)
     model: dict[int, list[VmfSolid]] = field(default_factory=dict)
 
 
 def _group_brushes(solids: dict[int, VmfSolid], brushes: BrushSet, owner: np.ndarray,
-                   placements: dict[int, _Placement], portal_of: dict[int, int],
+                   placements: dict[int, _Placement], portal_of: dict[int, int], portals: PortalOwners,
                    options: DecompileOptions) -> _BrushGroups:
-    groups = _BrushGroups()
+    groups = _BrushGroups(portal_unresolved=dict(portals.unresolved))
     for b, solid in solids.items():
         m = int(owner[b])
         contents = int(brushes.contents[b])
         if m > 0 and m in placements:
             groups.model.setdefault(m, []).append(solid)
         elif contents & Contents.AREAPORTAL and m == 0:
-            key = portal_of.get(b)
-            (groups.areaportal.setdefault(key, []) if key is not None else groups.loose_portals).append(solid)
+            key, entity = portal_of.get(b), portals.owner.get(b)
+            if key is not None:
+                groups.areaportal.setdefault(key, []).append(solid)
+            elif entity is not None:
+                groups.portal_entity.setdefault(entity, []).append(solid)
+            else:
+                groups.loose_portals.append(solid)
         elif contents & Contents.LADDER and m == 0 and options.ladders:
             groups.ladders.append(solid)
         elif contents & Contents.DETAIL and not options.detail_as_world:
@@ -218,31 +237,6 @@ def _group_brushes(solids: dict[int, VmfSolid], brushes: BrushSet, owner: np.nda
         else:
             groups.world.append(solid)
     return groups
-
-
-def areaportal_keys(bsp: MapReader, brushes: BrushSet, rows: list[int]) -> dict[int, int]:
-    """Portal key (``portalnumber``) of each areaportal brush, by the AREAPORTALS entry on one of its sides."""
-    portals = bsp.find_lump(LumpId.AREAPORTALS)
-    verts = bsp.find_lump(LumpId.CLIPPORTALVERTS)
-    out: dict[int, int] = {}
-    if portals is None or verts is None or not rows:
-        return out
-    mins, maxs = brushes.bounds()
-    pts = verts["point"].astype(np.float64)
-    for p in portals:
-        first, num = int(p["first_clip_portal_vert"]), int(p["num_clip_portal_verts"])
-        if num < 3 or first < 0 or first + num > len(pts) or int(p["portal_key"]) <= 0:
-            continue
-        centre = pts[first : first + num].mean(axis=0)
-        pn = int(p["planenum"])
-        for b in rows:
-            if b in out:
-                continue
-            planes = brushes.planenum[brushes.sides_of(b)]
-            inside = np.all(centre >= mins[b] - 0.5) and np.all(centre <= maxs[b] + 0.5)
-            if inside and (np.any(planes == pn) or np.any(planes == (pn ^ 1))):
-                out[b] = int(p["portal_key"])
-    return out
 
 
 def occluder_specs(bsp: MapReader, occlusion: Any, index: int, game: str) -> list[PlaneSpec]:
@@ -395,8 +389,12 @@ def _lump_entity(entity: Any, index: int, groups: _BrushGroups, placements: dict
     portal = _int(entity.get("portalnumber"))
     if portal is not None and portal in groups.areaportal:
         solids = solids + groups.areaportal.pop(portal)
-    elif (entity.classname or "").casefold() == "func_areaportal" and not solids:
-        stats.not_rebuilt.append(f"func_areaportal {portal}: no areaportal brush in the map for its portal")
+    elif index in groups.portal_entity:
+        solids = solids + groups.portal_entity.pop(index)
+    elif (entity.classname or "").casefold() in AREAPORTAL_CLASSES and not solids:
+        reason = groups.portal_unresolved.get(index, "no areaportal brush in the map for its portal")
+        label = entity.get("targetname") or portal
+        stats.not_rebuilt.append(f"{entity.classname} {label}: {reason}")
     occluder = _int(entity.get("occludernumber"))
     if occluder is not None:
         solids = solids + occluder_solids(occluder)
@@ -600,6 +598,23 @@ def _count(vmf: VmfMap, stats: DecompileStats) -> None:
     stats.brush_entities = sum(1 for e in vmf.entities if e.solids)
 
 
+def _plane_rule(brushes: BrushSet, table: SideTable, side_ids: np.ndarray) -> tuple[int, dict[str, Any] | None]:
+    """Written BSP sides whose points define a plane off the rule, and the worst side (see DecompileStats)."""
+    written = brushes.closed[brushes.side_brush] if len(brushes.side_index) else np.zeros(0, bool)
+    if not written.any():
+        return 0, None
+    rule_n, rule_d = PLANE_RULE
+    err_n, err_d = table.plane_normal_error, table.plane_dist_error
+    with np.errstate(invalid="ignore"):
+        score = np.where(written, np.fmax(err_n / rule_n, err_d / rule_d), -1.0)
+    score = np.where(np.isnan(score), np.inf, score)
+    worst = int(np.argmax(score))
+    return int((score > 1.0).sum()), {
+        "side": int(side_ids[worst]), "brush": int(brushes.side_brush[worst]),
+        "brushside": int(brushes.side_index[worst]), "normal_error": float(err_n[worst]),
+        "dist_error": float(err_d[worst])}
+
+
 # ---- the whole map ------------------------------------------------------------------------------
 def build_vmf(bsp: MapReader, options: DecompileOptions | None = None,
               progress: Callable[[str], None] | None = None) -> tuple[VmfMap, DecompileStats]:
@@ -637,13 +652,21 @@ def build_vmf(bsp: MapReader, options: DecompileOptions | None = None,
     side_ids, smoothing, stats.restored_side_ids, taken = restore_side_ids(table, match, len(brushes.side_index))
     counter = IdCounter(taken, (max(taken) + 1) if taken else 1)
     solids, stats.skipped_brushes = brush_solids(brushes, table, side_ids, smoothing, counter)
+    stats.sides_off_plane_rule, stats.worst_plane = _plane_rule(brushes, table, side_ids)
     disps = attach_displacements(bsp, brushes, owner, solids, match, {int(v) for v in side_ids.tolist() if v},
                                  names, game, counter)
     stats.displacements, stats.displacement_brushes_made = disps.attached, disps.brushes_made
     report("displacements")
 
-    ap_rows = [b for b in solids if owner[b] == 0 and brushes.contents[b] & Contents.AREAPORTAL]
-    groups = _group_brushes(solids, brushes, owner, placements, areaportal_keys(bsp, brushes, ap_rows), options)
+    ap_rows = sorted(b for b in solids if owner[b] == 0 and brushes.contents[b] & Contents.AREAPORTAL)
+    keys = areaportal_keys(bsp, brushes, ap_rows)
+    lo, hi = brushes.bounds()
+    portals = areaportal_owners(entities, ap_rows, keys, lo, hi, entity_boxes(
+        bsp, entities, {m: (p.origin, p.rotation) for m, p in placements.items()}))
+    stats.areaportal_owners = {rule: sum(1 for r in portals.rule.values() if r == rule)
+                               for rule in ("order", "target", "references")}
+    stats.areaportal_owners["lump"] = len(keys)
+    groups = _group_brushes(solids, brushes, owner, placements, keys, portals, options)
     vmf = _entities(bsp, entities, groups, placements, disps.solids, game, counter, stats, options.io_format)
     stats.point_entities = sum(1 for e in vmf.entities if not e.solids)
     if options.visclusters:

@@ -9,16 +9,19 @@ What comes back (details in the modules named):
   from their texinfo and tool textures restored from brush contents and
   surface flags (:mod:`~sourcebsp.model.brushes`,
   :mod:`~sourcebsp.converters.vmf_textures`, :mod:`~sourcebsp.converters.decompile`);
-  every side's plane points lie on its BSP plane (within 1e-4 units) and
-  span the side; texture axes whose projection is perpendicular to the side
-  are replaced by Hammer's default axes;
+  the plane every side's three points define is its BSP plane (normal
+  within 1e-5 per component, distance within 1e-3:
+  :data:`~sourcebsp.converters.vmf_geometry.PLANE_RULE`); texture axes whose
+  projection is perpendicular to the side are replaced by Hammer's default axes;
 * rotated brush entities turned into place, their ``angles`` dropped, except
   the classes whose ``angles`` is a direction or is zeroed by the game
   (:data:`~sourcebsp.converters.decompile.MOVEDIR_CLASSES`,
   :data:`~sourcebsp.converters.decompile.ANGLES_ZEROED_CLASSES`);
 * ``func_ladder`` (from ``CONTENTS_LADDER`` world brushes),
-  ``func_areaportal`` brushes (from ``CONTENTS_AREAPORTAL`` and the
-  AREAPORTALS lump) and ``func_occluder`` brushes (from the OCCLUSION lump);
+  ``func_areaportal`` brushes (from ``CONTENTS_AREAPORTAL``, owners from the
+  AREAPORTALS lump or, when it is empty, vbsp's numbering, targets and
+  referrers: :mod:`~sourcebsp.converters.vmf_areaportals`) and
+  ``func_occluder`` brushes (from the OCCLUSION lump);
   water brushes come back as world brushes with their contents' materials;
 * every entity of the entity lump with its keys and outputs, static props
   as ``prop_static``, cubemap samples as ``env_cubemap`` with the sides
@@ -43,9 +46,11 @@ map's own visgroups, groups, hidden objects and cameras, ``info_overlay``
 angles, displacement sculpting data beyond the final vertex offsets
 (``offsets``, ``elevation``, forced triangle tags), texture ``rotation``
 (folded into the axes), the grouping of detail brushes into separate
-``func_detail`` entities (all of them go into one), and which
-``func_areaportal`` owns which brush when the AREAPORTALS lump is empty
-(reported, no geometry is made up).  The texture axes of sides without
+``func_detail`` entities (all of them go into one), the mapper's own
+plane points (only the plane they define survives), and the owner of an
+areaportal brush when the AREAPORTALS lump is empty and neither vbsp's
+numbering, a target nor a referring entity tells it apart (reported with
+the reason, no geometry is made up).  The texture axes of sides without
 faces are whatever texinfo vbsp left them (it drops the texinfos no face
 uses and points such sides at another one), so only sides that have faces
 keep their own alignment.
@@ -140,7 +145,11 @@ def decompile_report(stats: DecompileStats, name: str = "") -> dict[str, Any]:
 
     What was written (solids, sides, entities by class), how much of the
     map came back (BSP brushes written, sides off their BSP plane, texture
-    axes replaced), what was rebuilt (ladders, areaportals, occluders,
+    axes replaced; ``sides.off_plane_rule``: sides whose written points
+    define a plane off their BSP plane by
+    :data:`~sourcebsp.converters.vmf_geometry.PLANE_RULE`, and
+    ``sides.worst_plane``: the side farthest off relative to that rule, its
+    VMF side id, BRUSHES and BRUSHSIDES rows, normal and distance errors), what was rebuilt (ladders, areaportals, occluders,
     displacement brushes, cubemap sides), how each rotated brush entity was
     placed, what could not be rebuilt and why, and the compile-readiness
     rules the VMF breaks (None when not checked).
@@ -152,12 +161,14 @@ def decompile_report(stats: DecompileStats, name: str = "") -> dict[str, Any]:
         "bsp_brushes": {"total": stats.bsp_brushes, "written": stats.bsp_brushes - len(stats.skipped_brushes),
                         "skipped_not_closed": stats.skipped_brushes},
         "sides": {"written": stats.sides, "off_plane_over_1e-3": stats.sides_off_plane,
-                  "max_off_plane": stats.max_off_plane, "side_ids_restored": stats.restored_side_ids},
+                  "max_off_plane": stats.max_off_plane, "off_plane_rule": stats.sides_off_plane_rule,
+                  "worst_plane": stats.worst_plane, "side_ids_restored": stats.restored_side_ids},
         "texture_axes": {"perpendicular_fixed": stats.perpendicular_axes_fixed,
                          "default_axes": stats.default_axes, "tool_textures_restored": stats.restored_tool_textures},
         "displacements": stats.displacements,
         "entities": {"brush": stats.brush_entities, "point": stats.point_entities, "by_class": stats.entity_classes},
         "reconstructed": {"ladders": stats.ladders, "areaportal_solids": stats.areaportal_solids,
+                          "areaportal_owners": stats.areaportal_owners,
                           "occluder_solids": stats.occluder_solids,
                           "displacement_brushes": stats.displacement_brushes_made,
                           "cubemap_sides": stats.cubemap_sides, "static_props": stats.static_props,

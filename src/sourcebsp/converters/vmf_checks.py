@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.brushes import BIG, clip_brushes
+from .vmf_geometry import WRITTEN_DECIMALS, defined_planes
 from .vmf_textures import perpendicular_axes
 from .vmf_writer import VmfMap, format_number
 
@@ -34,7 +35,7 @@ MAX_OVERLAY_SIDES = 64
 RULES = ("solid-sides", "solid-duplicate-plane", "solid-open", "texture-axis-perpendicular", "overlay-sides",
          "cubemap-sides", "disp-power", "ids")
 #: Hammer reads plane points and axes as written: six decimals.
-_WRITTEN_DECIMALS = 6
+_WRITTEN_DECIMALS = WRITTEN_DECIMALS
 
 
 @dataclass(frozen=True)
@@ -69,11 +70,8 @@ def check_vmf(vmf: VmfMap) -> list[Problem]:
         if len(solid.sides) < 4:
             problems.append(Problem("solid-sides", f"solid {solid.id}", f"{len(solid.sides)} sides"))
     if sides:
-        pts = _written(np.array([s.points for s in sides]))
-        normal = np.cross(pts[:, 2] - pts[:, 0], pts[:, 1] - pts[:, 0])
+        normal, dist = defined_planes(np.array([s.points for s in sides]), _WRITTEN_DECIMALS)
         length = np.linalg.norm(normal, axis=1)
-        normal = normal / np.where(length > 0, length, 1.0)[:, None]
-        dist = np.einsum("ij,ij->i", normal, pts[:, 0])
         owner = np.repeat(np.arange(len(solids)), [len(s.sides) for s in solids])
         keep, _, points = clip_brushes(normal, dist, owner, len(solids))
         far = np.abs(points).max(initial=0.0) >= BIG / 2

@@ -1,10 +1,10 @@
 """Geometry shared by the VMF decompiler: plane points, faces to brush sides, prisms.
 
 * :func:`plane_points` picks, for each side polygon, the three points
-  Hammer's ``"plane"`` key is written from, on the BSP plane itself and
-  spanning the side (three of its corners projected onto the plane, kept in
-  polygon (clockwise) order; made from the plane for slivers), rounded to
-  whole numbers only where that keeps every corner on the plane.
+  Hammer's ``"plane"`` key is written from: points on the BSP plane whose
+  plane (as Hammer and vbsp compute it from them, :func:`defined_planes`)
+  is the BSP plane within :data:`PLANE_RULE`: the side's own corners when
+  they are whole numbers, else a triangle as wide as the map allows;
 * :func:`face_sides` maps faces to the brush sides they were cut from (candidates
   by :func:`candidate_pairs`: same model, same plane, nearby grid cell): a
   face lies on its side's plane (``dface_t.planenum`` is the side's plane,
@@ -27,7 +27,9 @@ from ..model.brushes import BrushSet
 from ..protocols import MapReader
 from ..resources import sorted_unique
 
-__all__ = ["plane_points", "candidate_pairs", "face_sides", "faces_within", "prism_planes", "CONTAIN_EPSILON", "SNAP_ON_PLANE"]
+__all__ = ["plane_points", "defined_planes", "defined_plane_errors", "candidate_pairs", "face_sides", "faces_within",
+           "prism_planes", "CONTAIN_EPSILON", "SNAP_ON_PLANE", "PLANE_RULE", "WRITTEN_DECIMALS", "MAP_EXTENT",
+           "MIN_SPREAD"]
 
 CONTAIN_EPSILON = 0.1
 
@@ -42,45 +44,142 @@ def _padded(points: np.ndarray, offsets: np.ndarray, width: int) -> tuple[np.nda
     return (points[src] if len(points) else np.zeros((n, width, 3))), valid
 
 
-def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, dist: np.ndarray) -> np.ndarray:
+def plane_points(points: np.ndarray, offsets: np.ndarray, normal: np.ndarray, dist: np.ndarray,
+                 origin: np.ndarray | None = None) -> np.ndarray:
     """Three points per polygon for a VMF ``"plane"`` key, ``(N, 3, 3)``, clockwise from outside.
 
-    The points lie on the plane ``(normal, dist)`` itself, not merely near
-    it: the polygon's corners (snapped to the grid by the clipper, so a few
-    thousandths off an oblique plane) are first projected onto the plane.
-    Of those, the first corner, the corner farthest from it and the corner
-    making the largest triangle with both span the side.  Each point is then
-    rounded to whole numbers where the rounded point is still within
-    :data:`SNAP_ON_PLANE` of the plane, and the rounding is kept only for
-    sides whose three points then still give the plane back at every corner
-    (within :data:`SNAP_ON_PLANE`).  Sides too thin to span a stable
-    triangle get three points made from the plane around their centre.
+    Hammer and vbsp do not read the points: they read the plane the points
+    define, and a plane defined by points close together tilts with the
+    least error in them.  So every side's points define its plane ``(normal,
+    dist)`` by :data:`PLANE_RULE` (:func:`defined_plane_errors` of the points
+    as written), and they are one of two triangles on the plane itself:
+
+    * three corners of the side, projected onto the plane (the clipper
+      snapped them to the grid) and spanning it (the first corner, the one
+      farthest from it, the one making the largest triangle with both),
+      kept only when all three are whole numbers (the mapper's grid points:
+      exact in any reader's precision) that still give the plane back;
+    * otherwise a right triangle centred on the side, its legs as long as
+      :data:`MAP_EXTENT` allows (at least :data:`MIN_SPREAD`), rounded to
+      whole numbers only where the rounded points still give the plane back.
+
+    "Give the plane back" is :data:`PLANE_RULE` with half its tolerances, so
+    the six decimals the VMF is written with never push a side over it.
+    Both kinds also hold for vbsp, which reads the points as floats (a
+    thousandth of a unit at 16384): whole numbers are exact, and across a
+    triangle thousands of units wide a thousandth tilts the plane by 1e-7.
+
+    With ``origin`` (per side), ``dist`` is the plane's distance in its
+    model's space, the model placed at ``origin`` (``normal`` is already
+    turned): vbsp moves a brush entity's planes by its origin after reading
+    them, so the rule holds in the model's space.
     """
     normal = np.asarray(normal, np.float64).reshape(-1, 3)
     dist = np.asarray(dist, np.float64).reshape(-1)
     n = len(normal)
     if not n:
         return np.zeros((0, 3, 3))
-    length = np.linalg.norm(normal, axis=1)
-    unit = normal / np.where(length > 0, length, 1.0)[:, None]
-    dist = dist / np.where(length > 0, length, 1.0)
+    unit, target, slack = _plane_target(normal, dist)
+    if origin is not None:
+        target = target + np.einsum("nj,nj->n", unit, np.asarray(origin, np.float64).reshape(-1, 3))
     # Every polygon padded to the largest one's corners, in runs of sides: whole, the padded
     # arrays took 23 MiB on a 9 MB map (one 40-corner side pads all 12,000 to 40).
     width = max(int(np.diff(offsets).max(initial=0)), 3)
     step = max(_CORNERS_PER_PASS // width, 1)
     out = np.empty((n, 3, 3))
-    for lo in range(0, n, step):
-        hi = min(lo + step, n)
-        out[lo:hi] = _points_of_sides(points, offsets[lo : hi + 1], unit[lo:hi], dist[lo:hi], width)
+    # A hostile plane (infinite distance, NaN normal) gives NaN points, which the writer writes as 0.
+    with np.errstate(invalid="ignore", over="ignore"):
+        for lo in range(0, n, step):
+            hi = min(lo + step, n)
+            out[lo:hi] = _points_of_sides(points, offsets[lo : hi + 1], unit[lo:hi], target[lo:hi], slack[lo:hi],
+                                          width)
     return out
+
+
+def _plane_target(normal: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The unit normal of each plane, the distance its points are put at, and how far that is from either reading.
+
+    A stored normal is unit only to float precision (a few 1e-7 off), so a
+    plane far from the origin has two distances a few thousandths apart:
+    the stored one (``n . p = d``: where vbsp's points lay) and the unit
+    plane's (``d / |n|``).  The points go halfway, the slack off both.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        length = np.linalg.norm(normal, axis=1)
+        scale = np.where(length > 0, length, 1.0)
+        unit_dist = dist / scale
+        return normal / scale[:, None], (dist + unit_dist) / 2, np.abs(unit_dist - dist) / 2
 
 
 #: Padded polygon corners :func:`plane_points` handles per pass (a few hundred bytes each).
 _CORNERS_PER_PASS = 1 << 14
+#: The plane a side's written points define is its plane: each normal component within the first
+#: value, the distance within the second (vbsp finds a plane again within 1e-5 and 0.01).
+PLANE_RULE = (1e-5, 1e-3)
+#: Decimals a VMF's plane points are written (and read back) with.
+WRITTEN_DECIMALS = 6
+#: How far from the origin plane points may reach on each axis: Hammer's map extent.
+MAP_EXTENT = 16384.0
+#: The least half-leg of a triangle made from the plane, in units.
+MIN_SPREAD = 64.0
+
+
+def defined_planes(points: np.ndarray, decimals: int | None = WRITTEN_DECIMALS) -> tuple[np.ndarray, np.ndarray]:
+    """The planes ``(unit normals, dists)`` three points each define, as Hammer reads them.
+
+    Hammer's ``(p0 - p1) x (p2 - p1)`` normalized, ``dist = normal . p0``, in
+    double precision, from the points rounded to ``decimals`` (as written;
+    None: as given).  Points in a line give a zero normal.
+    """
+    pts = np.asarray(points, np.float64).reshape(-1, 3, 3)
+    if decimals is not None:
+        pts = np.round(pts, decimals)
+    normal = np.cross(pts[:, 0] - pts[:, 1], pts[:, 2] - pts[:, 1])
+    length = np.linalg.norm(normal, axis=1)
+    normal = normal / np.where(length > 0, length, 1.0)[:, None]
+    return normal, np.einsum("ij,ij->i", normal, pts[:, 0])
+
+
+def defined_plane_errors(points: np.ndarray, normal: np.ndarray, dist: np.ndarray,
+                         decimals: int | None = WRITTEN_DECIMALS, origin: np.ndarray | None = None,
+                         rotation: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """How far the plane each point triple defines is from ``(normal, dist)``: largest normal component, distance.
+
+    Compare with :data:`PLANE_RULE`.  The distance is the larger error
+    against both readings of a normal that is unit only to float precision:
+    ``dist`` as stored, and ``dist / |normal|``.  A triple in a line is off
+    by the whole normal.  With ``origin`` and ``rotation`` (per triple), the
+    points are placed by them and ``(normal, dist)`` is in the model's space
+    (where vbsp looks the plane up): the defined plane is moved back first.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _errors(points, normal, dist, decimals, origin, rotation)
+
+
+def _errors(points: np.ndarray, normal: np.ndarray, dist: np.ndarray, decimals: int | None,
+            origin: np.ndarray | None, rotation: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    got_n, got_d = defined_planes(points, decimals)
+    if origin is not None:
+        got_d = got_d - np.einsum("ij,ij->i", got_n, np.asarray(origin, np.float64).reshape(-1, 3))
+    if rotation is not None:
+        got_n = np.einsum("sji,sj->si", np.asarray(rotation, np.float64).reshape(-1, 3, 3), got_n)
+    normal = np.asarray(normal, np.float64).reshape(-1, 3)
+    unit, target, slack = _plane_target(normal, np.asarray(dist, np.float64).reshape(-1))
+    err_n = np.maximum(np.abs(got_n - normal).max(axis=1, initial=0.0), np.abs(got_n - unit).max(axis=1, initial=0.0))
+    return err_n, np.abs(got_d - target) + slack
+
+
+def _gives_plane_back(points: np.ndarray, unit: np.ndarray, target: np.ndarray, slack: np.ndarray) -> np.ndarray:
+    """The triples that define their plane (``target`` give or take ``slack``) within half of :data:`PLANE_RULE`."""
+    got_n, got_d = defined_planes(points)
+    with np.errstate(invalid="ignore"):
+        ok: np.ndarray = ((np.abs(got_n - unit).max(axis=1, initial=0.0) <= PLANE_RULE[0] / 2)
+                          & (np.abs(got_d - target) + slack <= PLANE_RULE[1] / 2))
+    return ok
 
 
 def _points_of_sides(points: np.ndarray, offsets: np.ndarray, unit: np.ndarray, dist: np.ndarray,
-                     width: int) -> np.ndarray:
+                     slack: np.ndarray, width: int) -> np.ndarray:
     """:func:`plane_points` of some sides (``offsets`` into ``points``, unit normals)."""
     n = len(unit)
     pts, valid = _padded(points, offsets, width)
@@ -95,16 +194,14 @@ def _points_of_sides(points: np.ndarray, offsets: np.ndarray, unit: np.ndarray, 
     i2 = np.argmax(area, axis=1)
     # Keep the polygon's order: the two chosen corners after corner 0, sorted.
     lo, hi = np.minimum(i1, i2), np.maximum(i1, i2)
-    out = np.stack([p0, pts[rows, lo], pts[rows, hi]], axis=1)
-    got = np.cross(out[:, 2] - out[:, 0], out[:, 1] - out[:, 0])
-    twice_area = np.linalg.norm(got, axis=1)
-    span = far.max(axis=1)
-    # A stable triangle: not a sliver (height at least 1 unit, or a tenth of its base) and facing out.
-    bad = (lo == hi) | (twice_area <= np.maximum(np.minimum(span, 10.0), 1e-9))
-    bad |= np.einsum("nk,nk->n", got, unit) <= 0
-    if bad.any():
-        out[bad] = _points_from_plane(unit[bad], dist[bad], pts[bad], valid[bad])
-    return _snapped_points(out, unit, dist, pts, valid)
+    corners = _snapped_points(np.stack([p0, pts[rows, lo], pts[rows, hi]], axis=1), unit, dist, pts, valid)
+    whole = np.all(corners == np.round(corners), axis=(1, 2)) & (lo != hi)
+    keep = whole & _gives_plane_back(corners, unit, dist, slack)
+    count = valid.sum(axis=1)
+    centre = np.where(valid[:, :, None], pts, 0.0).sum(axis=1) / np.maximum(count, 1)[:, None]
+    centre = np.where((count > 0)[:, None], centre, unit * dist[:, None])
+    spread = _spread_points(unit, dist, slack, centre)
+    return np.where(keep[:, None, None], corners, spread) + 0.0  # no -0.0
 
 
 #: How far from its plane a plane point, or a corner of the side, may be after rounding.
@@ -124,22 +221,27 @@ def _snapped_points(out: np.ndarray, unit: np.ndarray, dist: np.ndarray, pts: np
     off = np.abs(np.einsum("nkj,nj->nk", pts, normal) - d[:, None])
     worst = np.where(valid, off, 0.0).max(axis=1)
     keep = (length > 0) & (worst <= SNAP_ON_PLANE) & (np.einsum("nj,nj->n", normal, unit) > 0)
-    return np.where(keep[:, None, None], trial, out) + 0.0  # no -0.0
+    return np.where(keep[:, None, None], trial, out)
 
 
-def _points_from_plane(normal: np.ndarray, dist: np.ndarray, pts: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Three points of each plane around the polygon's centre, at least 64 units apart."""
-    count = np.maximum(valid.sum(axis=1), 1)
-    centre = np.where(valid[:, :, None], pts, 0.0).sum(axis=1) / count[:, None]
-    centre -= normal * (np.einsum("nk,nk->n", normal, centre) - dist)[:, None]
-    axis = np.zeros_like(normal)
-    axis[np.arange(len(normal)), np.argmin(np.abs(normal), axis=1)] = 1.0
-    u = np.cross(normal, axis)
-    u /= np.linalg.norm(u, axis=1, keepdims=True)
-    w = np.cross(u, normal)  # (p0 + w - p0) x (p0 + u - p0) = w x u = normal
-    radius = np.where(valid, np.linalg.norm(pts - centre[:, None], axis=2), 0.0).max(axis=1)
-    size = np.maximum(radius, 64.0)[:, None]
-    return np.stack([centre, centre + size * u, centre + size * w], axis=1)
+def _spread_points(unit: np.ndarray, dist: np.ndarray, slack: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """A right triangle on each plane, centred on ``centre`` projected onto it, legs as long as the map allows."""
+    centre = centre - unit * (np.einsum("nk,nk->n", unit, centre) - dist)[:, None]
+    axis = np.zeros_like(unit)
+    axis[np.arange(len(unit)), np.argmin(np.abs(unit), axis=1)] = 1.0
+    u = np.cross(unit, axis)
+    u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-300)
+    w = np.cross(u, unit)  # w x u = normal: (p2 - p0) x (p1 - p0) faces out
+    # Every corner within the map's extent: |centre| + half * (|u| + |w|) per axis, |u_i| + |w_i| <= sqrt 2.
+    reach = MAP_EXTENT - np.abs(np.where(np.isfinite(centre), centre, 0.0)).max(axis=1)
+    half = np.floor(np.maximum(reach / np.sqrt(2.0), MIN_SPREAD))[:, None]
+    raw = np.stack([centre - half * (u + w), centre + half * (u - w), centre + half * (w - u)], axis=1)
+    rounded = np.round(raw)
+    # The rounded points on the plane too: a plane a few 1e-6 off 45 degrees passes the rule, yet
+    # points of the exact 45 degrees 10,000 units out are hundredths off it.
+    on_plane = np.all(np.abs(np.einsum("npj,nj->np", rounded, unit) - dist[:, None]) <= SNAP_ON_PLANE, axis=1)
+    keep = on_plane & _gives_plane_back(rounded, unit, dist, slack)
+    return np.where(keep[:, None, None], rounded, raw)
 
 
 #: Edge of the grid cells that keep a face from meeting the far-away sides of its plane.

@@ -27,7 +27,9 @@ from ..model.brushes import BrushSet, clip_brushes
 from ..model.geometry import face_table
 from ..protocols import MapReader
 from .vmf_disp import CORNER_EPSILON, DISP_BRUSH_DEPTH, DispFace, disp_block, displacement_faces
-from .vmf_geometry import face_corner_points, face_sides, faces_within, plane_points, prism_planes
+from .vmf_geometry import (
+    defined_plane_errors, face_corner_points, face_sides, faces_within, plane_points, prism_planes,
+)
 from .vmf_textures import side_materials, texture_axes, tool_name
 from .vmf_writer import VmfSide, VmfSolid
 
@@ -135,6 +137,10 @@ class SideTable:
     default_axes: int
     perpendicular_axes: int  # sides whose texinfo axes were perpendicular to them (given default axes)
     off_plane: np.ndarray  # (S,) farthest plane point from the side's BSP plane
+    #: (S,) how far the plane the written points define is from the BSP plane: largest normal
+    #: component, distance (vmf_geometry.defined_plane_errors; the rule is vmf_geometry.PLANE_RULE).
+    plane_normal_error: np.ndarray
+    plane_dist_error: np.ndarray
 
 
 def side_table(bsp: MapReader, brushes: BrushSet, frames: BrushFrames, names: list[str]) -> SideTable:
@@ -149,14 +155,15 @@ def side_table(bsp: MapReader, brushes: BrushSet, frames: BrushFrames, names: li
     vertices = (np.einsum("pij,pj->pi", point_rotation, brushes.points) + point_origin
                 if len(brushes.points) else np.zeros((0, 3)))
     dist = brushes.dist + np.einsum("ij,ij->i", normal, origin)
-    points = plane_points(vertices, brushes.poly_offsets, normal, dist)
+    points = plane_points(vertices, brushes.poly_offsets, normal, brushes.dist, origin)
     contents = brushes.contents[side_brush] if n_sides else np.zeros(0, np.int64)
     materials, restored = side_materials(brushes.texinfo, contents, bsp, names, side_brush)
     axes = texture_axes(brushes.texinfo, normal, origin, bsp, rotation)
     off_plane = np.abs(np.einsum("spj,sj->sp", points, normal) - dist[:, None]).max(axis=1) if n_sides \
         else np.zeros(0)
+    err_n, err_d = defined_plane_errors(points, brushes.normal, brushes.dist, origin=origin, rotation=rotation)
     return SideTable(points, vertices, normal, materials, axes, int(restored.sum()),
-                     int(axes["restored_axes"].sum()), int(axes["perpendicular"].sum()), off_plane)
+                     int(axes["restored_axes"].sum()), int(axes["perpendicular"].sum()), off_plane, err_n, err_d)
 
 
 def restore_side_ids(table: SideTable, match: FaceMatch, n_sides: int) -> tuple[np.ndarray, np.ndarray, int, set[int]]:
