@@ -16,8 +16,14 @@ What the file holds:
   1.0 = one texture repeat), ``TEXCOORD_1`` (lightmap atlas UV, when lit)
   and, in meshes with displacements, ``COLOR_0`` = (1, 1, 1, blend alpha);
 * the lightmap atlas embedded as a PNG image;
-* static props as nodes without meshes, named after their model path, with
-  their position, rotation and scale, under a ``static_props`` node;
+* static props as nodes named after their model path, with their position,
+  rotation and scale, under a ``static_props`` node; with a game mounted
+  (``game=``), a prop whose model is found (the map's pakfile first) uses
+  that model's LOD 0 mesh, one glTF mesh per model named after it as the
+  prop dictionary spells it, lower-cased with forward slashes
+  (``models/props/barrel01.mdl``), shared by every prop of that model (a
+  second mesh of the same name and vertices per other skin family used);
+  props whose model is not found stay nodes without a mesh;
 * units: Hammer units (inches) or metres (1 unit = 0.0254 m); Source's Z-up
   axes become glTF's Y-up ones (``(x, y, z) -> (x, z, -y)``).
 """
@@ -25,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,7 +43,11 @@ from ..model.lightmaps import LightmapAtlas, build_atlas, encode_png
 from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
                       unit_scale)
 
-__all__ = ["ExportStats", "export_glb", "glb_bytes", "EXPORT_STEPS"]
+if TYPE_CHECKING:
+    from ..content.gamefs import GameFS
+    from ..content.studiomodel import StudioModel
+
+__all__ = ["ExportStats", "export_glb", "glb_bytes", "model_glb_bytes", "export_model_glb", "EXPORT_STEPS"]
 
 EXPORT_STEPS = ("meshes", "lightmaps", "gltf", "write")
 
@@ -63,6 +73,10 @@ class ExportStats:
     lightmap: tuple[int, int] | None = None  # atlas width, height
     mesh_names: list[str] = field(default_factory=list)
     material_names: list[str] = field(default_factory=list)
+    props_meshed: int = 0  # static props drawn with their model's mesh
+    props_missing: int = 0  # static props whose model (or its mesh files) was not found
+    prop_models: int = 0  # distinct models read
+    missing_models: list[str] = field(default_factory=list)  # "name: why", one per model not drawn
 
 
 class _Blob:
@@ -114,14 +128,17 @@ def _pick_atlas(bsp: Any, hdr: bool | None) -> LightmapAtlas | None:
 
 def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
               units: Units = "hammer", hdr: bool | None = None, props: bool = True,
-              progress: Progress | None = None, stats: ExportStats | None = None) -> bytes:
+              progress: Progress | None = None, stats: ExportStats | None = None,
+              game: "GameFS | None" = None) -> bytes:
     """The map as a binary glTF file (see the module notes for what it holds).
 
     ``hdr``: None uses the LDR lightmaps when present, else the HDR ones;
     True / False asks for one kind.  ``stats``, when given, is filled in.
+    ``game``: a mounted game (:func:`sourcebsp.content.mount`) to find the
+    static props' models in, after the map's pakfile.
     """
     return b"".join(_glb_pieces(bsp_or_path, models=models, include_tools=include_tools, units=units, hdr=hdr,
-                                props=props, progress=progress, stats=stats))
+                                props=props, progress=progress, stats=stats, game=game))
 
 
 def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:
@@ -139,7 +156,8 @@ def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStat
 
 def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
                 units: Units = "hammer", hdr: bool | None = None, props: bool = True,
-                progress: Progress | None = None, stats: ExportStats | None = None) -> list[bytes | memoryview]:
+                progress: Progress | None = None, stats: ExportStats | None = None,
+                game: "GameFS | None" = None) -> list[bytes | memoryview]:
     """The bytes of the ``.glb`` file, in the pieces they were made in (see :func:`glb_bytes`)."""
     lib = require("pygltflib", "glTF export")
     scale = unit_scale(units)
@@ -148,6 +166,7 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         report(progress, "meshes")
         atlas = _pick_atlas(bsp, hdr)
         prop_nodes = _static_props(bsp, scale) if props else []
+        prop_models = _prop_models(bsp, game, prop_nodes) if game is not None else {}
         name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
         texdata = bsp.find_lump(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
@@ -160,7 +179,7 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         png = encode_png(image)
         del image
     report(progress, "lightmaps")
-    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes)
+    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes, prop_models)
     del mesh, atlas, png
     report(progress, "gltf")
     if blob.size:
@@ -212,7 +231,8 @@ def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texda
 
 
 def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | None, texdata: Any, scale: float,
-           units: str, name: str, prop_nodes: list[dict[str, Any]]) -> tuple[Any, _Blob, ExportStats]:
+           units: str, name: str, prop_nodes: list[dict[str, Any]],
+           prop_models: "dict[str, StudioModel | str] | None" = None) -> tuple[Any, _Blob, ExportStats]:
     gltf = lib.GLTF2()
     gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
                            extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
@@ -272,6 +292,8 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
         stats.vertices += len(vertex_ids)
         stats.mesh_names.append(model.name)
     if prop_nodes:
+        if prop_models is not None:
+            _place_prop_meshes(lib, gltf, blob, prop_nodes, prop_models, scale, stats)
         first = len(gltf.nodes)
         gltf.nodes.extend(lib.Node(**p) for p in prop_nodes)
         gltf.nodes.append(lib.Node(name="static_props", children=list(range(first, first + len(prop_nodes)))))
@@ -279,7 +301,7 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
     gltf.nodes.append(lib.Node(name=name, children=root_children or None))
     gltf.scenes = [lib.Scene(name=name, nodes=[len(gltf.nodes) - 1])]
     gltf.scene = 0
-    if gltf.materials:
+    if any((m.extensions or {}).get("KHR_materials_unlit") is not None for m in gltf.materials):
         gltf.extensionsUsed = ["KHR_materials_unlit"]
     stats.materials = len(gltf.materials)
     stats.material_names = [m.name for m in gltf.materials]
@@ -332,3 +354,129 @@ def _static_props(bsp: Any, scale: float) -> list[dict[str, Any]]:
             node["scale"] = [float(v) for v in size[i]]
         out.append(node)
     return out
+
+
+# ---- studio models: static props and ``sourcebsp model`` -------------------------------
+
+def _prop_models(bsp: Any, game: "GameFS", prop_nodes: list[dict[str, Any]]) -> "dict[str, StudioModel | str]":
+    """{prop model name: its model, or why it is not drawn}, each model read once, the map's pakfile first."""
+    from ..content.studiomodel import load_model
+    from ..errors import BspError
+
+    pak = bsp.find_lump(LumpId.PAKFILE)
+    game.attach_pakfile(pak, str(getattr(bsp, "path", "") or "map"))
+    found: dict[str, StudioModel | str] = {}
+    for node in prop_nodes:
+        name = node["extras"]["model"]
+        if name in found:
+            continue
+        try:
+            model = load_model(game, name)
+        except BspError as exc:
+            found[name] = str(exc)
+            continue
+        found[name] = "not found" if model is None else model
+    return found
+
+
+class _ModelMeshes:
+    """glTF meshes of studio models: vertex data written once per model, one mesh per (model, skin family)."""
+
+    def __init__(self, lib: Any, gltf: Any, blob: _Blob, scale: float) -> None:
+        self.lib, self.gltf, self.blob, self.scale = lib, gltf, blob, scale
+        self.attributes: dict[int, tuple[Any, list[int]]] = {}  # id(model) -> (attributes, index accessors)
+        self.meshes: dict[tuple[int, int], int] = {}
+        self.materials: dict[str, int] = {}
+
+    def material(self, name: str) -> int:
+        if name not in self.materials:
+            pbr = self.lib.PbrMetallicRoughness(baseColorFactor=[0.8, 0.8, 0.8, 1.0], metallicFactor=0.0,
+                                                roughnessFactor=1.0)
+            self.gltf.materials.append(self.lib.Material(name=name, pbrMetallicRoughness=pbr,
+                                                         extras={"texture": name}))
+            self.materials[name] = len(self.gltf.materials) - 1
+        return self.materials[name]
+
+    def mesh(self, model: "StudioModel", mesh_name: str, skin: int) -> int | None:
+        """The index of the model's mesh in skin family ``skin`` (None for a model without triangles)."""
+        if not model.num_triangles:
+            return None
+        family = skin if 0 <= skin < max(len(model.skins), 1) else 0
+        key = (id(model), family)
+        if key in self.meshes:
+            return self.meshes[key]
+        if id(model) not in self.attributes:
+            blob = self.blob
+            position = _finite(to_y_up(model.positions, self.scale, dtype=np.float32), f"{mesh_name}'s vertices")
+            normal = to_y_up(model.normals, dtype=np.float32)
+            normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+            normal[~np.isfinite(normal).all(axis=1)] = (0.0, 1.0, 0.0)
+            normal[np.linalg.norm(normal, axis=1) < 0.5] = (0.0, 1.0, 0.0)  # a zero normal is not a unit one
+            uv = np.where(np.isfinite(model.uvs), model.uvs, 0.0).astype(np.float32)
+            attributes = self.lib.Attributes(POSITION=blob.accessor(position, "VEC3", bounds=True),
+                                             NORMAL=blob.accessor(normal, "VEC3"),
+                                             TEXCOORD_0=blob.accessor(uv, "VEC2"))
+            index_type = np.uint16 if model.num_vertices < 65536 else np.uint32
+            indices = [blob.accessor(m.triangles.astype(index_type).ravel(), "SCALAR",
+                                     target=_ELEMENT_ARRAY_BUFFER) if len(m.triangles) else -1
+                       for m in model.meshes]
+            self.attributes[id(model)] = (attributes, indices)
+        attributes, indices = self.attributes[id(model)]
+        primitives = [self.lib.Primitive(attributes=attributes, indices=index, mode=4,
+                                         material=self.material(model.material_of(m, family)))
+                      for m, index in zip(model.meshes, indices) if index >= 0]
+        self.gltf.meshes.append(self.lib.Mesh(name=mesh_name, primitives=primitives,
+                                              extras={"skin": family, "triangles": model.num_triangles}))
+        self.meshes[key] = len(self.gltf.meshes) - 1
+        return self.meshes[key]
+
+
+def _place_prop_meshes(lib: Any, gltf: Any, blob: _Blob, prop_nodes: list[dict[str, Any]],
+                       models: "dict[str, StudioModel | str]", scale: float, stats: ExportStats) -> None:
+    """Give each prop node its model's mesh; count the props drawn and those left empty."""
+    meshes = _ModelMeshes(lib, gltf, blob, scale)
+    for node in prop_nodes:
+        name = node["extras"]["model"]
+        model = models.get(name)
+        if model is None or isinstance(model, str):
+            stats.props_missing += 1
+            continue
+        index = meshes.mesh(model, name.lower().replace("\\", "/"), int(node["extras"]["skin"]))
+        if index is None:
+            stats.props_missing += 1
+            continue
+        node["mesh"] = index
+        stats.props_meshed += 1
+    stats.prop_models = sum(1 for m in models.values() if not isinstance(m, str))
+    stats.missing_models = sorted(f"{name}: {why}" for name, why in models.items() if isinstance(why, str))
+
+
+def model_glb_pieces(model: "StudioModel", *, skin: int = 0, units: Units = "hammer") -> list[bytes | memoryview]:
+    """A studio model's LOD 0 mesh (skin family ``skin``) as the pieces of a ``.glb`` file."""
+    lib = require("pygltflib", "glTF export")
+    scale = unit_scale(units)
+    gltf = lib.GLTF2()
+    gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
+                           extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
+    blob = _Blob(gltf, lib)
+    name = model.name.replace("\\", "/")
+    index = _ModelMeshes(lib, gltf, blob, scale).mesh(model, name, skin)
+    gltf.nodes.append(lib.Node(name=name, mesh=index, extras={"skin": skin}))
+    gltf.scenes = [lib.Scene(name=name, nodes=[0])]
+    gltf.scene = 0
+    if blob.size:
+        gltf.buffers = [lib.Buffer(byteLength=blob.size + (-blob.size) % 4)]
+    document = gltf.gltf_to_json(separators=(",", ":"), indent=None).encode("utf-8")
+    return _glb(document, blob.parts, blob.size)
+
+
+def model_glb_bytes(model: "StudioModel", *, skin: int = 0, units: Units = "hammer") -> bytes:
+    """A studio model's LOD 0 mesh as a binary glTF file (see :func:`model_glb_pieces`)."""
+    return b"".join(model_glb_pieces(model, skin=skin, units=units))
+
+
+def export_model_glb(model: "StudioModel", path: str | Path, *, skin: int = 0, units: Units = "hammer") -> None:
+    """Write a studio model's LOD 0 mesh to ``path`` as ``.glb`` (atomically)."""
+    from .._io import atomic_write
+
+    atomic_write(path, *model_glb_pieces(model, skin=skin, units=units))
