@@ -7,6 +7,7 @@ from typing import Sequence
 
 from . import _common
 from ._progress import steps
+from .deps import add_mount_arguments, mount_from, mounted
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -21,11 +22,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="hammer units (inches, the default) or metres")
     ap.add_argument("--hdr", action="store_true", help="embed the HDR lightmaps (.glb only; default: LDR when present)")
     ap.add_argument("--no-props", action="store_true", help="leave out the static prop nodes (.glb only)")
+    add_mount_arguments(ap, game_help="the game or mod folder (holding gameinfo.txt) whose models the static props "
+                                      "are drawn with (.glb only; the map's pakfile is searched first)", tags=False)
     _common.overwrite_option(ap, "output (and .mtl)")
     args = ap.parse_args(argv)
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".glb", ".obj"):
         ap.error(f"the output must end in .glb or .obj, not {suffix or 'nothing'!r}")
+    if suffix == ".obj" and mounted(args):
+        ap.error("--game, --gameinfo, --content and --vpk draw the static props: .glb output only")
 
     def body() -> int:
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map])
@@ -35,13 +40,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             if suffix == ".glb":
                 from ..converters.gltf import EXPORT_STEPS, export_glb
 
+                game = mount_from(args) if mounted(args) and not args.no_props else None
                 with steps("export", EXPORT_STEPS) as progress:
                     stats = export_glb(args.map, args.output, models=args.models, include_tools=args.include_tools,
                                        units=args.units, hdr=True if args.hdr else None,
-                                       props=not args.no_props, progress=progress)
+                                       props=not args.no_props, progress=progress, game=game)
                 atlas = f", lightmap atlas {stats.lightmap[0]}x{stats.lightmap[1]}" if stats.lightmap else ""
+                meshed = (f" ({stats.props_meshed} drawn with the meshes of {stats.prop_models} models, "
+                          f"{stats.props_missing} without a model found)") if game is not None else ""
                 print(f"{args.output}: {stats.meshes} meshes, {stats.triangles} triangles, "
-                      f"{stats.materials} materials, {stats.props} static props{atlas}")
+                      f"{stats.materials} materials, {stats.props} static props{meshed}{atlas}")
+                for line in stats.missing_models:
+                    print(f"sourcebsp: note: static prop model not drawn: {line}", file=sys.stderr)
             else:
                 from ..converters.obj import export_obj
 

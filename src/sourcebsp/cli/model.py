@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from . import _common
-from .deps import add_mount_arguments, mount_from
+from .deps import add_mount_arguments, mount_from, mounted
 
 if TYPE_CHECKING:
     from ..content.studiomodel import StudioModel
@@ -15,8 +15,7 @@ if TYPE_CHECKING:
 def _load(args: Any) -> "StudioModel":
     from ..content.studiomodel import load_model, load_model_file
 
-    mounted = args.game is not None or args.gameinfo is not None or args.content or args.vpk
-    fs = mount_from(args) if mounted else None
+    fs = mount_from(args) if mounted(args) else None
     bodygroups = args.bodygroups
     if os.path.isfile(args.model) or fs is None:
         exists = None if fs is None else (lambda m: fs.find(f"materials/{m}.vmt") is not None)
@@ -59,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  "triangle counts, materials, skins, body parts and bounding box; write its mesh.")
     ap.add_argument("model", help="the .mdl file, or its name in the mounted game (models/props/barrel01.mdl)")
     add_mount_arguments(ap, game_help="a game or mod folder: where the model's materials (and, for a name, "
-                                      "the model) are looked up")
+                                      "the model) are looked up", tags=False)
     ap.add_argument("-o", "--output", help="write the LOD 0 mesh (default skin and body groups): .glb or .obj")
     ap.add_argument("--skin", type=int, default=0, help="the skin family to write (default 0)")
     ap.add_argument("--bodygroups", type=lambda text: [int(v) for v in text.split(",")], metavar="N,N,...",

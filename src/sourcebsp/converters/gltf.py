@@ -360,22 +360,27 @@ def _static_props(bsp: Any, scale: float) -> list[dict[str, Any]]:
 
 def _prop_models(bsp: Any, game: "GameFS", prop_nodes: list[dict[str, Any]]) -> "dict[str, StudioModel | str]":
     """{prop model name: its model, or why it is not drawn}, each model read once, the map's pakfile first."""
+    from ..content.gamefs import fold
     from ..content.studiomodel import load_model
     from ..errors import BspError
 
     pak = bsp.find_lump(LumpId.PAKFILE)
     game.attach_pakfile(pak, str(getattr(bsp, "path", "") or "map"))
+    read: dict[str, StudioModel | str] = {}  # by the name the engine looks up: each file read once
     found: dict[str, StudioModel | str] = {}
     for node in prop_nodes:
         name = node["extras"]["model"]
         if name in found:
             continue
-        try:
-            model = load_model(game, name)
-        except BspError as exc:
-            found[name] = str(exc)
-            continue
-        found[name] = "not found" if model is None else model
+        key = fold(name)
+        if key not in read:
+            try:
+                model = load_model(game, name)
+            except BspError as exc:
+                read[key] = str(exc)
+            else:
+                read[key] = "not found" if model is None else model
+        found[name] = read[key]
     return found
 
 
@@ -385,7 +390,7 @@ class _ModelMeshes:
     def __init__(self, lib: Any, gltf: Any, blob: _Blob, scale: float) -> None:
         self.lib, self.gltf, self.blob, self.scale = lib, gltf, blob, scale
         self.attributes: dict[int, tuple[Any, list[int]]] = {}  # id(model) -> (attributes, index accessors)
-        self.meshes: dict[tuple[int, int], int] = {}
+        self.meshes: dict[tuple[int, int, str], int] = {}
         self.materials: dict[str, int] = {}
 
     def material(self, name: str) -> int:
@@ -402,7 +407,7 @@ class _ModelMeshes:
         if not model.num_triangles:
             return None
         family = skin if 0 <= skin < max(len(model.skins), 1) else 0
-        key = (id(model), family)
+        key = (id(model), family, mesh_name)
         if key in self.meshes:
             return self.meshes[key]
         if id(model) not in self.attributes:
@@ -447,7 +452,7 @@ def _place_prop_meshes(lib: Any, gltf: Any, blob: _Blob, prop_nodes: list[dict[s
             continue
         node["mesh"] = index
         stats.props_meshed += 1
-    stats.prop_models = sum(1 for m in models.values() if not isinstance(m, str))
+    stats.prop_models = len({id(m) for m in models.values() if not isinstance(m, str)})
     stats.missing_models = sorted(f"{name}: {why}" for name, why in models.items() if isinstance(why, str))
 
 
