@@ -175,3 +175,24 @@ def test_each_model_read_once_under_every_spelling(tmp_path: Path, monkeypatch: 
     names = [document["meshes"][n["mesh"]]["name"] for n in _prop_nodes(document)[1:]]
     # Each mesh is named as its prop's dictionary spells the model, lower-cased, forward slashes.
     assert names == [s.lower().replace("\\", "/") for s in spellings] * 2
+
+
+def test_props_draw_their_skin(tmp_path: Path) -> None:
+    spec = box_spec()  # two skin families: tex_a, tex_b and tex_b, tex_a
+    (tmp_path / "game/models").mkdir(parents=True)
+    for suffix, data in ((".mdl", build_mdl(spec)), (".vvd", build_vvd(spec)), (".dx90.vtx", build_vtx(spec))):
+        (tmp_path / f"game/models/box{suffix}").write_bytes(data)
+    path = build_map(tmp_path / "skins.bsp", props=["models/box.mdl"] * 3)
+    bsp = sourcebsp.BspFile.open(path)
+    bsp.static_props.props["skin"][1:4] = [0, 1, 1]
+    bsp.save(tmp_path / "map.bsp")
+    bsp.close()
+    document, _ = _chunks(gl.glb_bytes(tmp_path / "map.bsp", game=mount(tmp_path / "game")))
+    nodes = _prop_nodes(document)[1:]
+    meshes = [document["meshes"][n["mesh"]] for n in nodes]
+    assert [m["name"] for m in meshes] == ["models/box.mdl"] * 3
+    assert nodes[1]["mesh"] == nodes[2]["mesh"] != nodes[0]["mesh"]
+    materials = [[document["materials"][p["material"]]["name"] for p in m["primitives"]] for m in meshes]
+    assert materials[0] == ["models/test/tex_a", "models/test/tex_b"] and materials[1] == materials[0][::-1]
+    # The skins share the vertices: one POSITION accessor.
+    assert meshes[0]["primitives"][0]["attributes"]["POSITION"] == meshes[1]["primitives"][0]["attributes"]["POSITION"]
