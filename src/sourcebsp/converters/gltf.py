@@ -46,6 +46,7 @@ from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report
 if TYPE_CHECKING:
     from ..content.gamefs import GameFS
     from ..content.studiomodel import StudioModel
+    from .gltf_textures import TextureLibrary
 
 __all__ = ["ExportStats", "export_glb", "glb_bytes", "model_glb_bytes", "export_model_glb", "EXPORT_STEPS"]
 
@@ -77,6 +78,7 @@ class ExportStats:
     props_missing: int = 0  # static props whose model (or its mesh files) was not found
     prop_models: int = 0  # distinct models read
     missing_models: list[str] = field(default_factory=list)  # "name: why", one per model not drawn
+    textures: int = 0  # texture images embedded
 
 
 class _Blob:
@@ -129,16 +131,19 @@ def _pick_atlas(bsp: Any, hdr: bool | None) -> LightmapAtlas | None:
 def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
               units: Units = "hammer", hdr: bool | None = None, props: bool = True,
               progress: Progress | None = None, stats: ExportStats | None = None,
-              game: "GameFS | None" = None) -> bytes:
+              game: "GameFS | None" = None, textures: bool = False, texture_size: int | None = None) -> bytes:
     """The map as a binary glTF file (see the module notes for what it holds).
 
     ``hdr``: None uses the LDR lightmaps when present, else the HDR ones;
     True / False asks for one kind.  ``stats``, when given, is filled in.
     ``game``: a mounted game (:func:`sourcebsp.content.mount`) to find the
-    static props' models in, after the map's pakfile.
+    static props' models in, after the map's pakfile.  ``textures``: embed
+    the base textures (PNG, at most ``texture_size`` texels a side) of the
+    materials found in the pakfile or the game (see :mod:`.gltf_textures`).
     """
     return b"".join(_glb_pieces(bsp_or_path, models=models, include_tools=include_tools, units=units, hdr=hdr,
-                                props=props, progress=progress, stats=stats, game=game))
+                                props=props, progress=progress, stats=stats, game=game, textures=textures,
+                                texture_size=texture_size))
 
 
 def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:
@@ -157,7 +162,8 @@ def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStat
 def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
                 units: Units = "hammer", hdr: bool | None = None, props: bool = True,
                 progress: Progress | None = None, stats: ExportStats | None = None,
-                game: "GameFS | None" = None) -> list[bytes | memoryview]:
+                game: "GameFS | None" = None, textures: bool = False,
+                texture_size: int | None = None) -> list[bytes | memoryview]:
     """The bytes of the ``.glb`` file, in the pieces they were made in (see :func:`glb_bytes`)."""
     lib = require("pygltflib", "glTF export")
     scale = unit_scale(units)
@@ -166,7 +172,14 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         report(progress, "meshes")
         atlas = _pick_atlas(bsp, hdr)
         prop_nodes = _static_props(bsp, scale) if props else []
-        prop_models = _prop_models(bsp, game, prop_nodes) if game is not None else {}
+        if textures and game is None:
+            from ..content.gamefs import GameFS
+
+            game = GameFS()  # the pakfile alone
+        if game is not None:
+            game.attach_pakfile(bsp.find_lump(LumpId.PAKFILE), str(getattr(bsp, "path", "") or "map"))
+        prop_models = _prop_models(game, prop_nodes) if game is not None and prop_nodes else {}
+        library = _load_textures(game, mesh, prop_models, texture_size) if textures and game is not None else None
         name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
         texdata = bsp.find_lump(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
@@ -179,7 +192,7 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         png = encode_png(image)
         del image
     report(progress, "lightmaps")
-    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes, prop_models)
+    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes, prop_models, library)
     del mesh, atlas, png
     report(progress, "gltf")
     if blob.size:
@@ -209,7 +222,7 @@ def _glb(document: bytes, parts: list[bytes | memoryview], size: int) -> list[by
 
 
 def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texdata: Any,
-               has_atlas: bool) -> dict[int, int]:
+               has_atlas: bool, images: "_Images | None" = None) -> dict[int, int]:
     """One material per used texdata index; returns {texdata index: material index}."""
     index = {}
     for td in used.tolist():
@@ -221,10 +234,11 @@ def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texda
             extras["width"] = int(texdata["width"][td])
             extras["height"] = int(texdata["height"][td])
         pbr = lib.PbrMetallicRoughness(baseColorFactor=color + [1.0], metallicFactor=0.0, roughnessFactor=1.0)
-        if has_atlas:
-            pbr.baseColorTexture = lib.TextureInfo(index=0, texCoord=1)
-        material = lib.Material(name=name or f"texdata_{td}", pbrMetallicRoughness=pbr,
-                                extensions={"KHR_materials_unlit": {}}, extras=extras)
+        material = lib.Material(name=name or f"texdata_{td}", pbrMetallicRoughness=pbr, extras=extras)
+        if images is None or not images.dress(material, name, lightmap=has_atlas):
+            if has_atlas:
+                pbr.baseColorTexture = lib.TextureInfo(index=0, texCoord=1)
+            material.extensions = {"KHR_materials_unlit": {}}
         gltf.materials.append(material)
         index[td] = len(gltf.materials) - 1
     return index
@@ -232,7 +246,8 @@ def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texda
 
 def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | None, texdata: Any, scale: float,
            units: str, name: str, prop_nodes: list[dict[str, Any]],
-           prop_models: "dict[str, StudioModel | str] | None" = None) -> tuple[Any, _Blob, ExportStats]:
+           prop_models: "dict[str, StudioModel | str] | None" = None,
+           library: "TextureLibrary | None" = None) -> tuple[Any, _Blob, ExportStats]:
     gltf = lib.GLTF2()
     gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
                            extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
@@ -245,7 +260,8 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
         gltf.textures.append(lib.Texture(source=0, sampler=0, name="lightmap_atlas"))
         stats.lightmap = (atlas.width, atlas.height)
     tex = mesh.triangle_texture
-    material_of = _materials(lib, gltf, mesh.textures, sorted_unique(tex), texdata, atlas is not None)
+    images = None if library is None else _Images(lib, gltf, blob, library)
+    material_of = _materials(lib, gltf, mesh.textures, sorted_unique(tex), texdata, atlas is not None, images)
     root_children = []
     for model, tris in iter_models(mesh):
         vertex_ids = sorted_unique(mesh.triangles[tris].ravel())
@@ -293,7 +309,7 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
         stats.mesh_names.append(model.name)
     if prop_nodes:
         if prop_models is not None:
-            _place_prop_meshes(lib, gltf, blob, prop_nodes, prop_models, scale, stats)
+            _place_prop_meshes(lib, gltf, blob, prop_nodes, prop_models, scale, stats, images)
         first = len(gltf.nodes)
         gltf.nodes.extend(lib.Node(**p) for p in prop_nodes)
         gltf.nodes.append(lib.Node(name="static_props", children=list(range(first, first + len(prop_nodes)))))
@@ -303,6 +319,8 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
     gltf.scene = 0
     if any((m.extensions or {}).get("KHR_materials_unlit") is not None for m in gltf.materials):
         gltf.extensionsUsed = ["KHR_materials_unlit"]
+    if images is not None:
+        stats.textures = len(images.index)
     stats.materials = len(gltf.materials)
     stats.material_names = [m.name for m in gltf.materials]
     return gltf, blob, stats
@@ -358,14 +376,12 @@ def _static_props(bsp: Any, scale: float) -> list[dict[str, Any]]:
 
 # ---- studio models: static props and ``sourcebsp model`` -------------------------------
 
-def _prop_models(bsp: Any, game: "GameFS", prop_nodes: list[dict[str, Any]]) -> "dict[str, StudioModel | str]":
+def _prop_models(game: "GameFS", prop_nodes: list[dict[str, Any]]) -> "dict[str, StudioModel | str]":
     """{prop model name: its model, or why it is not drawn}, each model read once, the map's pakfile first."""
     from ..content.gamefs import fold
     from ..content.studiomodel import load_model
     from ..errors import BspError
 
-    pak = bsp.find_lump(LumpId.PAKFILE)
-    game.attach_pakfile(pak, str(getattr(bsp, "path", "") or "map"))
     read: dict[str, StudioModel | str] = {}  # by the name the engine looks up: each file read once
     found: dict[str, StudioModel | str] = {}
     for node in prop_nodes:
@@ -387,8 +403,8 @@ def _prop_models(bsp: Any, game: "GameFS", prop_nodes: list[dict[str, Any]]) -> 
 class _ModelMeshes:
     """glTF meshes of studio models: vertex data written once per model, one mesh per (model, skin family)."""
 
-    def __init__(self, lib: Any, gltf: Any, blob: _Blob, scale: float) -> None:
-        self.lib, self.gltf, self.blob, self.scale = lib, gltf, blob, scale
+    def __init__(self, lib: Any, gltf: Any, blob: _Blob, scale: float, images: "_Images | None" = None) -> None:
+        self.lib, self.gltf, self.blob, self.scale, self.images = lib, gltf, blob, scale, images
         self.attributes: dict[int, tuple[Any, list[int]]] = {}  # id(model) -> (attributes, index accessors)
         self.meshes: dict[tuple[int, int, str], int] = {}
         self.materials: dict[str, int] = {}
@@ -397,8 +413,10 @@ class _ModelMeshes:
         if name not in self.materials:
             pbr = self.lib.PbrMetallicRoughness(baseColorFactor=[0.8, 0.8, 0.8, 1.0], metallicFactor=0.0,
                                                 roughnessFactor=1.0)
-            self.gltf.materials.append(self.lib.Material(name=name, pbrMetallicRoughness=pbr,
-                                                         extras={"texture": name}))
+            material = self.lib.Material(name=name, pbrMetallicRoughness=pbr, extras={"texture": name})
+            if self.images is not None:
+                self.images.dress(material, name, lightmap=False)
+            self.gltf.materials.append(material)
             self.materials[name] = len(self.gltf.materials) - 1
         return self.materials[name]
 
@@ -437,9 +455,10 @@ class _ModelMeshes:
 
 
 def _place_prop_meshes(lib: Any, gltf: Any, blob: _Blob, prop_nodes: list[dict[str, Any]],
-                       models: "dict[str, StudioModel | str]", scale: float, stats: ExportStats) -> None:
+                       models: "dict[str, StudioModel | str]", scale: float, stats: ExportStats,
+                       images: "_Images | None" = None) -> None:
     """Give each prop node its model's mesh; count the props drawn and those left empty."""
-    meshes = _ModelMeshes(lib, gltf, blob, scale)
+    meshes = _ModelMeshes(lib, gltf, blob, scale, images)
     for node in prop_nodes:
         name = node["extras"]["model"]
         model = models.get(name)
@@ -485,3 +504,83 @@ def export_model_glb(model: "StudioModel", path: str | Path, *, skin: int = 0, u
     from .._io import atomic_write
 
     atomic_write(path, *model_glb_pieces(model, skin=skin, units=units))
+
+
+
+# ---- textures (``textures=True``) --------------------------------------------------------
+
+def _load_textures(game: "GameFS", mesh: MapMesh, prop_models: "dict[str, StudioModel | str]",
+                   size: int | None) -> "TextureLibrary":
+    """Every material's look and texture read while the map (and its pakfile) is open."""
+    from .gltf_textures import DEFAULT_TEXTURE_SIZE, TextureLibrary
+
+    library = TextureLibrary.for_game(game, DEFAULT_TEXTURE_SIZE if size is None else size)
+    names = [t for t in mesh.textures if t]
+    for model in {id(m): m for m in prop_models.values() if not isinstance(m, str)}.values():
+        names += [model.material_of(part, family) for part in model.meshes
+                  for family in range(max(len(model.skins), 1))]
+    for name in dict.fromkeys(names):
+        look = library.look(name)
+        if look is not None:
+            for texture in (look.base, look.base2):
+                if texture:
+                    library.image(texture)
+    return library
+
+
+class _Images:
+    """Texture images in the glTF, each once, and the materials that use them."""
+
+    def __init__(self, lib: Any, gltf: Any, blob: _Blob, library: "TextureLibrary") -> None:
+        self.lib, self.gltf, self.blob, self.library = lib, gltf, blob, library
+        self.index: dict[str, int] = {}  # texture name -> glTF texture index
+        self.sampler: int | None = None
+
+    def texture(self, name: str) -> int | None:
+        from ..content.gamefs import fold
+
+        key = fold(name)
+        if key not in self.index:
+            image = self.library.image(name)
+            if image is None:
+                return None
+            if self.sampler is None:
+                self.gltf.samplers.append(self.lib.Sampler(magFilter=_LINEAR, minFilter=_LINEAR,
+                                                           wrapS=_REPEAT, wrapT=_REPEAT))
+                self.sampler = len(self.gltf.samplers) - 1
+            self.gltf.images.append(self.lib.Image(bufferView=self.blob.view(image.png), mimeType="image/png",
+                                                   name=key))
+            self.gltf.textures.append(self.lib.Texture(source=len(self.gltf.images) - 1, sampler=self.sampler,
+                                                       name=key))
+            self.index[key] = len(self.gltf.textures) - 1
+        return self.index[key]
+
+    def dress(self, material: Any, name: str, *, lightmap: bool) -> bool:
+        """Give ``material`` its VMT's base texture and alpha / culling; False when no texture was found.
+
+        The baked light of a brush face stays on ``TEXCOORD_1`` as the
+        occlusion texture (glTF has no slot for light that multiplies the
+        colour but the unlit extension's, which the texture now takes).
+        """
+        look = self.library.look(name)
+        if look is None or not look.base:
+            return False
+        index = self.texture(look.base)
+        if index is None:
+            return False
+        pbr = material.pbrMetallicRoughness
+        pbr.baseColorTexture = self.lib.TextureInfo(index=index, texCoord=0)
+        pbr.baseColorFactor = [1.0, 1.0, 1.0, 1.0]
+        if lightmap:
+            material.occlusionTexture = self.lib.OcclusionTextureInfo(index=0, texCoord=1)
+        if look.base2:
+            second = self.texture(look.base2)
+            if second is not None:  # the blend's second texture, for an importer that knows it
+                material.extras = {**(material.extras or {}), "baseColorTexture2": {"index": second, "texCoord": 0}}
+        if look.translucent:
+            material.alphaMode = "BLEND"
+        elif look.alpha_test:
+            material.alphaMode = "MASK"
+            material.alphaCutoff = look.alpha_cutoff
+        material.doubleSided = look.two_sided
+        return True
