@@ -7,14 +7,15 @@ model read
     every model of the games folder that has mesh files (``../shared/games``,
     ``SOURCEBSP_GAMES``), read with :func:`load_model_file` (best of
     ``--repeat``): milliseconds per model and MB/s of ``.mdl`` + ``.vvd`` + ``.vtx``
-export glb / export glb --content
+export glb / export glb --content / export glb --game --content --textures
     whole processes (``python -m sourcebsp export``), best wall time of
     ``--repeat`` and peak RSS (``wait4``), on the largest corpus map with
     static props; its props' models stood in by the real models copied under
     the names its prop dictionary spells (no corpus map names that mod's
-    models).  The ratio of the two wall times is the one the issue bounds
-    (within 3x); the peak RSS is set against the map plus the model files read
-    (within 4x, above the interpreter's own floor, which the ``import`` row gives).
+    models), the mod mounted for their materials.  The ratio of the wall
+    times to the plain export is the one the issue bounds (within 3x); the
+    peak RSS is set against the map plus the model files read (within 4x,
+    above the interpreter's own floor, which the ``import`` row gives).
 
 Usage::
 
@@ -106,21 +107,25 @@ def run(command: list[str]) -> tuple[float, int]:
     return time.perf_counter() - start, usage.ru_maxrss * 1024
 
 
-def export_rows(bsp_path: Path, content: Path, model_bytes: int, repeat: int, work: Path) -> list[dict[str, Any]]:
+def export_rows(bsp_path: Path, content: Path, model_bytes: int, repeat: int, work: Path,
+                game: Path | None) -> list[dict[str, Any]]:
     base = [sys.executable, "-m", "sourcebsp", "export", str(bsp_path), "--overwrite", "-o"]
     cases = [("import", [sys.executable, "-c", "import sourcebsp.cli.export"]),
              ("export glb", base + [str(work / "plain.glb")]),
              ("export glb --content", base + [str(work / "props.glb"), "--content", str(content)])]
+    if game is not None:
+        cases.append(("export glb --game --content --textures",
+                      base + [str(work / "textured.glb"), "--game", str(game), "--content", str(content), "--textures"]))
     rows = []
     for name, command in cases:
         runs = [run(command) for _ in range(repeat)]
         rows.append({"operation": name, "seconds": min(r[0] for r in runs), "peak_rss": max(r[1] for r in runs),
                      "map_bytes": bsp_path.stat().st_size,
-                     "model_bytes": model_bytes if name.endswith("--content") else 0})
-    plain, props = rows[1], rows[2]
-    floor = rows[0]["peak_rss"]
-    props["time_ratio"] = props["seconds"] / plain["seconds"]
-    props["rss_above_floor_per_input"] = (props["peak_rss"] - floor) / (props["map_bytes"] + model_bytes)
+                     "model_bytes": model_bytes if "--content" in name else 0})
+    plain, floor = rows[1], rows[0]["peak_rss"]
+    for row in rows[2:]:
+        row["time_ratio"] = row["seconds"] / plain["seconds"]
+        row["rss_above_floor_per_input"] = (row["peak_rss"] - floor) / (row["map_bytes"] + model_bytes)
     return rows
 
 
@@ -150,7 +155,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         work = Path(tmp)
         model_bytes = stand_in_content(bsp_path, models, work / "content")
         result["map"] = bsp_path.name
-        result["rows"] += export_rows(bsp_path, work / "content", model_bytes, args.repeat, work)
+        mod = next((p.parent for p in sorted(games.glob("*/gameinfo.txt"))), None)
+        result["rows"] += export_rows(bsp_path, work / "content", model_bytes, args.repeat, work, mod)
     if args.json:
         print(json.dumps(result, indent=2))
     else:

@@ -109,3 +109,16 @@ def test_corpus_maps_validate_with_textures(tmp_path: Path, validator: Path) -> 
         written.append(out)
     assert written and embedded
     _validate(validator, *written)
+
+
+def test_vmt_comments_and_broken_vmts(tmp_path: Path, game: Path) -> None:
+    """A comment between the shader and its brace (CRLF lines) is read; a VMT srctools cannot parse leaves its
+    material untextured instead of ending the export."""
+    folder = game / "materials/models/test"
+    (folder / "tex_a.vmt").write_bytes(b'"VertexLitGeneric"\r\n//"Teeth"\r\n{\r\n"$basetexture" "models/test/shared"\r\n}\r\n')
+    (folder / "tex_b.vmt").write_bytes(b'"VertexLitGeneric" { "$basetexture" ')
+    path = build_map(tmp_path / "map.bsp", props=["models/box.mdl"])
+    document, _ = _chunks(gl.glb_bytes(path, game=mount(game), textures=True))
+    by_name = {m["name"]: m for m in document["materials"]}
+    assert "baseColorTexture" in by_name["models/test/tex_a"]["pbrMetallicRoughness"]
+    assert "baseColorTexture" not in by_name["models/test/tex_b"]["pbrMetallicRoughness"]

@@ -93,6 +93,7 @@ class TextureLibrary:
         return self._looks[key]
 
     def _parse(self, name: str) -> MaterialLook | None:
+        from srctools.tokenizer import TokenSyntaxError
         from srctools.vmt import Material
 
         values: dict[str, str] = {}
@@ -101,8 +102,9 @@ class TextureLibrary:
             if data is None:
                 break
             try:
-                mat = Material.parse(data.decode("utf-8", "replace").splitlines(), name)
-            except _PARSE_ERRORS:
+                # Lines keep their ends: a // comment ends at its line, not at the file's end.
+                mat = Material.parse(data.decode("utf-8", "replace").splitlines(keepends=True), name)
+            except (*_PARSE_ERRORS, TokenSyntaxError):
                 break
             params = dict((k.lower(), str(v)) for k, v in mat.items())
             if mat.shader.lower() != "patch":
