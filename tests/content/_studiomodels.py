@@ -29,6 +29,7 @@ class Spec:
     includes: list[str] = field(default_factory=list)
     fixups: bool = False
     vtx_checksum: int | None = None
+    hull: tuple[tuple[float, float, float], tuple[float, float, float]] = ((0, 0, 0), (0, 0, 0))
 
 
 def _cstr(s: str) -> bytes:
@@ -97,6 +98,7 @@ def build_mdl(spec: Spec) -> bytes:
     struct.pack_into("<i", out, 236, bp_at)
     struct.pack_into("<ii", out, 336, len(spec.includes), inc_at)
     struct.pack_into("<i", out, 76, len(out))
+    struct.pack_into("<6f", out, 104, *spec.hull[0], *spec.hull[1])  # hull_min, hull_max
     return bytes(out)
 
 

@@ -99,6 +99,7 @@ class MdlHeader:
     includes: list[str] = field(default_factory=list)
     surfaceprop: str = ""
     num_bones: int = 0
+    view: tuple[tuple[float, float, float], tuple[float, float, float]] = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
 
 
 def _name(value: bytes) -> str:
@@ -157,6 +158,8 @@ def read_mdl(buf: bytes | memoryview, file: str) -> MdlHeader:
         surfaceprop = cstring(buf, int(hdr["surfacepropindex"]), "surfaceprop", file)
     low, high = (hdr[key].tolist() for key in ("hull_min", "hull_max"))
     hull = ((low[0], low[1], low[2]), (high[0], high[1], high[2]))
+    low, high = (hdr[key].tolist() for key in ("view_bbmin", "view_bbmax"))
+    view = ((low[0], low[1], low[2]), (high[0], high[1], high[2]))
     return MdlHeader(version, int(hdr["checksum"]), _name(bytes(hdr["name"])), int(hdr["flags"]),
                      hull, texture_names, cdmaterials, skins, bodyparts, includes,
-                     surfaceprop, int(hdr["numbones"]))
+                     surfaceprop, int(hdr["numbones"]), view)
