@@ -22,6 +22,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="hammer units (inches, the default) or metres")
     ap.add_argument("--hdr", action="store_true", help="embed the HDR lightmaps (.glb only; default: LDR when present)")
     ap.add_argument("--no-props", action="store_true", help="leave out the static prop nodes (.glb only)")
+    ap.add_argument("--skybox", action="store_true",
+                    help="the 3D skybox as a node of its own, scaled by sky_camera's scale around the playable "
+                         "space as a player sees it (.glb only)")
     ap.add_argument("--textures", action="store_true",
                     help="embed the materials' base textures as PNG (.glb only; read from the map's pakfile and the "
                          "mounted game; needs srctools and Pillow)")
@@ -34,8 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".glb", ".obj"):
         ap.error(f"the output must end in .glb or .obj, not {suffix or 'nothing'!r}")
-    if suffix == ".obj" and (mounted(args) or args.textures):
-        ap.error("--game, --gameinfo, --content, --vpk and --textures: .glb output only")
+    if suffix == ".obj" and (mounted(args) or args.textures or args.skybox):
+        ap.error("--game, --gameinfo, --content, --vpk, --textures and --skybox: .glb output only")
     if args.texture_size is not None and args.texture_size < 1:
         ap.error("--texture-size must be at least 1")
 
@@ -52,7 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     stats = export_glb(args.map, args.output, models=args.models, include_tools=args.include_tools,
                                        units=args.units, hdr=True if args.hdr else None,
                                        props=not args.no_props, progress=progress, game=game,
-                                       textures=args.textures, texture_size=args.texture_size)
+                                       textures=args.textures, texture_size=args.texture_size,
+                                       skybox=args.skybox)
                 atlas = f", lightmap atlas {stats.lightmap[0]}x{stats.lightmap[1]}" if stats.lightmap else ""
                 meshed = (f" ({stats.props_meshed} drawn with the meshes of {stats.prop_models} models, "
                           f"{stats.props_missing} without a model found)") if game is not None and stats.props else ""

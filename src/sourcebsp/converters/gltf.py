@@ -24,6 +24,10 @@ What the file holds:
   (``models/props/barrel01.mdl``), shared by every prop of that model (a
   second mesh of the same name and vertices per other skin family used);
   props whose model is not found stay nodes without a mesh;
+* with ``skybox=True``, the 3D skybox (the world's faces, and the static
+  props, in the box of ``sky_camera``'s area) as a ``skybox`` node of its
+  own, scaled by ``sky_camera``'s scale about its origin, so it stands
+  around the playable space as a player sees it;
 * units: Hammer units (inches) or metres (1 unit = 0.0254 m); Source's Z-up
   axes become glTF's Y-up ones (``(x, y, z) -> (x, z, -y)``).
 """
@@ -131,7 +135,8 @@ def _pick_atlas(bsp: Any, hdr: bool | None) -> LightmapAtlas | None:
 def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
               units: Units = "hammer", hdr: bool | None = None, props: bool = True,
               progress: Progress | None = None, stats: ExportStats | None = None,
-              game: "GameFS | None" = None, textures: bool = False, texture_size: int | None = None) -> bytes:
+              game: "GameFS | None" = None, textures: bool = False, texture_size: int | None = None,
+              skybox: bool = False) -> bytes:
     """The map as a binary glTF file (see the module notes for what it holds).
 
     ``hdr``: None uses the LDR lightmaps when present, else the HDR ones;
@@ -140,10 +145,13 @@ def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = Fa
     static props' models in, after the map's pakfile.  ``textures``: embed
     the base textures (PNG, at most ``texture_size`` texels a side) of the
     materials found in the pakfile or the game (see :mod:`.gltf_textures`).
+    ``skybox``: the 3D skybox (the world's faces and props in ``sky_camera``'s
+    area) as a node of its own, scaled by ``sky_camera``'s scale around the
+    playable space, as a player sees it.
     """
     return b"".join(_glb_pieces(bsp_or_path, models=models, include_tools=include_tools, units=units, hdr=hdr,
                                 props=props, progress=progress, stats=stats, game=game, textures=textures,
-                                texture_size=texture_size))
+                                texture_size=texture_size, skybox=skybox))
 
 
 def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:
@@ -163,7 +171,7 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
                 units: Units = "hammer", hdr: bool | None = None, props: bool = True,
                 progress: Progress | None = None, stats: ExportStats | None = None,
                 game: "GameFS | None" = None, textures: bool = False,
-                texture_size: int | None = None) -> list[bytes | memoryview]:
+                texture_size: int | None = None, skybox: bool = False) -> list[bytes | memoryview]:
     """The bytes of the ``.glb`` file, in the pieces they were made in (see :func:`glb_bytes`)."""
     lib = require("pygltflib", "glTF export")
     scale = unit_scale(units)
@@ -172,6 +180,12 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         report(progress, "meshes")
         atlas = _pick_atlas(bsp, hdr)
         prop_nodes = _static_props(bsp, scale) if props else []
+        sky = find_skybox(bsp) if skybox else None
+        if sky is not None and prop_nodes:
+            origins = floats(bsp.static_props.props["origin"])
+            for node, inside in zip(prop_nodes, sky.contains(origins).tolist()):
+                if inside:
+                    node["extras"]["skybox"] = True
         if textures and game is None:
             from ..content.gamefs import GameFS
 
@@ -192,7 +206,8 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         png = encode_png(image)
         del image
     report(progress, "lightmaps")
-    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes, prop_models, library)
+    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes, prop_models, library,
+                              sky)
     del mesh, atlas, png
     report(progress, "gltf")
     if blob.size:
@@ -247,7 +262,8 @@ def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texda
 def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | None, texdata: Any, scale: float,
            units: str, name: str, prop_nodes: list[dict[str, Any]],
            prop_models: "dict[str, StudioModel | str] | None" = None,
-           library: "TextureLibrary | None" = None) -> tuple[Any, _Blob, ExportStats]:
+           library: "TextureLibrary | None" = None,
+           skybox: "SkyBox | None" = None) -> tuple[Any, _Blob, ExportStats]:
     gltf = lib.GLTF2()
     gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
                            extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
@@ -263,7 +279,16 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
     images = None if library is None else _Images(lib, gltf, blob, library)
     material_of = _materials(lib, gltf, mesh.textures, sorted_unique(tex), texdata, atlas is not None, images)
     root_children = []
-    for model, tris in iter_models(mesh):
+    parts = [(model, tris, False) for model, tris in iter_models(mesh)]
+    if skybox is not None and parts and parts[0][0].index == 0:
+        world, tris = parts[0][0], parts[0][1]
+        inside = skybox.contains(mesh.positions[mesh.triangles[tris]].mean(axis=1))
+        parts[0] = (world, tris[~inside], False)
+        if inside.any():
+            parts.append((world, tris[inside], True))
+        parts = [part for part in parts if len(part[1])]
+    sky_node = None
+    for model, tris, sky in parts:
         vertex_ids = sorted_unique(mesh.triangles[tris].ravel())
         remap = np.full(len(mesh.positions), -1, np.int64)
         remap[vertex_ids] = np.arange(len(vertex_ids))
@@ -292,10 +317,18 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
                 attributes=attributes, material=material_of[int(tex[group[0]])], mode=4,
                 indices=blob.accessor(indices, "SCALAR", target=_ELEMENT_ARRAY_BUFFER),
             ))
-        gltf.meshes.append(lib.Mesh(name=model.name, primitives=primitives))
-        node = lib.Node(name=model.name, mesh=len(gltf.meshes) - 1,
+        mesh_name = "skybox" if sky else model.name
+        gltf.meshes.append(lib.Mesh(name=mesh_name, primitives=primitives))
+        node = lib.Node(name=mesh_name, mesh=len(gltf.meshes) - 1,
                         extras={"model": model.index, "classname": model.classname or ""})
-        if model.index and model.angles.any():
+        if sky and skybox is not None:
+            # The engine draws the 3D skybox as seen from sky_camera, the player's view shrunk by
+            # its scale: world = (sky - sky_camera origin) * scale.
+            node.scale = [skybox.scale] * 3
+            node.translation = [float(v) for v in to_y_up(-skybox.origin[None] * skybox.scale, scale)[0]]
+            node.extras = {**node.extras, "skybox": True, "sky_camera_scale": skybox.scale}
+            sky_node = node
+        elif model.index and model.angles.any():
             rotation = Z_UP_TO_Y_UP @ model.rotation @ Z_UP_TO_Y_UP.T
             node.rotation = [float(v) for v in _finite(quaternions(rotation[None])[0], f"{model.name}'s angles")]
         if model.index and model.origin.any():
@@ -306,13 +339,18 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
         stats.meshes += 1
         stats.triangles += len(tris)
         stats.vertices += len(vertex_ids)
-        stats.mesh_names.append(model.name)
+        stats.mesh_names.append(mesh_name)
     if prop_nodes:
         if prop_models is not None:
             _place_prop_meshes(lib, gltf, blob, prop_nodes, prop_models, scale, stats, images)
         first = len(gltf.nodes)
         gltf.nodes.extend(lib.Node(**p) for p in prop_nodes)
-        gltf.nodes.append(lib.Node(name="static_props", children=list(range(first, first + len(prop_nodes)))))
+        in_sky = [first + i for i, p in enumerate(prop_nodes) if p["extras"].get("skybox")]
+        if in_sky and sky_node is not None:  # the skybox's props shrink with it: its children
+            sky_node.children = in_sky
+        in_world = [first + i for i, p in enumerate(prop_nodes) if first + i not in set(sky_node.children or ())] \
+            if sky_node is not None else list(range(first, first + len(prop_nodes)))
+        gltf.nodes.append(lib.Node(name="static_props", children=in_world or None))
         root_children.append(len(gltf.nodes) - 1)
     gltf.nodes.append(lib.Node(name=name, children=root_children or None))
     gltf.scenes = [lib.Scene(name=name, nodes=[len(gltf.nodes) - 1])]
@@ -584,3 +622,47 @@ class _Images:
             material.alphaCutoff = look.alpha_cutoff
         material.doubleSided = look.two_sided
         return True
+
+
+
+# ---- the 3D skybox (``skybox=True``) ------------------------------------------------------
+
+@dataclass(frozen=True)
+class SkyBox:
+    """The 3D skybox: the box of the leaves of ``sky_camera``'s area, its origin and scale."""
+
+    low: np.ndarray
+    high: np.ndarray
+    origin: np.ndarray
+    scale: float
+
+    def contains(self, points: np.ndarray) -> np.ndarray:
+        points = np.asarray(points, np.float64)
+        inside: np.ndarray = np.all((points >= self.low) & (points <= self.high), axis=1)
+        return inside
+
+
+def find_skybox(bsp: Any) -> SkyBox | None:
+    """The map's 3D skybox, or None without a ``sky_camera`` inside an area of its own."""
+    from .. import queries
+
+    camera = next((e for e in bsp.entities if str(e.get("classname", "")).lower() == "sky_camera"), None)
+    if camera is None or not bsp.has_lump(LumpId.LEAFS) or not bsp.has_lump(LumpId.NODES):
+        return None
+    try:
+        origin = np.array([float(v) for v in str(camera.get("origin", "")).split()], np.float64)
+        size = float(str(camera.get("scale", "16")).split()[0])
+    except (ValueError, IndexError):
+        return None
+    if origin.shape != (3,) or not np.isfinite(origin).all() or not np.isfinite(size) or size <= 0:
+        return None
+    leaf = int(np.asarray(queries.leaf_at(bsp, origin[None]))[0])
+    leafs = bsp.get_lump(LumpId.LEAFS)
+    if not 0 <= leaf < len(leafs) or "area_flags" not in (leafs.dtype.names or ()):
+        return None
+    area = leafs["area_flags"].astype(np.int64) & 0x1FF  # bspfile.h: short area:9, flags:7
+    if area[leaf] == 0:  # area 0 is the solid outside: no skybox area to cut out
+        return None
+    mine = area == area[leaf]
+    return SkyBox(leafs["mins"][mine].min(axis=0).astype(np.float64),
+                  leafs["maxs"][mine].max(axis=0).astype(np.float64), origin, size)
