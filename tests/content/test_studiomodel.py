@@ -323,3 +323,23 @@ def test_load_model_from_a_game_and_a_pakfile(tmp_path: Path) -> None:
     fs.attach_pakfile(pak, "map.bsp")
     packed = load_model(fs, "models/props/crate.mdl")
     assert packed is not None and packed.num_triangles == 2 and packed.name.startswith("pakfile:")
+
+
+def test_tables_read_again_and_again_are_refused() -> None:
+    """Many headers pointing at one big table cannot make the reader expand it without end."""
+    from sourcebsp.content.studiomodel._common import Tables
+
+    tables = Tables(bytes(10000), "x.vtx")
+    for _ in range(2):
+        tables(0, 5000, np.dtype("<u2"), "indices")  # the whole file, twice: as much as a real file can claim
+    with pytest.raises(ModelFormatError, match=r"x\.vtx.*more than twice its 10000.*overlap"):
+        tables(0, 5000, np.dtype("<u2"), "indices")
+
+
+def test_fixups_copying_more_vertices_than_the_file_has() -> None:
+    spec = box_spec(fixups=True)
+    data = bytearray(build_vvd(spec))
+    fix_at = struct.unpack_from("<i", data, 52)[0]
+    struct.pack_into("<3i", data, fix_at + 12, 0, 0, 8)  # the second run now copies all 8 again: 12 in all
+    with pytest.raises(ModelFormatError, match="fixups of LOD 0 copy 12 vertices, the file has 8"):
+        build_model("box.mdl", build_mdl(spec), ("box.vvd", bytes(data)), ("box.vtx", build_vtx(spec)))

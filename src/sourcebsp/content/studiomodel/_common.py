@@ -5,7 +5,7 @@ import numpy as np
 
 from ...errors import BspFormatError, TruncatedError
 
-__all__ = ["ModelFormatError", "ModelTruncatedError", "table", "read_int", "cstring"]
+__all__ = ["ModelFormatError", "ModelTruncatedError", "Tables", "table", "read_int", "cstring"]
 
 
 class ModelFormatError(BspFormatError):
@@ -37,6 +37,32 @@ def table(buf: bytes | memoryview, offset: int, count: int, dtype: np.dtype, wha
                                   f"in the file's {size} bytes", file=file, offset=max(offset, 0),
                                   needed=count * dtype.itemsize, available=max(size - offset, 0))
     return np.frombuffer(buf, dtype, count, offset)
+
+
+class Tables:
+    """Checked tables of one file, the bytes they cover in all capped at twice the file's size.
+
+    A well-formed file holds each table once; a hostile one can point many headers at one
+    big table (every mesh at the same strip group) and have it expanded again and again.
+    """
+
+    def __init__(self, buf: bytes | memoryview, file: str) -> None:
+        self.buf, self.file = buf, file
+        self.limit = 2 * memoryview(buf).nbytes + 4096
+        self.claimed = 0
+
+    def __call__(self, offset: int, count: int, dtype: np.dtype, what: str) -> np.ndarray:
+        records = table(self.buf, offset, count, dtype, what, self.file)
+        self.claim(records.nbytes, what, offset)
+        return records
+
+    def claim(self, size: int, what: str, offset: int) -> None:
+        """Count ``size`` more bytes read (or expanded); ModelFormatError past the cap."""
+        self.claimed += size
+        if self.claimed > self.limit:
+            raise ModelFormatError(f"{what}: the file's tables cover {self.claimed} bytes, more than twice its "
+                                   f"{memoryview(self.buf).nbytes}: they overlap", file=self.file,
+                                   offset=max(offset, 0), needed=self.claimed, available=self.limit)
 
 
 def read_int(buf: bytes | memoryview, offset: int, what: str, file: str) -> int:

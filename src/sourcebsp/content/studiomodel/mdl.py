@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._common import ModelFormatError, cstring, table
+from ._common import ModelFormatError, Tables, cstring
 from ...errors import UnsupportedError
 
 __all__ = ["STUDIOHDR", "BODYPARTS", "MODEL", "MESH", "TEXTURE", "MODELGROUP", "VERSIONS", "MdlHeader",
@@ -108,23 +108,24 @@ def _name(value: bytes) -> str:
 
 def read_mdl(buf: bytes | memoryview, file: str) -> MdlHeader:
     """The header facts of an ``.mdl`` file (``file`` names it in errors)."""
-    hdr = table(buf, 0, 1, STUDIOHDR, "studiohdr_t", file)[0]
+    tables = Tables(buf, file)
+    hdr = tables(0, 1, STUDIOHDR, "studiohdr_t")[0]
     if hdr["id"] != b"IDST":
         raise ModelFormatError(f"not a studio model (starts {bytes(hdr['id'])!r}, not b'IDST')", file=file, offset=0)
     version = int(hdr["version"])
     if version not in VERSIONS:
         raise UnsupportedError(f"{file}: MDL version {version} (versions {VERSIONS[0]}-{VERSIONS[-1]} are read)",
                                offset=4)
-    textures = table(buf, int(hdr["textureindex"]), int(hdr["numtextures"]), TEXTURE, "textures", file)
+    textures = tables(int(hdr["textureindex"]), int(hdr["numtextures"]), TEXTURE, "textures")
     base = int(hdr["textureindex"])
     texture_names = [cstring(buf, base + i * TEXTURE.itemsize + int(t["sznameindex"]), f"texture {i} name", file)
                      .replace("\\", "/") for i, t in enumerate(textures)]
-    cd = table(buf, int(hdr["cdtextureindex"]), int(hdr["numcdtextures"]), np.dtype(_I), "cdmaterials", file)
+    cd = tables(int(hdr["cdtextureindex"]), int(hdr["numcdtextures"]), np.dtype(_I), "cdmaterials")
     cdmaterials = [cstring(buf, int(o), f"cdmaterials {i}", file).replace("\\", "/") for i, o in enumerate(cd)]
     refs, families = int(hdr["numskinref"]), int(hdr["numskinfamilies"])
     if refs < 0 or families < 0:
         raise ModelFormatError(f"skin table of {families} x {refs}", file=file, offset=220)
-    skins = table(buf, int(hdr["skinindex"]), refs * families, np.dtype("<i2"), "skin table", file)
+    skins = tables(int(hdr["skinindex"]), refs * families, np.dtype("<i2"), "skin table")
     skins = skins.reshape(families, refs)
     bad = (skins < 0) | (skins >= max(len(textures), 1))
     if len(textures) and bad.any():
@@ -132,15 +133,15 @@ def read_mdl(buf: bytes | memoryview, file: str) -> MdlHeader:
                                offset=int(hdr["skinindex"]) + 2 * int(np.flatnonzero(bad.ravel())[0]))
     bodyparts = []
     bp_base = int(hdr["bodypartindex"])
-    for i, bp in enumerate(table(buf, bp_base, int(hdr["numbodyparts"]), BODYPARTS, "bodyparts", file)):
+    for i, bp in enumerate(tables(bp_base, int(hdr["numbodyparts"]), BODYPARTS, "bodyparts")):
         at = bp_base + i * BODYPARTS.itemsize
         name = cstring(buf, at + int(bp["sznameindex"]), f"bodypart {i} name", file)
         models = []
         m_base = at + int(bp["modelindex"])
-        for j, model in enumerate(table(buf, m_base, int(bp["nummodels"]), MODEL, f"bodypart {i} models", file)):
+        for j, model in enumerate(tables(m_base, int(bp["nummodels"]), MODEL, f"bodypart {i} models")):
             m_at = m_base + j * MODEL.itemsize
-            meshes = table(buf, m_at + int(model["meshindex"]), int(model["nummeshes"]), MESH,
-                           f"bodypart {i} model {j} meshes", file)
+            meshes = tables(m_at + int(model["meshindex"]), int(model["nummeshes"]), MESH,
+                           f"bodypart {i} model {j} meshes")
             vertexindex = int(model["vertexindex"])
             if vertexindex < 0 or vertexindex % VERTEX_SIZE or int(model["numvertices"]) < 0:
                 raise ModelFormatError(f"bodypart {i} model {j}: vertex index {vertexindex} is not a whole "
@@ -148,8 +149,7 @@ def read_mdl(buf: bytes | memoryview, file: str) -> MdlHeader:
             models.append(MdlModel(_name(bytes(model["name"])), vertexindex // VERTEX_SIZE,
                                    int(model["numvertices"]), meshes))
         bodyparts.append(MdlBodyPart(name, int(bp["base"]), models))
-    groups = table(buf, int(hdr["includemodelindex"]), int(hdr["numincludemodels"]), MODELGROUP, "includemodels",
-                   file)
+    groups = tables(int(hdr["includemodelindex"]), int(hdr["numincludemodels"]), MODELGROUP, "includemodels")
     g_base = int(hdr["includemodelindex"])
     includes = [cstring(buf, g_base + i * MODELGROUP.itemsize + int(g["sznameindex"]), f"includemodel {i}", file)
                 .replace("\\", "/") for i, g in enumerate(groups)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import ModelFormatError, table
+from ._common import ModelFormatError, Tables
 
 __all__ = ["VTX_HEADER", "VTX_BODYPART", "VTX_MODEL", "VTX_LOD", "VTX_MESH", "VTX_STRIPGROUP",
            "VTX_STRIPGROUP_TOPOLOGY", "VTX_STRIP", "VTX_STRIP_TOPOLOGY", "VTX_VERTEX", "STRIP_IS_TRILIST",
@@ -56,55 +56,57 @@ def _strip_triangles(ids: np.ndarray, flags: int) -> np.ndarray:
 
 def _read(buf: bytes | memoryview, file: str, lod: int, group_dtype: np.dtype,
           strip_dtype: np.dtype) -> tuple[int, list[list[list[np.ndarray]]]]:
-    hdr = table(buf, 0, 1, VTX_HEADER, "FileHeader_t", file)[0]
+    tables = Tables(buf, file)
+    hdr = tables(0, 1, VTX_HEADER, "FileHeader_t")[0]
     if int(hdr["version"]) != 7:
         raise ModelFormatError(f"VTX version {int(hdr['version'])} (version 7 is read)", file=file, offset=0)
     out: list[list[list[np.ndarray]]] = []
     bp_at = int(hdr["bodyPartOffset"])
-    for b, bp in enumerate(table(buf, bp_at, int(hdr["numBodyParts"]), VTX_BODYPART, "body parts", file)):
+    for b, bp in enumerate(tables(bp_at, int(hdr["numBodyParts"]), VTX_BODYPART, "body parts")):
         at = bp_at + b * VTX_BODYPART.itemsize
         m_at = at + int(bp["modelOffset"])
         models: list[list[np.ndarray]] = []
-        for m, model in enumerate(table(buf, m_at, int(bp["numModels"]), VTX_MODEL, f"body part {b} models", file)):
+        for m, model in enumerate(tables(m_at, int(bp["numModels"]), VTX_MODEL, f"body part {b} models")):
             at_model = m_at + m * VTX_MODEL.itemsize
-            lods = table(buf, at_model + int(model["lodOffset"]), int(model["numLODs"]), VTX_LOD,
-                         f"body part {b} model {m} LODs", file)
+            lods = tables(at_model + int(model["lodOffset"]), int(model["numLODs"]), VTX_LOD,
+                         f"body part {b} model {m} LODs")
             meshes: list[np.ndarray] = []
             if lod < len(lods):
                 l_at = at_model + int(model["lodOffset"]) + lod * VTX_LOD.itemsize
                 me_at = l_at + int(lods[lod]["meshOffset"])
-                for k, mesh in enumerate(table(buf, me_at, int(lods[lod]["numMeshes"]), VTX_MESH,
-                                               f"body part {b} model {m} meshes", file)):
-                    meshes.append(_mesh(buf, file, me_at + k * VTX_MESH.itemsize, mesh, group_dtype, strip_dtype,
+                for k, mesh in enumerate(tables(me_at, int(lods[lod]["numMeshes"]), VTX_MESH,
+                                               f"body part {b} model {m} meshes")):
+                    meshes.append(_mesh(tables, me_at + k * VTX_MESH.itemsize, mesh, group_dtype, strip_dtype,
                                         f"body part {b} model {m} mesh {k}"))
             models.append(meshes)
         out.append(models)
     return int(hdr["checkSum"]), out
 
 
-def _mesh(buf: bytes | memoryview, file: str, at: int, mesh: np.void, group_dtype: np.dtype,
-          strip_dtype: np.dtype, what: str) -> np.ndarray:
+def _mesh(tables: Tables, at: int, mesh: np.void, group_dtype: np.dtype, strip_dtype: np.dtype,
+          what: str) -> np.ndarray:
     """(n, 3) triangles of one mesh, as ids of the mesh's own vertices (``origMeshVertID``)."""
+    file = tables.file
     g_at = at + int(mesh["stripGroupHeaderOffset"])
     parts = []
-    for g, group in enumerate(table(buf, g_at, int(mesh["numStripGroups"]), group_dtype, f"{what} strip groups",
-                                    file)):
+    for g, group in enumerate(tables(g_at, int(mesh["numStripGroups"]), group_dtype, f"{what} strip groups")):
         at_group = g_at + g * group_dtype.itemsize
         where = f"{what} strip group {g}"
-        verts = table(buf, at_group + int(group["vertOffset"]), int(group["numVerts"]), VTX_VERTEX,
-                      f"{where} vertices", file)
-        indices = table(buf, at_group + int(group["indexOffset"]), int(group["numIndices"]), np.dtype("<u2"),
-                        f"{where} indices", file)
+        verts = tables(at_group + int(group["vertOffset"]), int(group["numVerts"]), VTX_VERTEX,
+                      f"{where} vertices")
+        indices = tables(at_group + int(group["indexOffset"]), int(group["numIndices"]), np.dtype("<u2"),
+                        f"{where} indices")
         if len(indices) and int(indices.max()) >= len(verts):
             raise ModelFormatError(f"{where}: index {int(indices.max())} of {len(verts)} vertices", file=file,
                                    offset=at_group + int(group["indexOffset"]))
         ids = verts["origMeshVertID"].astype(np.int64)
         s_at = at_group + int(group["stripOffset"])
-        for s, strip in enumerate(table(buf, s_at, int(group["numStrips"]), strip_dtype, f"{where} strips", file)):
+        for s, strip in enumerate(tables(s_at, int(group["numStrips"]), strip_dtype, f"{where} strips")):
             first, count = int(strip["indexOffset"]), int(strip["numIndices"])
             if first < 0 or count < 0 or first + count > len(indices):
                 raise ModelFormatError(f"{where} strip {s}: indices {first}+{count} beyond the group's "
                                        f"{len(indices)}", file=file, offset=s_at + s * strip_dtype.itemsize)
+            tables.claim(2 * count, f"{where} strip {s}", s_at + s * strip_dtype.itemsize)  # strips sharing indices
             parts.append(_strip_triangles(ids[indices[first:first + count]], int(strip["flags"])))
     return np.concatenate(parts) if parts else np.empty((0, 3), np.int64)
 

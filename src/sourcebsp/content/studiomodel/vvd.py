@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import ModelFormatError, table
+from ._common import ModelFormatError, Tables
 
 __all__ = ["VVD_HEADER", "VVD_FIXUP", "VVD_VERTEX", "read_vvd"]
 
@@ -25,14 +25,15 @@ VVD_VERTEX = np.dtype([("weight", "<f4", (3,)), ("bone", "i1", (3,)), ("numbones
 
 def read_vvd(buf: bytes | memoryview, file: str, lod: int = 0) -> tuple[int, np.ndarray]:
     """``(checksum, vertices)``: the VVD_VERTEX records of ``lod`` in the order the meshes index them."""
-    hdr = table(buf, 0, 1, VVD_HEADER, "vertexFileHeader_t", file)[0]
+    tables = Tables(buf, file)
+    hdr = tables(0, 1, VVD_HEADER, "vertexFileHeader_t")[0]
     if hdr["id"] != b"IDSV":
         raise ModelFormatError(f"not a vertex file (starts {bytes(hdr['id'])!r}, not b'IDSV')", file=file, offset=0)
     if int(hdr["version"]) != 4:
         raise ModelFormatError(f"VVD version {int(hdr['version'])} (version 4 is read)", file=file, offset=4)
     count = int(hdr["numLODVertexes"][0])  # LOD 0 holds every vertex any LOD uses
-    raw = table(buf, int(hdr["vertexDataStart"]), count, VVD_VERTEX, "vertices", file)
-    fixups = table(buf, int(hdr["fixupTableStart"]), int(hdr["numFixups"]), VVD_FIXUP, "fixups", file)
+    raw = tables(int(hdr["vertexDataStart"]), count, VVD_VERTEX, "vertices")
+    fixups = tables(int(hdr["fixupTableStart"]), int(hdr["numFixups"]), VVD_FIXUP, "fixups")
     if not len(fixups):
         return int(hdr["checksum"]), raw
     # The engine copies, for each fixup of a LOD at least ``lod``, its run of source vertices, in order.
@@ -45,5 +46,8 @@ def read_vvd(buf: bytes | memoryview, file: str, lod: int = 0) -> tuple[int, np.
         raise ModelFormatError(f"fixup {i}: vertices {int(first[i])}+{int(size[i])} beyond the {count} vertices",
                                file=file, offset=int(hdr["fixupTableStart"]) + i * VVD_FIXUP.itemsize)
     total = int(size.sum())
+    if total > count:  # the runs of a LOD are a reordering of its vertices, never more of them
+        raise ModelFormatError(f"fixups of LOD {lod} copy {total} vertices, the file has {count}", file=file,
+                               offset=int(hdr["fixupTableStart"]))
     starts = np.repeat(first - np.concatenate(([0], np.cumsum(size)[:-1])), size)
     return int(hdr["checksum"]), raw[np.arange(total) + starts]
