@@ -196,3 +196,9 @@ def test_props_draw_their_skin(tmp_path: Path) -> None:
     assert materials[0] == ["models/test/tex_a", "models/test/tex_b"] and materials[1] == materials[0][::-1]
     # The skins share the vertices: one POSITION accessor.
     assert meshes[0]["primitives"][0]["attributes"]["POSITION"] == meshes[1]["primitives"][0]["attributes"]["POSITION"]
+
+
+def test_without_a_game_no_prop_is_counted_missing(tmp_path: Path) -> None:
+    stats = gl.ExportStats()
+    gl.glb_bytes(build_map(tmp_path / "plain.bsp", props=[STAND]), stats=stats)
+    assert (stats.props, stats.props_meshed, stats.props_missing, stats.prop_models) == (2, 0, 0, 0)

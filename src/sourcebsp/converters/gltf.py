@@ -192,8 +192,9 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
             game = GameFS()  # the pakfile alone
         if game is not None:
             game.attach_pakfile(bsp.find_lump(LumpId.PAKFILE), str(getattr(bsp, "path", "") or "map"))
-        prop_models = _prop_models(game, prop_nodes) if game is not None and prop_nodes else {}
-        library = _load_textures(game, mesh, prop_models, texture_size) if textures and game is not None else None
+        prop_models = _prop_models(game, prop_nodes) if game is not None and prop_nodes else None
+        library = _load_textures(game, mesh, prop_models or {}, texture_size) \
+            if textures and game is not None else None
         name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
         texdata = bsp.find_lump(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
