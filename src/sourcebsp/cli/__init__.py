@@ -27,6 +27,7 @@ COMMANDS = {
     "lightmaps": "Pack every face's lightmap into one atlas image (PNG)",
     "render": "Draw a preview picture of a map (top-down or from the player start)",
     "decompile": "Decompile a map into a Hammer VMF (brushes, entities, props, displacements)",
+    "model": "Read a studio model (.mdl): LOD 0 counts, materials, skins, body parts; write it as .glb or .obj",
     "deps": "List every file a map needs and where it is found (pakfile, folder, VPK, missing)",
     "pack": "Pack a map's custom content (not stock) into its pakfile, as bspzip stores it",
     "check": "Lint maps for shipping problems: missing assets, pak names, cubemaps, limits, ... (CI exit code)",

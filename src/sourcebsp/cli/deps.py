@@ -10,8 +10,9 @@ from .. import open_bsp
 from . import _common
 
 
-def add_mount_arguments(ap: argparse.ArgumentParser, *, game_help: str = "") -> None:
-    """The options that mount a game, shared by ``deps``, ``pack`` and ``check``."""
+def add_mount_arguments(ap: argparse.ArgumentParser, *, game_help: str = "", tags: bool = True) -> None:
+    """The options that mount a game, shared by ``deps``, ``pack``, ``check``, ``export`` and ``model``
+    (the last two without ``--tag``)."""
     where = ap.add_mutually_exclusive_group()
     where.add_argument("--game", metavar="DIR", help=game_help or "the game or mod folder (holding gameinfo.txt)")
     where.add_argument("--gameinfo", metavar="FILE", help="a gameinfo.txt to mount the game from")
@@ -19,9 +20,15 @@ def add_mount_arguments(ap: argparse.ArgumentParser, *, game_help: str = "") -> 
                     help="an extra folder of custom content, searched first (repeatable)")
     ap.add_argument("--vpk", metavar="FILE", action="append", default=[],
                     help="an extra VPK archive (stock content), searched last (repeatable)")
-    ap.add_argument("--tag", metavar="NAME", action="append", default=[],
-                    help="an engine branch of the entity database (episodic, mapbase, tf2, ...): what entity "
-                         "classes load differs by branch (repeatable)")
+    if tags:
+        ap.add_argument("--tag", metavar="NAME", action="append", default=[],
+                        help="an engine branch of the entity database (episodic, mapbase, tf2, ...): what entity "
+                             "classes load differs by branch (repeatable)")
+
+
+def mounted(args: argparse.Namespace) -> bool:
+    """Whether any of the mount options was given."""
+    return bool(args.game or args.gameinfo or args.content or args.vpk)
 
 
 def mount_from(args: argparse.Namespace) -> Any:

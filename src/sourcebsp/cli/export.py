@@ -7,6 +7,7 @@ from typing import Sequence
 
 from . import _common
 from ._progress import steps
+from .deps import add_mount_arguments, mount_from, mounted
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -21,11 +22,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="hammer units (inches, the default) or metres")
     ap.add_argument("--hdr", action="store_true", help="embed the HDR lightmaps (.glb only; default: LDR when present)")
     ap.add_argument("--no-props", action="store_true", help="leave out the static prop nodes (.glb only)")
+    ap.add_argument("--skybox", action="store_true",
+                    help="the 3D skybox as a node of its own, scaled by sky_camera's scale around the playable "
+                         "space as a player sees it (.glb only)")
+    ap.add_argument("--textures", action="store_true",
+                    help="embed the materials' base textures as PNG (.glb only; read from the map's pakfile and the "
+                         "mounted game; needs srctools and Pillow)")
+    ap.add_argument("--texture-size", type=int, default=None, metavar="N",
+                    help="the largest texture side embedded, in texels (default 512; a smaller mipmap is used)")
+    add_mount_arguments(ap, game_help="the game or mod folder (holding gameinfo.txt) whose models the static props "
+                                      "are drawn with (.glb only; the map's pakfile is searched first)", tags=False)
     _common.overwrite_option(ap, "output (and .mtl)")
     args = ap.parse_args(argv)
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".glb", ".obj"):
         ap.error(f"the output must end in .glb or .obj, not {suffix or 'nothing'!r}")
+    if suffix == ".obj" and (mounted(args) or args.textures or args.skybox):
+        ap.error("--game, --gameinfo, --content, --vpk, --textures and --skybox: .glb output only")
+    if args.texture_size is not None and args.texture_size < 1:
+        ap.error("--texture-size must be at least 1")
 
     def body() -> int:
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map])
@@ -35,13 +50,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             if suffix == ".glb":
                 from ..converters.gltf import EXPORT_STEPS, export_glb
 
+                game = mount_from(args) if mounted(args) else None
                 with steps("export", EXPORT_STEPS) as progress:
                     stats = export_glb(args.map, args.output, models=args.models, include_tools=args.include_tools,
                                        units=args.units, hdr=True if args.hdr else None,
-                                       props=not args.no_props, progress=progress)
+                                       props=not args.no_props, progress=progress, game=game,
+                                       textures=args.textures, texture_size=args.texture_size,
+                                       skybox=args.skybox)
                 atlas = f", lightmap atlas {stats.lightmap[0]}x{stats.lightmap[1]}" if stats.lightmap else ""
+                meshed = (f" ({stats.props_meshed} drawn with the meshes of {stats.prop_models} models, "
+                          f"{stats.props_missing} without a model found)") if game is not None and stats.props else ""
+                if args.textures:
+                    meshed += f", {stats.textures} textures"
                 print(f"{args.output}: {stats.meshes} meshes, {stats.triangles} triangles, "
-                      f"{stats.materials} materials, {stats.props} static props{atlas}")
+                      f"{stats.materials} materials, {stats.props} static props{meshed}{atlas}")
+                for line in stats.missing_models if mounted(args) else ():
+                    print(f"sourcebsp: note: static prop model not drawn: {line}", file=sys.stderr)
             else:
                 from ..converters.obj import export_obj
 

@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--game", metavar="DIR", help="a game folder (gameinfo.txt) or content folder for textures "
                                                  "and models")
     ap.add_argument("--no-textures", action="store_true", help="average texture colours only")
-    ap.add_argument("--no-props", action="store_true", help="do not draw static prop boxes")
+    ap.add_argument("--no-props", action="store_true", help="do not draw static props (their meshes, boxes or markers)")
     ap.add_argument("--include-tools", action="store_true", help="draw tool, nodraw and sky faces too")
     ap.add_argument("--format", choices=("png", "jpg", "webp"), default="png",
                     help="picture format when writing several maps to a folder (default png)")
@@ -113,7 +113,7 @@ def _summary(out: Path, result: Any) -> str:
     text = (f"{out}: {w}x{h} {result.view} view, {result.triangles} triangles, {result.covered:.0%} covered, "
             f"coloured by {colour}, shaded by {shading}")
     if result.props or result.props_missing:
-        text += f", {result.props} prop boxes ({result.props_missing} props without model files)"
+        text += f", {result.props} props drawn ({result.props_missing} without model files)"
     if result.overview is not None and result.view == "overview":
         text += f", heights {result.overview.z_min:.0f}..{result.overview.z_max:.0f}"
     if result.camera_source:

@@ -16,8 +16,18 @@ What the file holds:
   1.0 = one texture repeat), ``TEXCOORD_1`` (lightmap atlas UV, when lit)
   and, in meshes with displacements, ``COLOR_0`` = (1, 1, 1, blend alpha);
 * the lightmap atlas embedded as a PNG image;
-* static props as nodes without meshes, named after their model path, with
-  their position, rotation and scale, under a ``static_props`` node;
+* static props as nodes named after their model path, with their position,
+  rotation and scale, under a ``static_props`` node; with a game mounted
+  (``game=``), a prop whose model is found (the map's pakfile first) uses
+  that model's LOD 0 mesh, one glTF mesh per model named after it as the
+  prop dictionary spells it, lower-cased with forward slashes
+  (``models/props/barrel01.mdl``), shared by every prop of that model (a
+  second mesh of the same name and vertices per other skin family used);
+  props whose model is not found stay nodes without a mesh;
+* with ``skybox=True``, the 3D skybox (the world's faces, and the static
+  props, in the box of ``sky_camera``'s area) as a ``skybox`` node of its
+  own, scaled by ``sky_camera``'s scale about its origin, so it stands
+  around the playable space as a player sees it;
 * units: Hammer units (inches) or metres (1 unit = 0.0254 m); Source's Z-up
   axes become glTF's Y-up ones (``(x, y, z) -> (x, z, -y)``).
 """
@@ -25,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,7 +47,12 @@ from ..model.lightmaps import LightmapAtlas, build_atlas, encode_png
 from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
                       unit_scale)
 
-__all__ = ["ExportStats", "export_glb", "glb_bytes", "EXPORT_STEPS"]
+if TYPE_CHECKING:
+    from ..content.gamefs import GameFS
+    from ..content.studiomodel import StudioModel
+    from .gltf_textures import TextureLibrary
+
+__all__ = ["ExportStats", "export_glb", "glb_bytes", "model_glb_bytes", "export_model_glb", "EXPORT_STEPS"]
 
 EXPORT_STEPS = ("meshes", "lightmaps", "gltf", "write")
 
@@ -63,6 +78,11 @@ class ExportStats:
     lightmap: tuple[int, int] | None = None  # atlas width, height
     mesh_names: list[str] = field(default_factory=list)
     material_names: list[str] = field(default_factory=list)
+    props_meshed: int = 0  # static props drawn with their model's mesh
+    props_missing: int = 0  # static props whose model (or its mesh files) was not found
+    prop_models: int = 0  # distinct models read
+    missing_models: list[str] = field(default_factory=list)  # "name: why", one per model not drawn
+    textures: int = 0  # texture images embedded
 
 
 class _Blob:
@@ -114,14 +134,24 @@ def _pick_atlas(bsp: Any, hdr: bool | None) -> LightmapAtlas | None:
 
 def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
               units: Units = "hammer", hdr: bool | None = None, props: bool = True,
-              progress: Progress | None = None, stats: ExportStats | None = None) -> bytes:
+              progress: Progress | None = None, stats: ExportStats | None = None,
+              game: "GameFS | None" = None, textures: bool = False, texture_size: int | None = None,
+              skybox: bool = False) -> bytes:
     """The map as a binary glTF file (see the module notes for what it holds).
 
     ``hdr``: None uses the LDR lightmaps when present, else the HDR ones;
     True / False asks for one kind.  ``stats``, when given, is filled in.
+    ``game``: a mounted game (:func:`sourcebsp.content.mount`) to find the
+    static props' models in, after the map's pakfile.  ``textures``: embed
+    the base textures (PNG, at most ``texture_size`` texels a side) of the
+    materials found in the pakfile or the game (see :mod:`.gltf_textures`).
+    ``skybox``: the 3D skybox (the world's faces and props in ``sky_camera``'s
+    area) as a node of its own, scaled by ``sky_camera``'s scale around the
+    playable space, as a player sees it.
     """
     return b"".join(_glb_pieces(bsp_or_path, models=models, include_tools=include_tools, units=units, hdr=hdr,
-                                props=props, progress=progress, stats=stats))
+                                props=props, progress=progress, stats=stats, game=game, textures=textures,
+                                texture_size=texture_size, skybox=skybox))
 
 
 def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:
@@ -139,7 +169,9 @@ def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStat
 
 def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
                 units: Units = "hammer", hdr: bool | None = None, props: bool = True,
-                progress: Progress | None = None, stats: ExportStats | None = None) -> list[bytes | memoryview]:
+                progress: Progress | None = None, stats: ExportStats | None = None,
+                game: "GameFS | None" = None, textures: bool = False,
+                texture_size: int | None = None, skybox: bool = False) -> list[bytes | memoryview]:
     """The bytes of the ``.glb`` file, in the pieces they were made in (see :func:`glb_bytes`)."""
     lib = require("pygltflib", "glTF export")
     scale = unit_scale(units)
@@ -148,6 +180,21 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         report(progress, "meshes")
         atlas = _pick_atlas(bsp, hdr)
         prop_nodes = _static_props(bsp, scale) if props else []
+        sky = find_skybox(bsp) if skybox else None
+        if sky is not None and prop_nodes:
+            origins = floats(bsp.static_props.props["origin"])
+            for node, inside in zip(prop_nodes, sky.contains(origins).tolist()):
+                if inside:
+                    node["extras"]["skybox"] = True
+        if textures and game is None:
+            from ..content.gamefs import GameFS
+
+            game = GameFS()  # the pakfile alone
+        if game is not None:
+            game.attach_pakfile(bsp.find_lump(LumpId.PAKFILE), str(getattr(bsp, "path", "") or "map"))
+        prop_models = _prop_models(game, prop_nodes) if game is not None and prop_nodes else None
+        library = _load_textures(game, mesh, prop_models or {}, texture_size) \
+            if textures and game is not None else None
         name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
         texdata = bsp.find_lump(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
@@ -160,7 +207,8 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         png = encode_png(image)
         del image
     report(progress, "lightmaps")
-    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes)
+    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes, prop_models, library,
+                              sky)
     del mesh, atlas, png
     report(progress, "gltf")
     if blob.size:
@@ -190,7 +238,7 @@ def _glb(document: bytes, parts: list[bytes | memoryview], size: int) -> list[by
 
 
 def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texdata: Any,
-               has_atlas: bool) -> dict[int, int]:
+               has_atlas: bool, images: "_Images | None" = None) -> dict[int, int]:
     """One material per used texdata index; returns {texdata index: material index}."""
     index = {}
     for td in used.tolist():
@@ -202,17 +250,21 @@ def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texda
             extras["width"] = int(texdata["width"][td])
             extras["height"] = int(texdata["height"][td])
         pbr = lib.PbrMetallicRoughness(baseColorFactor=color + [1.0], metallicFactor=0.0, roughnessFactor=1.0)
-        if has_atlas:
-            pbr.baseColorTexture = lib.TextureInfo(index=0, texCoord=1)
-        material = lib.Material(name=name or f"texdata_{td}", pbrMetallicRoughness=pbr,
-                                extensions={"KHR_materials_unlit": {}}, extras=extras)
+        material = lib.Material(name=name or f"texdata_{td}", pbrMetallicRoughness=pbr, extras=extras)
+        if images is None or not images.dress(material, name, lightmap=has_atlas):
+            if has_atlas:
+                pbr.baseColorTexture = lib.TextureInfo(index=0, texCoord=1)
+            material.extensions = {"KHR_materials_unlit": {}}
         gltf.materials.append(material)
         index[td] = len(gltf.materials) - 1
     return index
 
 
 def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | None, texdata: Any, scale: float,
-           units: str, name: str, prop_nodes: list[dict[str, Any]]) -> tuple[Any, _Blob, ExportStats]:
+           units: str, name: str, prop_nodes: list[dict[str, Any]],
+           prop_models: "dict[str, StudioModel | str] | None" = None,
+           library: "TextureLibrary | None" = None,
+           skybox: "SkyBox | None" = None) -> tuple[Any, _Blob, ExportStats]:
     gltf = lib.GLTF2()
     gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
                            extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
@@ -225,9 +277,19 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
         gltf.textures.append(lib.Texture(source=0, sampler=0, name="lightmap_atlas"))
         stats.lightmap = (atlas.width, atlas.height)
     tex = mesh.triangle_texture
-    material_of = _materials(lib, gltf, mesh.textures, sorted_unique(tex), texdata, atlas is not None)
+    images = None if library is None else _Images(lib, gltf, blob, library)
+    material_of = _materials(lib, gltf, mesh.textures, sorted_unique(tex), texdata, atlas is not None, images)
     root_children = []
-    for model, tris in iter_models(mesh):
+    parts = [(model, tris, False) for model, tris in iter_models(mesh)]
+    if skybox is not None and parts and parts[0][0].index == 0:
+        world, tris = parts[0][0], parts[0][1]
+        inside = skybox.contains(mesh.positions[mesh.triangles[tris]].mean(axis=1))
+        parts[0] = (world, tris[~inside], False)
+        if inside.any():
+            parts.append((world, tris[inside], True))
+        parts = [part for part in parts if len(part[1])]
+    sky_node = None
+    for model, tris, sky in parts:
         vertex_ids = sorted_unique(mesh.triangles[tris].ravel())
         remap = np.full(len(mesh.positions), -1, np.int64)
         remap[vertex_ids] = np.arange(len(vertex_ids))
@@ -256,10 +318,18 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
                 attributes=attributes, material=material_of[int(tex[group[0]])], mode=4,
                 indices=blob.accessor(indices, "SCALAR", target=_ELEMENT_ARRAY_BUFFER),
             ))
-        gltf.meshes.append(lib.Mesh(name=model.name, primitives=primitives))
-        node = lib.Node(name=model.name, mesh=len(gltf.meshes) - 1,
+        mesh_name = "skybox" if sky else model.name
+        gltf.meshes.append(lib.Mesh(name=mesh_name, primitives=primitives))
+        node = lib.Node(name=mesh_name, mesh=len(gltf.meshes) - 1,
                         extras={"model": model.index, "classname": model.classname or ""})
-        if model.index and model.angles.any():
+        if sky and skybox is not None:
+            # The engine draws the 3D skybox as seen from sky_camera, the player's view shrunk by
+            # its scale: world = (sky - sky_camera origin) * scale.
+            node.scale = [skybox.scale] * 3
+            node.translation = [float(v) for v in to_y_up(-skybox.origin[None] * skybox.scale, scale)[0]]
+            node.extras = {**node.extras, "skybox": True, "sky_camera_scale": skybox.scale}
+            sky_node = node
+        elif model.index and model.angles.any():
             rotation = Z_UP_TO_Y_UP @ model.rotation @ Z_UP_TO_Y_UP.T
             node.rotation = [float(v) for v in _finite(quaternions(rotation[None])[0], f"{model.name}'s angles")]
         if model.index and model.origin.any():
@@ -270,17 +340,26 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
         stats.meshes += 1
         stats.triangles += len(tris)
         stats.vertices += len(vertex_ids)
-        stats.mesh_names.append(model.name)
+        stats.mesh_names.append(mesh_name)
     if prop_nodes:
+        if prop_models is not None:
+            _place_prop_meshes(lib, gltf, blob, prop_nodes, prop_models, scale, stats, images)
         first = len(gltf.nodes)
         gltf.nodes.extend(lib.Node(**p) for p in prop_nodes)
-        gltf.nodes.append(lib.Node(name="static_props", children=list(range(first, first + len(prop_nodes)))))
+        in_sky = [first + i for i, p in enumerate(prop_nodes) if p["extras"].get("skybox")]
+        if in_sky and sky_node is not None:  # the skybox's props shrink with it: its children
+            sky_node.children = in_sky
+        in_world = [first + i for i, p in enumerate(prop_nodes) if first + i not in set(sky_node.children or ())] \
+            if sky_node is not None else list(range(first, first + len(prop_nodes)))
+        gltf.nodes.append(lib.Node(name="static_props", children=in_world or None))
         root_children.append(len(gltf.nodes) - 1)
     gltf.nodes.append(lib.Node(name=name, children=root_children or None))
     gltf.scenes = [lib.Scene(name=name, nodes=[len(gltf.nodes) - 1])]
     gltf.scene = 0
-    if gltf.materials:
+    if any((m.extensions or {}).get("KHR_materials_unlit") is not None for m in gltf.materials):
         gltf.extensionsUsed = ["KHR_materials_unlit"]
+    if images is not None:
+        stats.textures = len(images.index)
     stats.materials = len(gltf.materials)
     stats.material_names = [m.name for m in gltf.materials]
     return gltf, blob, stats
@@ -332,3 +411,259 @@ def _static_props(bsp: Any, scale: float) -> list[dict[str, Any]]:
             node["scale"] = [float(v) for v in size[i]]
         out.append(node)
     return out
+
+
+# ---- studio models: static props and ``sourcebsp model`` -------------------------------
+
+def _prop_models(game: "GameFS", prop_nodes: list[dict[str, Any]]) -> "dict[str, StudioModel | str]":
+    """{prop model name: its model, or why it is not drawn}, each model read once, the map's pakfile first."""
+    from ..content.gamefs import fold
+    from ..content.studiomodel import load_model
+    from ..errors import BspError
+
+    read: dict[str, StudioModel | str] = {}  # by the name the engine looks up: each file read once
+    found: dict[str, StudioModel | str] = {}
+    for node in prop_nodes:
+        name = node["extras"]["model"]
+        if name in found:
+            continue
+        key = fold(name)
+        if key not in read:
+            try:
+                model = load_model(game, name)
+            except BspError as exc:
+                read[key] = str(exc)
+            else:
+                read[key] = "not found" if model is None else model
+        found[name] = read[key]
+    return found
+
+
+class _ModelMeshes:
+    """glTF meshes of studio models: vertex data written once per model, one mesh per (model, skin family)."""
+
+    def __init__(self, lib: Any, gltf: Any, blob: _Blob, scale: float, images: "_Images | None" = None) -> None:
+        self.lib, self.gltf, self.blob, self.scale, self.images = lib, gltf, blob, scale, images
+        self.attributes: dict[int, tuple[Any, list[int]]] = {}  # id(model) -> (attributes, index accessors)
+        self.meshes: dict[tuple[int, int, str], int] = {}
+        self.materials: dict[str, int] = {}
+
+    def material(self, name: str) -> int:
+        if name not in self.materials:
+            pbr = self.lib.PbrMetallicRoughness(baseColorFactor=[0.8, 0.8, 0.8, 1.0], metallicFactor=0.0,
+                                                roughnessFactor=1.0)
+            material = self.lib.Material(name=name, pbrMetallicRoughness=pbr, extras={"texture": name})
+            if self.images is not None:
+                self.images.dress(material, name, lightmap=False)
+            self.gltf.materials.append(material)
+            self.materials[name] = len(self.gltf.materials) - 1
+        return self.materials[name]
+
+    def mesh(self, model: "StudioModel", mesh_name: str, skin: int) -> int | None:
+        """The index of the model's mesh in skin family ``skin`` (None for a model without triangles)."""
+        if not model.num_triangles:
+            return None
+        family = skin if 0 <= skin < max(len(model.skins), 1) else 0
+        key = (id(model), family, mesh_name)
+        if key in self.meshes:
+            return self.meshes[key]
+        if id(model) not in self.attributes:
+            blob = self.blob
+            position = _finite(to_y_up(model.positions, self.scale, dtype=np.float32), f"{mesh_name}'s vertices")
+            normal = to_y_up(model.normals, dtype=np.float32)
+            normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+            normal[~np.isfinite(normal).all(axis=1)] = (0.0, 1.0, 0.0)
+            normal[np.linalg.norm(normal, axis=1) < 0.5] = (0.0, 1.0, 0.0)  # a zero normal is not a unit one
+            uv = np.where(np.isfinite(model.uvs), model.uvs, 0.0).astype(np.float32)
+            attributes = self.lib.Attributes(POSITION=blob.accessor(position, "VEC3", bounds=True),
+                                             NORMAL=blob.accessor(normal, "VEC3"),
+                                             TEXCOORD_0=blob.accessor(uv, "VEC2"))
+            index_type = np.uint16 if model.num_vertices < 65536 else np.uint32
+            indices = [blob.accessor(m.triangles.astype(index_type).ravel(), "SCALAR",
+                                     target=_ELEMENT_ARRAY_BUFFER) if len(m.triangles) else -1
+                       for m in model.meshes]
+            self.attributes[id(model)] = (attributes, indices)
+        attributes, indices = self.attributes[id(model)]
+        primitives = [self.lib.Primitive(attributes=attributes, indices=index, mode=4,
+                                         material=self.material(model.material_of(m, family)))
+                      for m, index in zip(model.meshes, indices) if index >= 0]
+        self.gltf.meshes.append(self.lib.Mesh(name=mesh_name, primitives=primitives,
+                                              extras={"skin": family, "triangles": model.num_triangles}))
+        self.meshes[key] = len(self.gltf.meshes) - 1
+        return self.meshes[key]
+
+
+def _place_prop_meshes(lib: Any, gltf: Any, blob: _Blob, prop_nodes: list[dict[str, Any]],
+                       models: "dict[str, StudioModel | str]", scale: float, stats: ExportStats,
+                       images: "_Images | None" = None) -> None:
+    """Give each prop node its model's mesh; count the props drawn and those left empty."""
+    meshes = _ModelMeshes(lib, gltf, blob, scale, images)
+    for node in prop_nodes:
+        name = node["extras"]["model"]
+        model = models.get(name)
+        if model is None or isinstance(model, str):
+            stats.props_missing += 1
+            continue
+        index = meshes.mesh(model, name.lower().replace("\\", "/"), int(node["extras"]["skin"]))
+        if index is None:
+            stats.props_missing += 1
+            continue
+        node["mesh"] = index
+        stats.props_meshed += 1
+    stats.prop_models = len({id(m) for m in models.values() if not isinstance(m, str)})
+    stats.missing_models = sorted(f"{name}: {why}" for name, why in models.items() if isinstance(why, str))
+
+
+def model_glb_pieces(model: "StudioModel", *, skin: int = 0, units: Units = "hammer") -> list[bytes | memoryview]:
+    """A studio model's LOD 0 mesh (skin family ``skin``) as the pieces of a ``.glb`` file."""
+    lib = require("pygltflib", "glTF export")
+    scale = unit_scale(units)
+    gltf = lib.GLTF2()
+    gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
+                           extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
+    blob = _Blob(gltf, lib)
+    name = model.name.replace("\\", "/")
+    index = _ModelMeshes(lib, gltf, blob, scale).mesh(model, name, skin)
+    gltf.nodes.append(lib.Node(name=name, mesh=index, extras={"skin": skin}))
+    gltf.scenes = [lib.Scene(name=name, nodes=[0])]
+    gltf.scene = 0
+    if blob.size:
+        gltf.buffers = [lib.Buffer(byteLength=blob.size + (-blob.size) % 4)]
+    document = gltf.gltf_to_json(separators=(",", ":"), indent=None).encode("utf-8")
+    return _glb(document, blob.parts, blob.size)
+
+
+def model_glb_bytes(model: "StudioModel", *, skin: int = 0, units: Units = "hammer") -> bytes:
+    """A studio model's LOD 0 mesh as a binary glTF file (see :func:`model_glb_pieces`)."""
+    return b"".join(model_glb_pieces(model, skin=skin, units=units))
+
+
+def export_model_glb(model: "StudioModel", path: str | Path, *, skin: int = 0, units: Units = "hammer") -> None:
+    """Write a studio model's LOD 0 mesh to ``path`` as ``.glb`` (atomically)."""
+    from .._io import atomic_write
+
+    atomic_write(path, *model_glb_pieces(model, skin=skin, units=units))
+
+
+
+# ---- textures (``textures=True``) --------------------------------------------------------
+
+def _load_textures(game: "GameFS", mesh: MapMesh, prop_models: "dict[str, StudioModel | str]",
+                   size: int | None) -> "TextureLibrary":
+    """Every material's look and texture read while the map (and its pakfile) is open."""
+    from .gltf_textures import DEFAULT_TEXTURE_SIZE, TextureLibrary
+
+    library = TextureLibrary.for_game(game, DEFAULT_TEXTURE_SIZE if size is None else size)
+    names = [t for t in mesh.textures if t]
+    for model in {id(m): m for m in prop_models.values() if not isinstance(m, str)}.values():
+        names += [model.material_of(part, family) for part in model.meshes
+                  for family in range(max(len(model.skins), 1))]
+    for name in dict.fromkeys(names):
+        look = library.look(name)
+        if look is not None:
+            for texture in (look.base, look.base2):
+                if texture:
+                    library.image(texture)
+    return library
+
+
+class _Images:
+    """Texture images in the glTF, each once, and the materials that use them."""
+
+    def __init__(self, lib: Any, gltf: Any, blob: _Blob, library: "TextureLibrary") -> None:
+        self.lib, self.gltf, self.blob, self.library = lib, gltf, blob, library
+        self.index: dict[str, int] = {}  # texture name -> glTF texture index
+        self.sampler: int | None = None
+
+    def texture(self, name: str) -> int | None:
+        from ..content.gamefs import fold
+
+        key = fold(name)
+        if key not in self.index:
+            image = self.library.image(name)
+            if image is None:
+                return None
+            if self.sampler is None:
+                self.gltf.samplers.append(self.lib.Sampler(magFilter=_LINEAR, minFilter=_LINEAR,
+                                                           wrapS=_REPEAT, wrapT=_REPEAT))
+                self.sampler = len(self.gltf.samplers) - 1
+            self.gltf.images.append(self.lib.Image(bufferView=self.blob.view(image.png), mimeType="image/png",
+                                                   name=key))
+            self.gltf.textures.append(self.lib.Texture(source=len(self.gltf.images) - 1, sampler=self.sampler,
+                                                       name=key))
+            self.index[key] = len(self.gltf.textures) - 1
+        return self.index[key]
+
+    def dress(self, material: Any, name: str, *, lightmap: bool) -> bool:
+        """Give ``material`` its VMT's base texture and alpha / culling; False when no texture was found.
+
+        The baked light of a brush face stays on ``TEXCOORD_1`` as the
+        occlusion texture (glTF has no slot for light that multiplies the
+        colour but the unlit extension's, which the texture now takes).
+        """
+        look = self.library.look(name)
+        if look is None or not look.base:
+            return False
+        index = self.texture(look.base)
+        if index is None:
+            return False
+        pbr = material.pbrMetallicRoughness
+        pbr.baseColorTexture = self.lib.TextureInfo(index=index, texCoord=0)
+        pbr.baseColorFactor = [1.0, 1.0, 1.0, 1.0]
+        if lightmap:
+            material.occlusionTexture = self.lib.OcclusionTextureInfo(index=0, texCoord=1)
+        if look.base2:
+            second = self.texture(look.base2)
+            if second is not None:  # the blend's second texture, for an importer that knows it
+                material.extras = {**(material.extras or {}), "baseColorTexture2": {"index": second, "texCoord": 0}}
+        if look.translucent:
+            material.alphaMode = "BLEND"
+        elif look.alpha_test:
+            material.alphaMode = "MASK"
+            material.alphaCutoff = look.alpha_cutoff
+        material.doubleSided = look.two_sided
+        return True
+
+
+
+# ---- the 3D skybox (``skybox=True``) ------------------------------------------------------
+
+@dataclass(frozen=True)
+class SkyBox:
+    """The 3D skybox: the box of the leaves of ``sky_camera``'s area, its origin and scale."""
+
+    low: np.ndarray
+    high: np.ndarray
+    origin: np.ndarray
+    scale: float
+
+    def contains(self, points: np.ndarray) -> np.ndarray:
+        points = np.asarray(points, np.float64)
+        inside: np.ndarray = np.all((points >= self.low) & (points <= self.high), axis=1)
+        return inside
+
+
+def find_skybox(bsp: Any) -> SkyBox | None:
+    """The map's 3D skybox, or None without a ``sky_camera`` inside an area of its own."""
+    from .. import queries
+
+    camera = next((e for e in bsp.entities if str(e.get("classname", "")).lower() == "sky_camera"), None)
+    if camera is None or not bsp.has_lump(LumpId.LEAFS) or not bsp.has_lump(LumpId.NODES):
+        return None
+    try:
+        origin = np.array([float(v) for v in str(camera.get("origin", "")).split()], np.float64)
+        size = float(str(camera.get("scale", "16")).split()[0])
+    except (ValueError, IndexError):
+        return None
+    if origin.shape != (3,) or not np.isfinite(origin).all() or not np.isfinite(size) or size <= 0:
+        return None
+    leaf = int(np.asarray(queries.leaf_at(bsp, origin[None]))[0])
+    leafs = bsp.get_lump(LumpId.LEAFS)
+    if not 0 <= leaf < len(leafs) or "area_flags" not in (leafs.dtype.names or ()):
+        return None
+    area = leafs["area_flags"].astype(np.int64) & 0x1FF  # bspfile.h: short area:9, flags:7
+    if area[leaf] == 0:  # area 0 is the solid outside: no skybox area to cut out
+        return None
+    mine = area == area[leaf]
+    return SkyBox(leafs["mins"][mine].min(axis=0).astype(np.float64),
+                  leafs["maxs"][mine].max(axis=0).astype(np.float64), origin, size)

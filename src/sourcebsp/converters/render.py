@@ -94,12 +94,13 @@ class RenderResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: Any, textures: bool, props: bool) -> Scene:
+def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: Any, textures: bool, props: bool,
+           markers: bool = False) -> Scene:
     mesh = build_mesh(bsp, models="all", include_tools=include_tools)
     if not mesh.num_triangles:
         raise NothingToDraw("the map has no drawn faces to render (only tool faces or entities)")
     atlas = (build_atlas(bsp, hdr=False) or build_atlas(bsp, hdr=True)) if hdr is None else build_atlas(bsp, hdr=hdr)
-    images, boxes, missing, notes = None, None, 0, []
+    images, geometry, missing, notes = None, None, 0, []
     if textures or props:
         from . import render_textures as rt
 
@@ -107,9 +108,9 @@ def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: Any, tex
         if textures and files is not None:
             images = rt.texture_images(files, mesh.textures)
         if props:
-            boxes, missing = rt.prop_boxes(bsp, files)
+            geometry, missing = rt.prop_geometry(bsp, files, markers=markers)
         notes = files.notes if files is not None else []
-    scene = build_scene(bsp, mesh, atlas, texture_images=images, boxes=boxes)
+    scene = build_scene(bsp, mesh, atlas, texture_images=images, props=geometry)
     scene.props_missing = missing
     scene.notes = list(notes)
     return scene
@@ -141,7 +142,9 @@ def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] =
         A game folder (with ``gameinfo.txt``) or any folder holding
         ``materials/`` and ``models/``, searched after the pakfile.
     textures, props : bool
-        Sample real textures / draw static prop boxes when their files are found.
+        Sample real textures / draw static props when their files are found: as
+        their models' meshes, as their bounds when only the ``.mdl`` is found,
+        and in the overview as small markers when no model file is found.
 
     Raises :class:`NothingToDraw` when the map has no drawn faces and
     :class:`CameraError` when ``at`` names no entity.
@@ -158,7 +161,7 @@ def render(bsp_or_path: Any, *, view: View = "overview", size: tuple[int, int] =
     if not 1.0 <= fov <= 170.0:
         raise ValueError(f"the field of view must be 1-170 degrees, not {fov}")
     with opened(bsp_or_path) as bsp:
-        scene = _scene(bsp, include_tools, hdr, game, textures, props and view != "top")
+        scene = _scene(bsp, include_tools, hdr, game, textures, props and view != "top", view == "overview")
         report(progress, "meshes")
         report(progress, "colours")
         if view == "player":

@@ -11,6 +11,7 @@ pixel is shaded by :mod:`~sourcebsp.converters.render_shade`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,11 +19,16 @@ from ..model.geometry import MapMesh, reflectivity
 from ..model.lightmaps import LightmapAtlas
 from ..protocols import MapReader
 
+if TYPE_CHECKING:
+    from .render_textures import PropGeometry
+
 __all__ = ["Scene", "PackedAtlas", "build_scene", "LUMINANCE"]
 
 LUMINANCE = np.array([0.2126, 0.7152, 0.0722], np.float32)
 #: Colour of objects whose colour is not known (props without their textures).
 NEUTRAL = np.array([0.45, 0.45, 0.42])
+#: Colour of the markers of props whose model is not found (linear; a strong orange).
+MARKER = np.array([0.9, 0.25, 0.02])
 # Attribute columns of Scene.attrs.
 LM_UV, TEX_UV = 0, 2
 _PACK_CHUNK = 1 << 18  # atlas texels converted at once
@@ -121,8 +127,9 @@ def _reflectivity(bsp: MapReader, count: int) -> np.ndarray:
 
 def build_scene(bsp: MapReader, mesh: MapMesh, atlas: LightmapAtlas | None, *,
                 texture_images: tuple[np.ndarray, np.ndarray] | None = None,
-                boxes: np.ndarray | None = None) -> Scene:
-    """The scene of a map's mesh, plus static prop ``boxes`` ``(P, 8, 3)`` world corners.
+                boxes: np.ndarray | None = None, props: "PropGeometry | None" = None) -> Scene:
+    """The scene of a map's mesh, plus static prop ``boxes`` ``(P, 8, 3)`` world corners, or the
+    props' meshes, boxes and markers (``props``).
 
     ``texture_images`` is ``(images, index)``: ``images`` ``(N, S, S, 3)``
     linear, ``index[texdata]`` the image of each texdata entry (``-1``: none).
@@ -155,6 +162,10 @@ def build_scene(bsp: MapReader, mesh: MapMesh, atlas: LightmapAtlas | None, *,
         scene = scene.subset(finite)
     if boxes is not None and len(boxes):
         scene = _with_boxes(scene, boxes)
+    if props is not None:
+        scene = _with_triangles(scene, props.corners, props.albedo, props.meshed)
+        scene = _with_boxes(scene, props.boxes)
+        scene = _with_boxes(scene, props.markers, MARKER, drawn=False)
     return scene
 
 
@@ -167,8 +178,16 @@ _BOX_TRIANGLES = np.array([
 ])
 
 
-def _with_boxes(scene: Scene, boxes: np.ndarray) -> Scene:
+def _with_boxes(scene: Scene, boxes: np.ndarray, colour: np.ndarray = NEUTRAL, *, drawn: bool = True) -> Scene:
+    """The scene with boxes ``(B, 8, 3)`` added (counted as props drawn when ``drawn``)."""
     corners = boxes[:, _BOX_TRIANGLES].reshape(-1, 3, 3)
+    return _with_triangles(scene, corners, np.broadcast_to(colour, (len(corners), 3)), len(boxes) if drawn else 0)
+
+
+def _with_triangles(scene: Scene, corners: np.ndarray, albedo: np.ndarray, count: int) -> Scene:
+    """The scene with unlit, untextured triangles ``(T, 3, 3)`` of colours ``(T, 3)`` added: ``count`` props."""
+    if not len(corners):
+        return scene
     normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
     normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
     n = len(corners)
@@ -176,8 +195,8 @@ def _with_boxes(scene: Scene, boxes: np.ndarray) -> Scene:
         np.concatenate([scene.corners, corners]), np.concatenate([scene.normal, normal]),
         np.concatenate([scene.face, np.full(n, -1, np.int64)]),
         np.concatenate([scene.attrs, np.zeros((n, 3, 4))]),
-        np.concatenate([scene.albedo, np.tile(NEUTRAL, (n, 1))]),
+        np.concatenate([scene.albedo, albedo]),
         np.concatenate([scene.texture, np.full(n, -1, np.int64)]),
         np.concatenate([scene.lit_by_atlas, np.zeros(n, bool)]),
-        scene.atlas, scene.images, len(boxes), scene.props_missing, scene.notes,
+        scene.atlas, scene.images, scene.props_drawn + count, scene.props_missing, scene.notes,
     )

@@ -10,16 +10,19 @@ names ``$basetexture``.  Textures (VTF) are decoded by ``srctools.vtf``
 from the smallest mipmap at least :data:`TEXTURE_SIZE` wide and resized to
 ``TEXTURE_SIZE`` squared; previews sample them nearest-texel.
 
-Static props are drawn as the bounding boxes of their models: the MDL
-header's view bounds (``view_bbmin``/``view_bbmax``, the hull when those
-are empty), read by ``srctools.mdl``.  srctools does not read the vertex
-files (VVD/VTX), and no maintained Python library here does, so props are
-not drawn as meshes.
+Static props are drawn as their models' LOD 0 meshes
+(:mod:`sourcebsp.content.studiomodel`), coloured by the average colour of
+each mesh's base texture (grey when it is not found); a model whose mesh
+files are missing or broken is drawn as its bounding box: the MDL header's
+view bounds (``view_bbmin``/``view_bbmax``, the hull when those are empty);
+a prop whose model is not found at all is a small
+marker at its origin, so no prop is left out of the picture.
 """
 from __future__ import annotations
 
 import io
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +33,8 @@ from ..model.geometry import angles_matrix
 from ..protocols import MapReader
 from ..resources import sorted_unique
 
-__all__ = ["GameFiles", "texture_images", "prop_boxes", "TEXTURE_SIZE"]
+__all__ = ["GameFiles", "texture_images", "prop_geometry", "PropGeometry", "TEXTURE_SIZE",
+           "MAX_PROP_TRIANGLES"]
 
 TEXTURE_SIZE = 64
 _MAX_FILE = 64 << 20  # bytes: a texture or model larger than this is not read
@@ -115,8 +119,9 @@ def _base_texture(files: GameFiles, material: str) -> str | None:
         if data is None:
             return None
         try:
-            mat = Material.parse(data.decode("utf-8", "replace").splitlines(), name)
-        except _PARSE_ERRORS:
+            # Lines keep their ends: a // comment ends at its line, not at the file's end.
+            mat = Material.parse(data.decode("utf-8", "replace").splitlines(keepends=True), name)
+        except (*_PARSE_ERRORS, _token_error()):
             return None
         if mat.shader.lower() == "patch":
             found = _patch_value(mat, "$basetexture")
@@ -130,6 +135,12 @@ def _base_texture(files: GameFiles, material: str) -> str | None:
         value = mat.get("$basetexture", "")
         return value or None
     return None
+
+
+def _token_error() -> type[Exception]:
+    from srctools.tokenizer import TokenSyntaxError
+
+    return TokenSyntaxError
 
 
 def _patch_value(mat: Any, key: str) -> str | None:
@@ -195,28 +206,92 @@ def texture_images(files: GameFiles, materials: list[str]) -> tuple[np.ndarray, 
 
 
 def _model_bounds(files: GameFiles, name: str) -> tuple[np.ndarray, np.ndarray] | None:
-    from srctools.filesys import VirtualFileSystem
-    from srctools.mdl import Model
+    """The model's box from its ``.mdl`` header: the view bounds, the hull when those are empty."""
+    from ..content.studiomodel.mdl import read_mdl
+    from ..errors import BspError
 
     path = name.replace("\\", "/").lower()
     data = files.read(path)
     if data is None:
         return None
-    fsys = VirtualFileSystem({path: data})
     try:
-        model = Model(fsys, fsys[path])
-    except _PARSE_ERRORS:
+        header = read_mdl(data, path)
+    except BspError:
         return None
-    lo, hi = np.array(list(model.view_min), np.float64), np.array(list(model.view_max), np.float64)
+    lo, hi = np.array(header.view[0], np.float64), np.array(header.view[1], np.float64)
     if not np.any(hi > lo):
-        lo, hi = np.array(list(model.hull_min), np.float64), np.array(list(model.hull_max), np.float64)
+        lo, hi = np.array(header.hull[0], np.float64), np.array(header.hull[1], np.float64)
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(hi > lo)) or np.any(hi - lo > 65536):
         return None
     return lo, hi
 
 
-def prop_boxes(bsp: MapReader, files: GameFiles | None) -> tuple[np.ndarray | None, int]:
-    """World corners ``(P, 8, 3)`` of the static props whose models were found, and how many were not."""
+MAX_PROP_TRIANGLES = 2_000_000  # props beyond this many triangles in all are drawn as their boxes
+MARKER_SIZE = 8.0  # half the side of the cube that marks a prop whose model is not found
+_BOX_BITS = np.array([[(i >> a) & 1 for a in range(3)] for i in range(8)], bool)  # corner i: x bit 0, y 1, z 2
+
+
+@dataclass
+class PropGeometry:
+    """Static props to draw: mesh triangles, boxes (models without mesh files), markers (no model)."""
+
+    corners: np.ndarray  # (T, 3, 3) world corners of the props drawn as meshes
+    albedo: np.ndarray  # (T, 3) linear colour of each triangle
+    meshed: int  # props drawn as meshes
+    boxes: np.ndarray  # (B, 8, 3) world corners of the props drawn as boxes
+    markers: np.ndarray  # (M, 8, 3) world corners of the markers
+
+
+def _load_model(files: GameFiles, name: str) -> Any:
+    """The studio model ``name`` with its mesh (None when its files are missing or broken)."""
+    from ..content.studiomodel import VTX_SUFFIXES, build_model
+    from ..errors import BspError
+
+    path = name.replace("\\", "/").lower()
+    mdl = files.read(path)
+    if mdl is None:
+        return None
+    stem = path[:-4] if path.endswith(".mdl") else path
+    vvd = files.read(stem + ".vvd")
+    vtx = next(((stem + s, d) for s in VTX_SUFFIXES for d in [files.read(stem + s)] if d is not None), None)
+    try:
+        model = build_model(path, mdl, None if vvd is None else (stem + ".vvd", vvd), vtx)
+    except BspError:
+        return None
+    return model if model.num_triangles else None
+
+
+def _mesh_colours(files: GameFiles, model: Any, skin: int, cache: dict[str, np.ndarray]) -> np.ndarray:
+    """(T, 3) linear colour of each triangle of ``model`` in skin family ``skin``."""
+    from .render_scene import NEUTRAL
+
+    parts = []
+    for mesh in model.meshes:
+        material = model.material_of(mesh, skin)
+        if material not in cache:
+            texture = _base_texture(files, material)
+            image = None if texture is None else _decode(files, texture)
+            cache[material] = NEUTRAL if image is None else image.reshape(-1, 3).mean(0)
+        parts.append(np.broadcast_to(cache[material], (len(mesh.triangles), 3)))
+    return np.concatenate(parts) if parts else np.empty((0, 3))
+
+
+def _placed(records: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """``local`` points ``(P, N, 3)`` or ``(N, 3)`` placed by each record's angles, scale and origin."""
+    rotation = angles_matrix(records["angles"].astype(np.float64))
+    scale = np.ones(len(records))
+    if "uniform_scale" in (records.dtype.names or ()):
+        uniform = records["uniform_scale"].astype(np.float64)
+        scale = np.where(uniform > 0, uniform, 1.0)
+    spec = "pij,pkj->pki" if local.ndim == 3 else "pij,kj->pki"
+    placed: np.ndarray = np.einsum(spec, rotation, local) * scale[:, None, None] \
+        + records["origin"].astype(np.float64)[:, None, :]
+    return placed
+
+
+def prop_geometry(bsp: MapReader, files: GameFiles | None, *, markers: bool = True,
+                  max_triangles: int = MAX_PROP_TRIANGLES) -> tuple[PropGeometry | None, int]:
+    """The static props as meshes, boxes and markers, and how many props had no model found."""
     if not bsp.has_lump("GAME_LUMP"):
         return None, 0
     try:
@@ -228,18 +303,42 @@ def prop_boxes(bsp: MapReader, files: GameFiles | None) -> tuple[np.ndarray | No
     records = props.props
     kind = records["prop_type"].astype(np.int64)
     names = list(props.names)
-    if files is None:
-        return None, len(records)
-    bounds: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
-    for k in sorted_unique(kind).tolist():
-        bounds[k] = _model_bounds(files, names[k]) if 0 <= k < len(names) else None
-    found = np.array([bounds[int(k)] is not None for k in kind], bool)
-    if not found.any():
-        return None, len(records)
-    lo = np.array([bounds[int(k)][0] for k in kind[found]])  # type: ignore[index]
-    hi = np.array([bounds[int(k)][1] for k in kind[found]])  # type: ignore[index]
-    bits = np.array([[(i >> a) & 1 for a in range(3)] for i in range(8)], bool)  # corner i: x bit 0, y 1, z 2
-    local = np.where(bits[None], hi[:, None, :], lo[:, None, :])
-    rotation = angles_matrix(records["angles"][found].astype(np.float64))
-    world = np.einsum("pij,pkj->pki", rotation, local) + records["origin"][found].astype(np.float64)[:, None, :]
-    return world, int((~found).sum())
+    skins = records["skin"].astype(np.int64) if "skin" in (records.dtype.names or ()) else np.zeros(len(kind), np.int64)
+    corners, albedo, boxes = [], [], []
+    meshed_mask = np.zeros(len(records), bool)
+    boxed_mask = np.zeros(len(records), bool)
+    budget = max_triangles
+    colours: dict[str, np.ndarray] = {}
+    if files is not None:
+        for k in sorted_unique(kind).tolist():
+            if not 0 <= k < len(names):
+                continue
+            chosen = np.flatnonzero(kind == k)
+            model = _load_model(files, names[k])
+            if model is not None and model.num_triangles * len(chosen) <= budget:
+                budget -= model.num_triangles * len(chosen)
+                tris = np.concatenate([m.triangles for m in model.meshes])
+                for skin in sorted_unique(skins[chosen]).tolist():
+                    group = chosen[skins[chosen] == skin]
+                    world = _placed(records[group], model.positions.astype(np.float64))  # (P, V, 3)
+                    corners.append(world[:, tris].reshape(-1, 3, 3))
+                    albedo.append(np.tile(_mesh_colours(files, model, skin, colours), (len(group), 1)))
+                meshed_mask[chosen] = True
+                continue
+            bounds = _model_bounds(files, names[k])
+            if bounds is not None:
+                local = np.where(_BOX_BITS, bounds[1], bounds[0])
+                boxes.append(_placed(records[chosen], local))
+                boxed_mask[chosen] = True
+    missing = ~(meshed_mask | boxed_mask)
+    marks = np.empty((0, 8, 3))
+    if markers and missing.any():
+        local = np.where(_BOX_BITS, MARKER_SIZE, -MARKER_SIZE) + np.array([0.0, 0.0, MARKER_SIZE])
+        marks = records["origin"][missing].astype(np.float64)[:, None, :] + local[None]
+    geometry = PropGeometry(np.concatenate(corners) if corners else np.empty((0, 3, 3)),
+                            np.concatenate(albedo) if albedo else np.empty((0, 3)), int(meshed_mask.sum()),
+                            np.concatenate(boxes) if boxes else np.empty((0, 8, 3)), marks)
+    finite = np.isfinite(geometry.corners).all(axis=(1, 2))
+    if not finite.all():  # a prop with NaN angles or origin is not drawn
+        geometry.corners, geometry.albedo = geometry.corners[finite], geometry.albedo[finite]
+    return geometry, int(missing.sum())
