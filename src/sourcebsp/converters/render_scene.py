@@ -18,6 +18,7 @@ import numpy as np
 from ..model.geometry import MapMesh, reflectivity
 from ..model.lightmaps import LightmapAtlas
 from ..protocols import MapReader
+from .render_textures import NEUTRAL
 
 if TYPE_CHECKING:
     from .render_textures import PropGeometry
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["Scene", "PackedAtlas", "build_scene", "LUMINANCE"]
 
 LUMINANCE = np.array([0.2126, 0.7152, 0.0722], np.float32)
-#: Colour of objects whose colour is not known (props without their textures).
-NEUTRAL = np.array([0.45, 0.45, 0.42])
 #: Colour of the markers of props whose model is not found (linear; a strong orange).
 MARKER = np.array([0.9, 0.25, 0.02])
 # Attribute columns of Scene.attrs.

@@ -37,6 +37,8 @@ __all__ = ["GameFiles", "texture_images", "prop_geometry", "PropGeometry", "TEXT
            "MAX_PROP_TRIANGLES"]
 
 TEXTURE_SIZE = 64
+#: Colour of objects whose colour is not known (props without their textures).
+NEUTRAL = np.array([0.45, 0.45, 0.42])
 _MAX_FILE = 64 << 20  # bytes: a texture or model larger than this is not read
 # What srctools raises on files it cannot parse (it has no single error class).
 _PARSE_ERRORS = (ValueError, KeyError, IndexError, EOFError, OSError, NotImplementedError, TypeError,
@@ -263,8 +265,6 @@ def _load_model(files: GameFiles, name: str) -> Any:
 
 def _mesh_colours(files: GameFiles, model: Any, skin: int, cache: dict[str, np.ndarray]) -> np.ndarray:
     """(T, 3) linear colour of each triangle of ``model`` in skin family ``skin``."""
-    from .render_scene import NEUTRAL
-
     parts = []
     for mesh in model.meshes:
         material = model.material_of(mesh, skin)
