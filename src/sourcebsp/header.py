@@ -13,7 +13,8 @@ import struct
 from itertools import chain
 from typing import Collection, Iterable, Literal, NamedTuple
 
-from .errors import BspFormatError, TruncatedError, UnsupportedError
+from .errors import BspFormatError, NotSourceMapError, TruncatedError, UnsupportedError
+from .formats import describe_foreign
 from .lump_ids import NUM_LUMPS, lump_name
 
 __all__ = [
@@ -161,6 +162,11 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
         A lump has a negative offset or length, or overlaps the header.
     """
     size = len(data) if file_size is None else file_size
+    ident = bytes(data[:4])
+    if ident not in IDENTS:
+        foreign = describe_foreign(bytes(data[:64]))
+        if foreign is not None:
+            raise NotSourceMapError(foreign, offset=0)
     if len(data) < 8:
         raise TruncatedError(
             f"file is {len(data)} bytes, shorter than a BSP ident and version",
