@@ -57,7 +57,6 @@ def header_struct(endian: Endian = "<") -> struct.Struct:
 _HEADER_STRUCTS = {endian: struct.Struct(f"{endian}4s i {4 * NUM_LUMPS}i i") for endian in ("<", ">")}
 
 HEADER_SIZE = header_struct().size  # 1036
-SUPPORTED_VERSIONS = frozenset({17, 18, 19, 20, 21, 22, 23, 24, 25, 42})
 
 
 class LumpEntry(NamedTuple):
@@ -146,11 +145,12 @@ def _entries(directory: list[int], order: LumpOrder) -> list[LumpEntry]:
 
 
 def read_header(data: memoryview | bytes, file_size: int | None = None,
-                versions: Collection[int] = SUPPORTED_VERSIONS) -> Header:
+                versions: Collection[int] | None = None) -> Header:
     """Read and validate the header at the start of ``data``.
 
-    ``versions`` are the BSP versions to accept (the container passes those
-    its variant table knows, registered ones included).
+    ``versions`` are the BSP versions to accept (None: any).  Which versions
+    sourcebsp reads is a fact of the branch table, not of the directory: the
+    container passes :func:`sourcebsp.variants.supported_versions`.
 
     Raises
     ------
@@ -181,7 +181,7 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
         )
     endian = IDENTS[ident]
     version: int = struct.unpack_from(endian + "i", data, 4)[0]
-    if version not in versions:
+    if versions is not None and version not in versions:
         raise UnsupportedError(
             f"BSP version {version} is not supported "
             f"(supported: {', '.join(map(str, sorted(versions)))})",

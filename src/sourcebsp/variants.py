@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Na
 from ._loading import load_quietly
 from .codecs.base import Codec, Layouts
 from .errors import UnsupportedError
-from .header import Endian, Header, LumpOrder
-from .lump_ids import LumpId
+from .header import IDENTS, Endian, Header, LumpOrder
+from .lump_ids import NUM_LUMPS, LumpId
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,7 +31,11 @@ __all__ = [
     "Variant",
     "VARIANTS",
     "DetectRule",
+    "Detection",
+    "Game",
+    "detect",
     "detect_variant",
+    "fits",
     "detection_rules",
     "get_variant",
     "register_codec",
@@ -58,7 +62,7 @@ def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) ->
     return MappingProxyType(merged)
 
 
-_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO")
+_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2", "INFRA")
 _tables: dict[str, Layouts] = {}
 
 
@@ -109,8 +113,10 @@ def _compose_tables() -> None:
     # BSP 21 branches that reuse slots 22-25 (see codecs/propcollision.py).
     LEFT4DEAD2 = compose(SDK2013, propcollision.LAYOUTS_L4D2)
     CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
+    DOTA2 = compose(SDK2013, remove=_DOTA2_RAW)
+    INFRA = compose(SDK2013, remove=(LumpId.PRIMITIVES,))  # its own primitives layout, not yet declared
     _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
-                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO)
+                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2=DOTA2, INFRA=INFRA)
 
 
 def __getattr__(name: str) -> Layouts:
@@ -175,13 +181,63 @@ _found_codecs: "dict[tuple[int, str, int, int], tuple[Layouts, Codec | None]]" =
 _MAX_FOUND_CODECS = 4096
 
 
+class Game(NamedTuple):
+    """A game, or a family of games sharing an engine build, on one branch: what it loads.
+
+    ``None`` means "not known": rules built on it then say nothing rather than guess.
+    (Valve Developer Community, "BSP (Source)" and "ZIP"; the TF2 mapping community's
+    notes on ``bspzip -repack -compress``, added to the Source 2013 Multiplayer tools
+    with TF2's Gun Mettle update, 2015.)
+    """
+
+    id: str
+    title: str
+    lzma_lumps: bool | None  # LZMA-compressed lumps (lzma_header_t, fourCC = real size)
+    lzma_pak: bool | None  # LZMA-compressed pakfile entries (ZIP method 14)
+    folders: frozenset[str] = frozenset()  # game folders (the folder holding gameinfo.txt)
+
+
+# Lumps never LZMA-compressed as a whole: the pakfile (a zip the engine reads in place)
+# and the game lump (whose sub-lumps are compressed one by one).
+_NEVER_LZMA = frozenset({LumpId.PAKFILE, LumpId.XZIPPAKFILE, LumpId.GAME_LUMP})
+
+
 class Variant(NamedTuple):
-    """One engine branch's reading of a BSP file."""
+    """One engine branch: everything sourcebsp knows about its files.
+
+    The header layout (``ident`` from the byte order, the BSP ``versions`` it
+    writes, its ``lump_order``, ``lump_count``), the lump table (``layouts``:
+    the codec of each lump version), which lumps LZMA may compress
+    (``never_lzma``: those it may not) and which games load it (``games``),
+    its static prop lump versions, its tool-texture vocabulary and whether a
+    header alone picks it (``detected``).  Every other fact about branches in
+    sourcebsp is derived from this table.
+    """
 
     name: str
     description: str
     layouts: Layouts
     endian: Endian = "<"
+    versions: frozenset[int] = frozenset()  # BSP versions this branch writes
+    lump_order: LumpOrder | None = None  # None: the directory's own layout (told by read_header)
+    lump_count: int = NUM_LUMPS
+    games: tuple[Game, ...] = ()
+    static_prop_versions: frozenset[int] = frozenset()  # sprp game lump versions its compilers write
+    tool_textures: str = "default"  # the tool-texture vocabulary (converters.vmf_textures.TOOL_TEXTURES)
+    never_lzma: frozenset[int] = _NEVER_LZMA
+    detected: bool = True  # picked from the header alone (else only by name, or by the file's content)
+
+    @property
+    def ident(self) -> bytes:
+        """The four bytes at the start of this branch's files."""
+        return _IDENT_OF[self.endian]
+
+    @property
+    def loads_lzma(self) -> bool | None:
+        """Whether this branch's games load LZMA-compressed lumps: False when none does,
+        True when one does, None when not known."""
+        known = {game.lzma_lumps for game in self.games}
+        return True if True in known else False if known == {False} else None
 
     def codec(self, lump: int, lump_version: int) -> "Codec | None":
         """The codec for ``lump`` at ``lump_version``, or None to keep it raw.
@@ -257,32 +313,78 @@ class DetectRule(NamedTuple):
                 and self.lump_order in (None, header.lump_order))
 
 
-_BUILTIN = (
-    Variant("vampire", "Vampire: The Masquerade - Bloodlines (BSP 17)", LazyLayouts("VAMPIRE")),
-    Variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", LazyLayouts("SOURCE2004")),
-    Variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", LazyLayouts("SDK2013")),
-    Variant("orange_box_x360", "Orange Box on Xbox 360 (big-endian BSP 20)", LazyLayouts("SDK2013"), ">"),
-    Variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LazyLayouts("LEFT4DEAD2")),
-    Variant("csgo", "CS:GO, Portal 2, Alien Swarm (BSP 21)", LazyLayouts("CSGO")),
-    Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", LazyLayouts("SDK2013"), ">"),
-    Variant("v22_v24", "Dota 2 beta, Contagion and other BSP 22-24 branches", LazyLayouts("SDK2013")),
-    Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", LazyLayouts("STRATA")),
-    Variant("v42", "BSP 42 (read with SDK 2013 layouts)", LazyLayouts("SDK2013")),
-)
+def _folders(names: str) -> frozenset[str]:
+    return frozenset(names.split())
 
-# Detection, most specific rule of each version first.
-_BUILTIN_RULES = (
-    DetectRule("vampire", frozenset({17})),
-    DetectRule("source2004", frozenset({18, 19})),
-    DetectRule("orange_box_x360", frozenset({20}), endian=">"),
-    DetectRule("orange_box", frozenset({20})),
-    DetectRule("console_v21", frozenset({21}), endian=">"),
-    DetectRule("left4dead2", frozenset({21}), lump_order="l4d2"),
-    DetectRule("csgo", frozenset({21})),
-    DetectRule("v22_v24", frozenset({22, 23, 24})),
-    DetectRule("strata", frozenset({25})),
-    DetectRule("v42", frozenset({42})),
+
+_SOURCE2004 = Game("source2004", "Source before BSP 20 (HL2 and CS:S before 2010, Bloodlines)", False, False)
+_SDK2013SP = Game("sdk2013sp", "Source SDK 2013 Singleplayer (HL2, its episodes, Portal, their mods)", None, False,
+                  _folders("hl2 episodic ep2 portal lostcoast hl1"))
+_SDK2013MP = Game("sdk2013mp", "Source 2013 Multiplayer (TF2, CS:S, DoD:S, HL2:DM and games on it such as "
+                  "TF2 Classic and Open Fortress)", True, True,
+                  _folders("tf cstrike dod hl2mp hl1mp tf2classic open_fortress"))
+_CSGO = Game("csgo", "Left 4 Dead / Portal 2 / CS:GO branch", None, False,
+             _folders("left4dead left4dead2 portal2 csgo swarm"))
+_STRATA = Game("strata", "Strata Source (Momentum Mod, Portal: Revolution)", True, True,
+               _folders("momentum revolution p2ce"))
+_CONSOLE = Game("console", "Xbox 360 / PS3 builds", True, None)
+# Dota 2's beta branches changed dbrushside_t, ddispinfo_t and doverlay_t (VDC "BSP (Source)"):
+# until their layouts are declared those lumps stay raw bytes rather than read wrongly.
+_DOTA2_RAW = (LumpId.BRUSHSIDES, LumpId.DISPINFO, LumpId.OVERLAYS)
+
+# The branch table.  Order matters: among branches whose headers look alike, the first
+# one detected is the most common and wins (detect_variant says it guessed).
+_BUILTIN = (
+    Variant("vampire", "Vampire: The Masquerade - Bloodlines (BSP 17)", LazyLayouts("VAMPIRE"),
+            versions=frozenset({17}), games=(_SOURCE2004,), static_prop_versions=frozenset({4})),
+    Variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", LazyLayouts("SOURCE2004"),
+            versions=frozenset({18, 19}), games=(_SOURCE2004,), static_prop_versions=frozenset({4, 5})),
+    Variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", LazyLayouts("SDK2013"),
+            versions=frozenset({20}), games=(_SDK2013SP, _SDK2013MP),
+            static_prop_versions=frozenset({5, 6, 7, 10})),
+    Variant("orange_box_x360", "Orange Box on Xbox 360 (big-endian BSP 20)", LazyLayouts("SDK2013"), ">",
+            versions=frozenset({20}), games=(_CONSOLE,), static_prop_versions=frozenset({6, 7})),
+    Variant("left4dead", "Left 4 Dead (BSP 20)", LazyLayouts("SDK2013"), versions=frozenset({20}),
+            games=(_CSGO,), static_prop_versions=frozenset({7, 8}), detected=False),
+    Variant("the_ship", "The Ship, Bloody Good Time (BSP 19-20, static props with a targetname)",
+            LazyLayouts("SDK2013"), versions=frozenset({19, 20}), static_prop_versions=frozenset({5, 6}),
+            detected=False),
+    Variant("zeno_clash", "Zeno Clash (BSP 20, static props v7)", LazyLayouts("SDK2013"),
+            versions=frozenset({20}), static_prop_versions=frozenset({7}), detected=False),
+    Variant("black_mesa", "Black Mesa (BSP 20, static props v11)", LazyLayouts("SDK2013"),
+            versions=frozenset({20}), static_prop_versions=frozenset({11}), detected=False),
+    Variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LazyLayouts("LEFT4DEAD2"),
+            versions=frozenset({21}), lump_order="l4d2", games=(_CSGO,), static_prop_versions=frozenset({9}),
+            tool_textures="left4dead2"),
+    Variant("csgo", "CS:GO and its branch: Insurgency, Day of Infamy (BSP 21)", LazyLayouts("CSGO"),
+            versions=frozenset({21}), lump_order="std", games=(_CSGO,),
+            static_prop_versions=frozenset({10, 11}), tool_textures="csgo"),
+    Variant("portal2", "Portal 2 (BSP 21)", LazyLayouts("SDK2013"), versions=frozenset({21}), lump_order="std",
+            games=(_CSGO,), static_prop_versions=frozenset({9}), detected=False),
+    Variant("alien_swarm", "Alien Swarm (BSP 21)", LazyLayouts("SDK2013"), versions=frozenset({21}),
+            lump_order="std", games=(_CSGO,), detected=False),
+    Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", LazyLayouts("SDK2013"), ">",
+            versions=frozenset({21}), games=(_CONSOLE,)),
+    Variant("infra", "INFRA (BSP 22; primitives kept raw)", LazyLayouts("INFRA"), versions=frozenset({22})),
+    Variant("dota2_v22", "Dota 2 beta (BSP 22; brush sides, disp infos, overlays kept raw)",
+            LazyLayouts("DOTA2"), versions=frozenset({22}), detected=False),
+    Variant("dota2_v23", "Dota 2 beta (BSP 23; brush sides, disp infos, overlays kept raw)",
+            LazyLayouts("DOTA2"), versions=frozenset({23})),
+    Variant("v24", "BSP 24 (read with SDK 2013 layouts)", LazyLayouts("SDK2013"), versions=frozenset({24})),
+    Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", LazyLayouts("STRATA"),
+            versions=frozenset({25}), games=(_STRATA,), static_prop_versions=frozenset({10, 11, 12, 13})),
+    Variant("v42", "BSP 42 (read with SDK 2013 layouts)", LazyLayouts("SDK2013"), versions=frozenset({42})),
 )
+_IDENT_OF: dict[Endian, bytes] = {endian: ident for ident, endian in IDENTS.items()}
+
+
+def _rule(variant: Variant) -> "DetectRule":
+    return DetectRule(variant.name, variant.versions, variant.endian, variant.lump_order)
+
+
+# Detection, derived from the table: the rules with a lump_t order first (the most specific).
+_BUILTIN_RULES = tuple(sorted((_rule(v) for v in _BUILTIN if v.detected and v.versions),
+                              key=lambda rule: rule.lump_order is None))
 
 # The registry: built at import from the tables above, changed afterwards only
 # through register_variant and register_codec.
@@ -317,17 +419,43 @@ def supported_versions() -> frozenset[int]:
     return frozenset().union(*(rule.versions for rule in detection_rules()))
 
 
-def detect_variant(header: Header) -> Variant:
-    """The variant a header belongs to: the first rule matching its version,
-    byte order and lump_t order."""
+class Detection(NamedTuple):
+    """The branch a header was read as, and the others its header fits just as well."""
+
+    variant: Variant
+    alternatives: tuple[str, ...]  # names of other branches that write such headers
+
+    @property
+    def guessed(self) -> bool:
+        """True when the header alone cannot tell this branch from the alternatives."""
+        return bool(self.alternatives)
+
+
+def fits(variant: Variant, header: Header) -> bool:
+    """Whether ``variant`` writes headers like this one (version, byte order, lump_t order)."""
+    return (header.version in variant.versions and variant.endian == header.endian
+            and variant.lump_order in (None, header.lump_order))
+
+
+def detect(header: Header) -> Detection:
+    """The variant a header belongs to (the first rule matching its version, byte order and
+    lump_t order) and the other branches whose files have such headers."""
     for rule in detection_rules():
         if rule.matches(header):
-            return _variants[rule.variant]
+            chosen = _variants[rule.variant]
+            others = tuple(v.name for v in _variants.values() if v is not chosen and fits(v, header))
+            return Detection(chosen, others)
     raise UnsupportedError(
         f"no variant reads BSP version {header.version} with byte order {header.endian!r} and "
         f"{header.lump_order} lump_t order (register one with sourcebsp.register_variant)",
         offset=4,
     )
+
+
+def detect_variant(header: Header) -> Variant:
+    """The variant a header belongs to: the first rule matching its version,
+    byte order and lump_t order."""
+    return detect(header).variant
 
 
 def register_variant(variant: Variant, *, versions: Iterable[int] = (), endian: Endian | None = None,

@@ -216,11 +216,12 @@ def summary(text: str) -> None:
 def lzma_refusal(bsp: BspFile) -> str | None:
     """Why the game of ``bsp`` cannot load LZMA-compressed lumps or pak entries, or None.
 
-    LZMA lumps came with the Left 4 Dead / Orange Box-update engines (BSP 20 and
-    later); BSP 17 (Vampire: Bloodlines) and 18-19 (Source 2004: HL2, CS:S before
-    the 2010 update) read every lump as stored bytes and crash on compressed ones.
+    The branch table says which games load them (:attr:`sourcebsp.variants.Variant.loads_lzma`):
+    LZMA lumps came with the Left 4 Dead / Orange Box-update engines; Vampire: Bloodlines and
+    Source 2004 (HL2, CS:S before the 2010 update) read every lump as stored bytes and crash
+    on compressed ones.
     """
-    if bsp.version < 20:
+    if bsp.variant.loads_lzma is False:
         return (f"BSP version {bsp.version} ({bsp.variant.description}) cannot load LZMA-compressed data: "
                 "the game would fail to load the map")
     return None
