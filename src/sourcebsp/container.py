@@ -23,7 +23,7 @@ from .errors import BspError, BspFormatError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .protocols import LumpKey
-from .variants import Variant, detect_variant, get_variant, supported_versions
+from .variants import Variant, chosen_variant, detect, supported_versions
 from .parallel import start_parallel
 
 if TYPE_CHECKING:
@@ -133,7 +133,13 @@ class BspFile:
                  path: str | os.PathLike[str] | None = None, *, variant: "str | Variant | None" = None,
                  limits: Limits | None = None) -> None:
         self.header = header if header is not None else Header()
-        self.variant: Variant = detect_variant(self.header) if variant is None else get_variant(variant)
+        chosen = chosen_variant(variant)
+        # Other branches whose headers look like this one, when the variant was detected (so a
+        # report can say it guessed); empty when named or when the header told.
+        self.variant_alternatives: tuple[str, ...] = ()
+        if chosen is None:
+            chosen, self.variant_alternatives = detect(self.header)
+        self.variant: Variant = chosen
         self._path = None if path is None else os.fspath(path)
         self.limits = limits or Limits()
         # Read-only, so decoded arrays are read-only views that no one edits in place.
@@ -151,6 +157,7 @@ class BspFile:
                    limits: Limits | None = None) -> "BspFile":
         """A map read from an in-memory buffer."""
         view = memoryview(data).cast("B")
+        variant = chosen_variant(variant)
         header = read_header(bytes(view[:HEADER_SIZE]), file_size=len(view), versions=_versions(variant))
         return cls(header, view, variant=variant, limits=limits)
 
@@ -168,7 +175,7 @@ class BspFile:
             Decompression budgets, for trusted maps larger than the defaults allow.
         """
         path = os.fspath(path)
-        chosen = None if variant is None else get_variant(variant)
+        chosen = chosen_variant(variant)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         mapped = None
         view = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+from contextvars import ContextVar
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -38,6 +39,7 @@ __all__ = [
     "fits",
     "detection_rules",
     "get_variant",
+    "reading_as",
     "register_codec",
     "register_variant",
     "supported_versions",
@@ -407,6 +409,39 @@ def get_variant(name: "str | Variant") -> Variant:
         return _variants[name]
     except KeyError:
         raise ValueError(f"unknown variant {name!r}; known: {', '.join(_variants)}") from None
+
+
+_reading_as: "ContextVar[Variant | None]" = ContextVar("sourcebsp_reading_as", default=None)
+
+
+class reading_as:
+    """Within the block, maps opened without a ``variant`` are read as this branch (None:
+    detected, as outside any block); the command line's ``--variant NAME``.
+
+    Scoped to the block and its context (threads and tasks started inside it), and to
+    worker processes forked inside it; an explicit ``variant=`` still wins.
+
+    Examples
+    --------
+    >>> with reading_as("portal2"):                      # doctest: +SKIP
+    ...     bsp = sourcebsp.open("sp_a1_intro1.bsp")       # read as Portal 2, not CS:GO
+    """
+
+    def __init__(self, variant: "str | Variant | None") -> None:
+        self.variant = None if variant is None else get_variant(variant)
+
+    def __enter__(self) -> "Variant | None":
+        self._token = _reading_as.set(self.variant)
+        return self.variant
+
+    def __exit__(self, *exc: object) -> None:
+        _reading_as.reset(self._token)
+
+
+def chosen_variant(variant: "str | Variant | None") -> "Variant | None":
+    """``variant`` as a :class:`Variant`; when None, the one a :class:`reading_as` block
+    chose, or None (detect it from the header)."""
+    return _reading_as.get() if variant is None else get_variant(variant)
 
 
 def detection_rules() -> tuple[DetectRule, ...]:

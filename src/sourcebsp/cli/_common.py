@@ -85,15 +85,28 @@ def error(message: object) -> int:
     return 1
 
 
-def run(body: Callable[[], int]) -> int:
+def variant_option(ap: argparse.ArgumentParser) -> None:
+    """``--variant NAME``: read the maps as this engine branch instead of the detected one."""
+    from ..variants import variant_names
+
+    names = variant_names()
+    ap.add_argument("--variant", choices=names, metavar="NAME",
+                    help="read the map as this engine branch, not the one its header suggests: "
+                         + ", ".join(names))
+
+
+def run(body: Callable[[], int], args: argparse.Namespace | None = None) -> int:
     """Run a command body; bad input becomes one line on stderr and exit code 1.
 
     An exception that is not a BspError is a bug of sourcebsp: it still ends in
     one line (a service running us unattended must never see a traceback), one
     that says so and asks for a report; ``SOURCEBSP_DEBUG=1`` shows the traceback.
     """
+    from ..variants import reading_as
+
     try:
-        return body()
+        with reading_as(getattr(args, "variant", None)):  # --variant: every map the command opens
+            return body()
     except (BspError, CommandError) as exc:
         return error(exc)
     except BrokenPipeError:

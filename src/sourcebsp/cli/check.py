@@ -42,6 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true",
                     help="print JSON: {maps: [{map, findings: [{rule, name, severity, message, hint, where}], "
                          "error?}], counts: {rule id: count}}")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     if args.map is None and not args.list_rules:
         ap.error("the following arguments are required: map")
@@ -102,4 +103,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sourcebsp: {total} findings in {len(reports)} map(s)", file=sys.stderr)
         return 1 if failed else 0
 
-    return _common.run(body)
+    return _common.run(body, args)

@@ -47,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--report", nargs="?", const="-", metavar="FILE.json",
                     help="the fidelity report with the compile-readiness check: JSON on stdout, or in FILE.json")
     _common.overwrite_option(ap, "VMF (or report)")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     maps, is_batch = _common.expand_maps(args.map)
     if not maps:
@@ -122,5 +123,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if failed else 0
 
     if not is_batch:
-        return _common.run(single)
-    return _common.run(lambda: many(maps))
+        return _common.run(single, args)
+    return _common.run(lambda: many(maps), args)

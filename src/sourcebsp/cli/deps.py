@@ -39,6 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true",
                     help="print the graph as JSON (map, search_paths, summary, dependencies: path, kind, "
                          "optional, found, referenced_by)")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
 
     def body() -> int:
@@ -67,4 +68,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"sourcebsp: warning: {problem}", file=sys.stderr)
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

@@ -246,6 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="add an entity: 'classname=info_target,targetname=x,origin=0 0 0' or a JSON object")
     ap.add_argument("--rules", metavar="FILE", help="a JSON file of rules, applied first (format below)")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
 
     try:
@@ -307,4 +308,4 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"wrote {args.output} ({_common.sizes(before, after)})")
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

@@ -22,6 +22,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--hdr", action="store_true", help="embed the HDR lightmaps (.glb only; default: LDR when present)")
     ap.add_argument("--no-props", action="store_true", help="leave out the static prop nodes (.glb only)")
     _common.overwrite_option(ap, "output (and .mtl)")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".glb", ".obj"):
@@ -55,4 +56,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)
