@@ -225,6 +225,9 @@ class Variant(NamedTuple):
     lump_count: int = NUM_LUMPS
     games: tuple[Game, ...] = ()
     static_prop_versions: frozenset[int] = frozenset()  # sprp game lump versions its compilers write
+    static_prop_layout: str = ""  # the StaticPropLump_t its compiler writes (codecs.staticprops layout name)
+    # The lump_t versions its compiler writes where they are not SDK 2013's (None: it writes no such lump).
+    lump_versions: Mapping[int, int | None] = MappingProxyType({})
     tool_textures: str = "default"  # the tool-texture vocabulary (converters.vmf_textures.TOOL_TEXTURES)
     never_lzma: frozenset[int] = _NEVER_LZMA
     detected: bool = True  # picked from the header alone (else only by name, or by the file's content)
@@ -334,37 +337,60 @@ _CONSOLE = Game("console", "Xbox 360 / PS3 builds", True, None)
 # until their layouts are declared those lumps stay raw bytes rather than read wrongly.
 _DOTA2_RAW = (LumpId.BRUSHSIDES, LumpId.DISPINFO, LumpId.OVERLAYS)
 
+def _versions_of(**versions: int | None) -> Mapping[int, int | None]:
+    return MappingProxyType({LumpId[name]: version for name, version in versions.items()})
+
+
+# From the corpus maps' directories (vtmb_, css_ BSP 19, csgo_, l4d2_, momentum_).
+_BEFORE_V20 = dict(LEAFS=0, LEAF_AMBIENT_LIGHTING=None, LEAF_AMBIENT_LIGHTING_HDR=None, LEAF_AMBIENT_INDEX=None,
+                   LEAF_AMBIENT_INDEX_HDR=None, MAP_FLAGS=None)  # leaves hold their ambient cube (dleaf_t v0)
+_VAMPIRE_VERSIONS = _versions_of(**_BEFORE_V20, FACES=0, ORIGINALFACES=0, LIGHTING=0, OCCLUSION=None)
+_SOURCE2004_VERSIONS = _versions_of(**_BEFORE_V20)
+_SHADOW_LIGHTS = _versions_of(WORLDLIGHTS=1, WORLDLIGHTS_HDR=1)  # dworldlight_t with shadow_cast_offset
+_STRATA_VERSIONS = _versions_of(NODES=1, FACES=2, ORIGINALFACES=2, FACES_HDR=2, LEAFS=2, EDGES=1, LEAFFACES=1,
+                                LEAFBRUSHES=1, BRUSHSIDES=1, AREAPORTALS=1, PROPHULLS=1, PHYSDISP=2,
+                                VERTNORMALINDICES=1, LEAF_AMBIENT_INDEX=1, LEAF_AMBIENT_INDEX_HDR=1,
+                                WORLDLIGHTS=1, WORLDLIGHTS_HDR=1)
+
 # The branch table.  Order matters: among branches whose headers look alike, the first
 # one detected is the most common and wins (detect_variant says it guessed).
 _BUILTIN = (
     Variant("vampire", "Vampire: The Masquerade - Bloodlines (BSP 17)", LazyLayouts("VAMPIRE"),
-            versions=frozenset({17}), games=(_SOURCE2004,), static_prop_versions=frozenset({4})),
+            versions=frozenset({17}), games=(_SOURCE2004,), static_prop_versions=frozenset({4}), static_prop_layout="v4",
+            lump_versions=_VAMPIRE_VERSIONS),
     Variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", LazyLayouts("SOURCE2004"),
-            versions=frozenset({18, 19}), games=(_SOURCE2004,), static_prop_versions=frozenset({4, 5})),
+            versions=frozenset({18, 19}), games=(_SOURCE2004,), static_prop_versions=frozenset({4, 5}),
+            static_prop_layout="v5", lump_versions=_SOURCE2004_VERSIONS),
     Variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", LazyLayouts("SDK2013"),
             versions=frozenset({20}), games=(_SDK2013SP, _SDK2013MP),
-            static_prop_versions=frozenset({5, 6, 7, 10})),
+            static_prop_versions=frozenset({5, 6, 7, 10}), static_prop_layout="v10_sdk2013"),
     Variant("orange_box_x360", "Orange Box on Xbox 360 (big-endian BSP 20)", LazyLayouts("SDK2013"), ">",
-            versions=frozenset({20}), games=(_CONSOLE,), static_prop_versions=frozenset({6, 7})),
+            versions=frozenset({20}), games=(_CONSOLE,), static_prop_versions=frozenset({6, 7}),
+            static_prop_layout="v6"),
     Variant("left4dead", "Left 4 Dead (BSP 20)", LazyLayouts("SDK2013"), versions=frozenset({20}),
-            games=(_CSGO,), static_prop_versions=frozenset({7, 8}), detected=False),
+            games=(_CSGO,), static_prop_versions=frozenset({7, 8}), static_prop_layout="v8", lump_versions=_SHADOW_LIGHTS,
+            detected=False),
     Variant("the_ship", "The Ship, Bloody Good Time (BSP 19-20, static props with a targetname)",
             LazyLayouts("SDK2013"), versions=frozenset({19, 20}), static_prop_versions=frozenset({5, 6}),
+            static_prop_layout="v6_bgt",
             detected=False),
     Variant("zeno_clash", "Zeno Clash (BSP 20, static props v7)", LazyLayouts("SDK2013"),
             versions=frozenset({20}), static_prop_versions=frozenset({7}), detected=False),
     Variant("black_mesa", "Black Mesa (BSP 20, static props v11)", LazyLayouts("SDK2013"),
-            versions=frozenset({20}), static_prop_versions=frozenset({11}), detected=False),
+            versions=frozenset({20}), static_prop_versions=frozenset({11}), static_prop_layout="v11_mesa",
+            detected=False),
     Variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LazyLayouts("LEFT4DEAD2"),
             versions=frozenset({21}), lump_order="l4d2", games=(_CSGO,), static_prop_versions=frozenset({9}),
-            tool_textures="left4dead2"),
+            static_prop_layout="v9", lump_versions=_SHADOW_LIGHTS, tool_textures="left4dead2"),
     Variant("csgo", "CS:GO and its branch: Insurgency, Day of Infamy (BSP 21)", LazyLayouts("CSGO"),
             versions=frozenset({21}), lump_order="std", games=(_CSGO,),
-            static_prop_versions=frozenset({10, 11}), tool_textures="csgo"),
+            static_prop_versions=frozenset({10, 11}), static_prop_layout="v11_csgo", lump_versions=_SHADOW_LIGHTS,
+            tool_textures="csgo"),
     Variant("portal2", "Portal 2 (BSP 21)", LazyLayouts("SDK2013"), versions=frozenset({21}), lump_order="std",
-            games=(_CSGO,), static_prop_versions=frozenset({9}), detected=False),
+            games=(_CSGO,), static_prop_versions=frozenset({9}), static_prop_layout="v9", lump_versions=_SHADOW_LIGHTS,
+            detected=False),
     Variant("alien_swarm", "Alien Swarm (BSP 21)", LazyLayouts("SDK2013"), versions=frozenset({21}),
-            lump_order="std", games=(_CSGO,), detected=False),
+            lump_order="std", games=(_CSGO,), lump_versions=_SHADOW_LIGHTS, detected=False),
     Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", LazyLayouts("SDK2013"), ">",
             versions=frozenset({21}), games=(_CONSOLE,)),
     Variant("infra", "INFRA (BSP 22; primitives kept raw)", LazyLayouts("INFRA"), versions=frozenset({22})),
@@ -374,7 +400,8 @@ _BUILTIN = (
             LazyLayouts("DOTA2"), versions=frozenset({23})),
     Variant("v24", "BSP 24 (read with SDK 2013 layouts)", LazyLayouts("SDK2013"), versions=frozenset({24})),
     Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", LazyLayouts("STRATA"),
-            versions=frozenset({25}), games=(_STRATA,), static_prop_versions=frozenset({10, 11, 12, 13})),
+            versions=frozenset({25}), games=(_STRATA,), static_prop_versions=frozenset({10, 11, 12, 13}),
+            static_prop_layout="v13_strata", lump_versions=_STRATA_VERSIONS),
     Variant("v42", "BSP 42 (read with SDK 2013 layouts)", LazyLayouts("SDK2013"), versions=frozenset({42})),
 )
 _IDENT_OF: dict[Endian, bytes] = {endian: ident for ident, endian in IDENTS.items()}
