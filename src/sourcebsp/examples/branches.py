@@ -11,6 +11,7 @@ tested: the file is read back by sourcebsp and by other readers.
 """
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,15 @@ from .room import example_map_bytes
 __all__ = ["example_branch_bytes", "write_example_branch", "example_branches"]
 
 
+@functools.lru_cache(maxsize=1)
+def _room() -> bytes:
+    return example_map_bytes()
+
+
 def example_branches() -> list[str]:
     """The branches the example room can be written for: those whose every lump the room
     holds has a declared layout (none kept raw for want of one)."""
-    base = BspFile.from_bytes(example_map_bytes())
+    base = BspFile.from_bytes(_room())
     return [name for name, variant in _registered().items() if not _missing(base, variant)]
 
 
@@ -94,7 +100,7 @@ def example_branch_bytes(variant: "str | Variant") -> bytes:
         The branch keeps a lump of the room raw (its layout is not declared yet).
     """
     chosen = get_variant(variant)
-    base = BspFile.from_bytes(example_map_bytes())
+    base = BspFile.from_bytes(_room())
     missing = _missing(base, chosen)
     if missing:
         raise UnsupportedError(f"the example map cannot be written for {chosen.name}: the layouts of its "
