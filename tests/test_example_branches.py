@@ -28,6 +28,23 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return paths
 
 
+# What the static prop version tells (the branches' own prop versions): detected without a guess.
+_TOLD_BY_PROPS = {"left4dead": "left4dead", "black_mesa": "black_mesa", "csgo": "csgo", "orange_box": "orange_box"}
+
+
+@pytest.mark.parametrize("name", sorted(_TOLD_BY_PROPS))
+def test_the_static_prop_version_tells_the_branch(name: str, examples: dict[str, Path]) -> None:
+    with sourcebsp.open(examples[name]) as bsp:
+        assert bsp.variant.name == _TOLD_BY_PROPS[name]
+        # Alien Swarm's prop version is not known: it stays a possibility for a BSP 21 map.
+        assert bsp.variant_alternatives == (("alien_swarm",) if bsp.version == 21 else ())
+
+
+def test_portal2_props_rule_out_csgo(examples: dict[str, Path]) -> None:
+    with sourcebsp.open(examples["portal2"]) as bsp:  # sprp v9: not a CS:GO compiler's
+        assert bsp.variant.name == "portal2" and bsp.variant_alternatives == ("alien_swarm",)
+
+
 def test_every_branch_with_declared_layouts_has_an_example() -> None:
     # The branches whose changed lumps are kept raw cannot be written (see the README table).
     assert set(BRANCHES) == set(VARIANTS) - {"dota2_v22", "dota2_v23"}
@@ -45,7 +62,7 @@ def test_header_is_the_branch_s(name: str, examples: dict[str, Path]) -> None:
     assert version in variant.versions
     with sourcebsp.open(examples[name]) as bsp:
         assert bsp.header.lump_order == (variant.lump_order or "std")
-        # Detected from the header, or (a branch the header cannot tell) one of the alternatives.
+        # Detected from the file, or (a branch the file cannot tell) one of the alternatives.
         assert bsp.variant is variant or name in bsp.variant_alternatives
         assert all(bsp.entry(lump).version == want for lump, want in variant.lump_versions.items()
                    if want and bsp.entry(lump).filelen)
@@ -69,10 +86,15 @@ def test_info_repack_reencode_export_decompile(name: str, examples: dict[str, Pa
     assert main(["decompile", str(path), "-o", str(tmp_path / "room.vmf"), *force]) == 0
     vmf = (tmp_path / "room.vmf").read_text()
     assert vmf.count("solid\n") + vmf.count("solid\r\n") >= 7  # six walls and the button's brush
+    variant = VARIANTS[name]
     with sourcebsp.open(path, variant=name) as bsp:
+        if variant.static_prop_versions and not variant.static_prop_layout:  # layout not documented
+            assert "sprp" not in bsp.game_lumps and "dprp" in bsp.game_lumps
+            return
         assert len(bsp.static_props) == 1 and bsp.static_props.layout.name == (
-            VARIANTS[name].static_prop_layout or "v10_sdk2013")
+            variant.static_prop_layout or "v10_sdk2013")
         assert bsp.static_props[0].model == "models/props_c17/oildrum001.mdl"
+        assert not variant.static_prop_versions or bsp.static_props.version in variant.static_prop_versions
 
 
 # bsp_tool 0.7.0's module for each branch it has.

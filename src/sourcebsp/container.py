@@ -23,7 +23,7 @@ from .errors import BspError, BspFormatError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .protocols import LumpKey
-from .variants import Variant, chosen_variant, detect, supported_versions
+from .variants import Variant, chosen_variant, detect, refine, supported_versions
 from .parallel import start_parallel
 
 if TYPE_CHECKING:
@@ -138,7 +138,10 @@ class BspFile:
         # report can say it guessed); empty when named or when the header told.
         self.variant_alternatives: tuple[str, ...] = ()
         if chosen is None:
-            chosen, self.variant_alternatives = detect(self.header)
+            found = detect(self.header)
+            if found.alternatives and buffer is not None:  # the static prop version may tell
+                found = refine(found, self._static_prop_version(memoryview(buffer)))
+            chosen, self.variant_alternatives = found
         self.variant: Variant = chosen
         self._path = None if path is None else os.fspath(path)
         self.limits = limits or Limits()
@@ -150,6 +153,21 @@ class BspFile:
         self._decoded: dict[int, Any] = {}
         self._replaced: set[int] = set()  # lumps given new values with set_lump
         self._decompressor = Decompressor(self.limits, len(self._buffer))
+
+    def _static_prop_version(self, buffer: memoryview) -> int | None:
+        """The ``sprp`` game lump's version from the directory, or None (none, or a game lump
+        that does not parse: that is reported when it is decoded, not here)."""
+        entry = self.header.lumps[LumpId.GAME_LUMP]
+        if not entry.filelen or entry.compressed or entry.fileofs + entry.filelen > len(buffer):
+            return None
+        from .codecs.gamelump_directory import sub_lump_versions
+
+        ctx = LumpContext(LumpId.GAME_LUMP, "GAME_LUMP", entry.version, self.header.version, self.header.endian,
+                          entry.fileofs)
+        try:
+            return sub_lump_versions(buffer[entry.fileofs:entry.fileofs + entry.filelen], ctx).get("sprp")
+        except BspError:
+            return None
 
     # ---- construction -------------------------------------------------------------
     @classmethod

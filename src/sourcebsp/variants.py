@@ -37,6 +37,7 @@ __all__ = [
     "detect",
     "detect_variant",
     "fits",
+    "refine",
     "detection_rules",
     "get_variant",
     "reading_as",
@@ -370,8 +371,8 @@ _BUILTIN = (
     Variant("left4dead", "Left 4 Dead (BSP 20)", LazyLayouts("SDK2013"), versions=frozenset({20}),
             games=(_CSGO,), static_prop_versions=frozenset({7, 8}), static_prop_layout="v8", lump_versions=_SHADOW_LIGHTS,
             detected=False),
-    Variant("the_ship", "The Ship, Bloody Good Time (BSP 19-20, static props with a targetname)",
-            LazyLayouts("SDK2013"), versions=frozenset({19, 20}), static_prop_versions=frozenset({5, 6}),
+    Variant("the_ship", "The Ship, Bloody Good Time (BSP 20, static props with a targetname)",
+            LazyLayouts("SDK2013"), versions=frozenset({20}), static_prop_versions=frozenset({5, 6}),
             static_prop_layout="v6_bgt",
             detected=False),
     Variant("zeno_clash", "Zeno Clash (BSP 20, static props v7)", LazyLayouts("SDK2013"),
@@ -512,6 +513,22 @@ def detect(header: Header) -> Detection:
         f"{header.lump_order} lump_t order (register one with sourcebsp.register_variant)",
         offset=4,
     )
+
+
+def refine(found: Detection, static_prop_version: int | None) -> Detection:
+    """``found`` narrowed by the static prop lump's version: the branches that cannot have
+    written it drop out (a branch whose versions are not known stays).  When the detected one
+    drops out, the first branch of the table that remains is taken."""
+    if static_prop_version is None or not found.alternatives:
+        return found
+
+    def may_write(variant: Variant) -> bool:
+        return not variant.static_prop_versions or static_prop_version in variant.static_prop_versions
+
+    others = tuple(name for name in found.alternatives if may_write(_variants[name]))
+    if may_write(found.variant) or not others:
+        return Detection(found.variant, others)
+    return Detection(_variants[others[0]], others[1:])  # the first left in the table: the most common
 
 
 def detect_variant(header: Header) -> Variant:

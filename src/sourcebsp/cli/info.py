@@ -198,7 +198,7 @@ def _print_report(report: dict[str, Any]) -> None:
           f"map revision {report['map_revision']}")
     print(f"  variant {report['variant']}: {report['variant_description']}")
     if report["variant_guessed"]:
-        print(f"    guessed: the header alone cannot tell it from {', '.join(report['variant_alternatives'])}; "
+        print(f"    guessed: the file cannot tell it from {', '.join(report['variant_alternatives'])}; "
               "--variant NAME reads it as another")
     print(f"  lump_t order {report['lump_order']}, {report['file_size']:,} bytes, "
           f"{report['entity_count']} entities")

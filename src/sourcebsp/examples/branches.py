@@ -79,6 +79,13 @@ def _static_props(base: BspFile, variant: Variant, bsp_version: int) -> GameLump
     props = base.static_props
     game = GameLumps()
     layout = next((lay for lay in STATIC_PROP_LAYOUTS if lay.name == variant.static_prop_layout), None)
+    if layout is None and variant.static_prop_versions:
+        # A branch whose prop layout is not documented (Zeno Clash's v7): no props, rather than
+        # props in a layout it does not write.
+        for lump in base.game_lumps:
+            if lump.id != "sprp":
+                game.add(lump.id, lump.version, lump.value)
+        return game
     if layout is None:
         layout = props.layout
     leafs = props.leafs.astype(StaticProps.empty(layout.version, bsp_version).leafs.dtype)
