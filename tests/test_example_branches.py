@@ -106,6 +106,7 @@ def _bsp_tool_branches() -> dict[str, Any]:
             "left4dead2": b.valve.left4dead2, "csgo": b.valve.sdk_2013, "portal2": b.valve.sdk_2013,
             "alien_swarm": b.valve.alien_swarm, "the_ship": b.outerlight.outerlight,
             "zeno_clash": b.ace_team.zeno_clash, "infra": b.loiste.infra, "strata": b.strata.strata,
+            "dark_messiah": b.arkane.dark_messiah_sp,
             "console_v21": b.valve.sdk_2013_x360}
 
 
@@ -125,7 +126,8 @@ _FIELDS = [
 @pytest.mark.parametrize("name", [n for n in BRANCHES if n in ("vampire", "source2004", "orange_box", "left4dead",
                                                                 "left4dead2", "csgo", "portal2", "alien_swarm",
                                                                 "the_ship", "zeno_clash", "infra", "strata",
-                                                                "orange_box_x360", "console_v21")])
+                                                                "orange_box_x360", "console_v21",
+                                                                "dark_messiah")])
 def test_bsp_tool_reads_the_same(name: str, examples: dict[str, Path]) -> None:
     bsp_tool = pytest.importorskip("bsp_tool")
     with warnings.catch_warnings():
@@ -156,3 +158,44 @@ def test_bsp_tool_reads_the_same(name: str, examples: dict[str, Path]) -> None:
             assert np.allclose(ours.vertexes["point"] if ours.vertexes.dtype.names else ours.vertexes, xyz)
     if name not in ("orange_box_x360", "console_v21"):
         assert compared >= 6
+
+
+def test_dark_messiah_game_lump_directory(examples: dict[str, Path]) -> None:
+    """Dark Messiah's dgamelumpheader_t and dgamelump_t each carry one more int (bsp_tool's arkane
+    branch; the VDC article lists dgamelump_t among the structs Arkane changed): bsp_tool finds
+    our sub-lumps where we put them.  Its static props it cannot check here: its v4-v6 reader
+    asserts a leaf count other than 1, and the room's prop is in one leaf."""
+    bsp_tool = pytest.importorskip("bsp_tool")
+    path = examples["dark_messiah"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = bsp_tool.load_bsp(str(path), force_branch=bsp_tool.branches.arkane.dark_messiah_sp)
+    data = path.read_bytes()
+    with sourcebsp.open(path) as ours:
+        assert ours.variant.name == "dark_messiah" and ours.variant_alternatives == ()
+        entry = ours.entry("GAME_LUMP")
+        found = {g.id: g for g in ours.game_lumps}
+        assert sorted(theirs.GAME_LUMP.headers) == sorted(found) == ["dprp", "sprp"]
+        for name, header in theirs.GAME_LUMP.headers.items():
+            assert header.version == found[name].version and header.length == len(found[name].data)
+            start = header.offset - entry.fileofs
+            assert data[header.offset:header.offset + header.length] == found[name].data
+            assert 8 + 20 * 2 <= start  # after the 8-byte header and two 20-byte entries
+        assert len(ours.static_props) == 1 and ours.static_props.layout.name == "v6"
+
+
+def test_dark_messiah_unknown_fields_are_kept(examples: dict[str, Path]) -> None:
+    """The ints of unknown meaning survive a decode and re-encode, whatever they hold."""
+    import struct
+
+    data = bytearray(examples["dark_messiah"].read_bytes())
+    with sourcebsp.BspFile.from_bytes(bytes(data)) as bsp:
+        start = bsp.entry("GAME_LUMP").fileofs
+        unknown_models = bsp.entry("MODELS").fileofs + 36
+    struct.pack_into("<i", data, start + 4, 77)  # dgamelumpheader_t's second int
+    struct.pack_into("<i", data, start + 8 + 16, 5)  # the first dgamelump_t's last int
+    struct.pack_into("<i", data, unknown_models, 9)  # dmodel_t's unknown int
+    with sourcebsp.BspFile.from_bytes(bytes(data)) as bsp:
+        assert bsp.game_lumps.header_extra == (77,) and bsp.game_lumps["sprp"].extra == (5,)
+        assert int(bsp.models[0]["unknown"]) == 9 and int(bsp.models[0]["headnode"]) == 0
+        assert bsp.to_bytes(reencode=True) == bytes(data)

@@ -224,12 +224,16 @@ def test_lumps_read_before_the_tables_are_built_are_those_of_every_table() -> No
     for lump in variants._SOLE_MODULES:
         sole = variants._sole_versions(lump)
         for name, table in tables.items():
+            if lump in variants._OWN_SOLE_LUMPS.get(name, ()):  # declared: composed before reading it
+                continue
             assert dict(table[lump]) == dict(sole), (name, lump)
             assert all(table[lump][version] is codec for version, codec in sole.items())
     # A built-in variant finds the same codec object whether it asked before or after the build.
     for variant in variants._BUILTIN:
         for lump in variants._SOLE_MODULES:
-            sole = variants._sole_versions(lump)
+            table = variant.layouts.table  # type: ignore[attr-defined]
+            own = lump in variants._OWN_SOLE_LUMPS.get(table, ())
+            sole = tables[table][lump] if own else variants._sole_versions(lump)
             assert variant.codec(lump, 0) is sole.get(0, sole.get(None))
 
 

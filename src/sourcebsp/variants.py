@@ -65,7 +65,7 @@ def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) ->
     return MappingProxyType(merged)
 
 
-_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2", "INFRA")
+_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2", "INFRA", "DARK_MESSIAH")
 _tables: dict[str, Layouts] = {}
 
 
@@ -117,9 +117,13 @@ def _compose_tables() -> None:
     LEFT4DEAD2 = compose(SDK2013, propcollision.LAYOUTS_L4D2)
     CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
     DOTA2 = compose(SDK2013, remove=_DOTA2_RAW)
-    INFRA = compose(SDK2013, remove=(LumpId.PRIMITIVES,))  # its own primitives layout, not yet declared
+    INFRA = compose(SDK2013, remove=(LumpId.PRIMITIVES,))
+    # Dark Messiah: its dworldlight_t is not documented (kept raw).
+    DARK_MESSIAH = compose(SDK2013, textures.LAYOUTS_DARK_MESSIAH, tree.LAYOUTS_DARK_MESSIAH,
+                           gamelumps.LAYOUTS_DARK_MESSIAH, remove=(LumpId.WORLDLIGHTS, LumpId.WORLDLIGHTS_HDR))  # its own primitives layout, not yet declared
     _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
-                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2=DOTA2, INFRA=INFRA)
+                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2=DOTA2, INFRA=INFRA,
+                   DARK_MESSIAH=DARK_MESSIAH)
 
 
 def __getattr__(name: str) -> Layouts:
@@ -135,6 +139,10 @@ def __getattr__(name: str) -> Layouts:
 # Variant.relocator).  A test holds every built table to both.
 _SOLE_MODULES: dict[int, str] = {LumpId.ENTITIES: "entities", LumpId.PAKFILE: "pakfile",
                                  LumpId.GAME_LUMP: "gamelumps"}
+
+
+# Tables whose branch has its own layout of a sole-module lump (Dark Messiah's game lump directory).
+_OWN_SOLE_LUMPS: dict[str, frozenset[int]] = {"DARK_MESSIAH": frozenset({LumpId.GAME_LUMP})}
 
 
 @functools.lru_cache(maxsize=None)
@@ -153,7 +161,7 @@ class LazyLayouts(Mapping[Any, Mapping[Any, Any]]):
         return _build_tables()[self.table]
 
     def __getitem__(self, lump: Any) -> Mapping[Any, Any]:
-        if not _tables and lump in _SOLE_MODULES:
+        if not _tables and lump in _SOLE_MODULES and lump not in _OWN_SOLE_LUMPS.get(self.table, ()):
             return _sole_versions(lump)
         return self._get()[lump]
 
@@ -380,6 +388,9 @@ _BUILTIN = (
     Variant("black_mesa", "Black Mesa (BSP 20, static props v11)", LazyLayouts("SDK2013"),
             versions=frozenset({20}), static_prop_versions=frozenset({11}), static_prop_layout="v11_mesa",
             detected=False),
+    # Its dheader_t version is two shorts, 20 and 4 (bsp_tool's arkane branch: BSP_VERSION (20, 4)).
+    Variant("dark_messiah", "Dark Messiah of Might and Magic (BSP 20.4)", LazyLayouts("DARK_MESSIAH"),
+            versions=frozenset({20 | 4 << 16}), static_prop_versions=frozenset({6}), static_prop_layout="v6"),
     Variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LazyLayouts("LEFT4DEAD2"),
             versions=frozenset({21}), lump_order="l4d2", games=(_CSGO,), static_prop_versions=frozenset({9}),
             static_prop_layout="v9", lump_versions=_SHADOW_LIGHTS, tool_textures="left4dead2"),

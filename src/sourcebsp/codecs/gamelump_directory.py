@@ -8,12 +8,13 @@ codecs.
 from __future__ import annotations
 
 import struct
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ..errors import TruncatedError
 from .base import Endian, LumpContext, fields_struct
 
-__all__ = ["GAMELUMP_FIELDS", "DirectoryRow", "id_to_str", "str_to_id", "read_directory", "packed_directory", "sub_lump_versions"]
+__all__ = ["GAMELUMP_FIELDS", "GAMELUMP_DIRECTORY", "GAMELUMP_DIRECTORY_DARK_MESSIAH", "DirectoryLayout", "Fields",
+           "DirectoryRow", "id_to_str", "str_to_id", "read_directory", "packed_directory", "sub_lump_versions"]
 
 # dgamelump_t, 16 bytes, as (field, struct code) pairs.  Read with ``struct``, so that moving
 # the lump when a map is saved imports neither numpy nor the static prop layouts.
@@ -24,6 +25,21 @@ GAMELUMP_FIELDS = (
     ("fileofs", "i"),  # int fileofs
     ("filelen", "i"),  # int filelen (uncompressed size)
 )
+Fields = tuple[tuple[str, str], ...]
+
+
+class DirectoryLayout(NamedTuple):
+    """A branch's ``dgamelumpheader_t`` (``lumpCount`` first) and ``dgamelump_t``."""
+
+    header: Fields
+    row: Fields
+
+
+GAMELUMP_DIRECTORY = DirectoryLayout((("lump_count", "i"),), GAMELUMP_FIELDS)
+# Dark Messiah's: one more int in the header and in each dgamelump_t (after filelen), meaning
+# unknown, kept (bsp_tool's arkane branch: DarkMessiahSPGameLump, GameLumpHeader "4s2H3i").
+GAMELUMP_DIRECTORY_DARK_MESSIAH = DirectoryLayout((("lump_count", "i"), ("unknown", "i")),
+                                                  (*GAMELUMP_FIELDS, ("unknown", "i")))
 
 
 def id_to_str(value: int) -> str:
@@ -34,33 +50,38 @@ def str_to_id(name: str) -> int:
     return int.from_bytes(name.encode("latin-1"), "big", signed=True)
 
 
-DirectoryRow = tuple[int, int, int, int, int]  # a dgamelump_t as (id, flags, version, fileofs, filelen)
+# A dgamelump_t as (id, flags, version, fileofs, filelen, *a branch's extra fields).
+DirectoryRow = tuple[int, ...]
 
 
-def read_directory(data: memoryview, ctx: LumpContext) -> tuple[list[DirectoryRow], int, Literal["zero", "end"] | None, bool]:
-    """The directory's rows (the dummy entry included), its size in bytes, its dummy entry
-    and whether its offsets count from the lump rather than from the file."""
-    if len(data) < 4:
+def read_directory(data: memoryview, ctx: LumpContext, layout: DirectoryLayout = GAMELUMP_DIRECTORY
+                   ) -> tuple[list[DirectoryRow], int, Literal["zero", "end"] | None, bool, tuple[int, ...]]:
+    """The directory's rows (the dummy entry included), its size in bytes, its dummy entry,
+    whether its offsets count from the lump rather than from the file, and the header's
+    fields after ``lumpCount``."""
+    head_struct = fields_struct(layout.header, ctx.endian)
+    if len(data) < head_struct.size:
         raise TruncatedError(
-            f"game lump of {len(data)} bytes has no lumpCount",
-            lump=ctx.name, offset=ctx.file_offset, needed=4, available=len(data),
+            f"game lump of {len(data)} bytes has no {head_struct.size}-byte dgamelumpheader_t",
+            lump=ctx.name, offset=ctx.file_offset, needed=head_struct.size, available=len(data),
         )
-    count: int = struct.unpack_from(ctx.endian + "i", data)[0]
-    needed = 4 + 16 * count
+    count, *head = head_struct.unpack_from(data)
+    record = fields_struct(layout.row, ctx.endian)
+    needed = head_struct.size + record.size * count
     if count < 0 or needed > len(data):
         raise TruncatedError(
             f"game lump directory of {count} entries needs {needed} bytes, the lump has {len(data)}",
             lump=ctx.name, offset=ctx.file_offset, needed=needed, available=len(data),
         )
-    rows: list[DirectoryRow] = list(fields_struct(GAMELUMP_FIELDS, ctx.endian).iter_unpack(data[4:needed]))
+    rows: list[DirectoryRow] = list(record.iter_unpack(data[head_struct.size:needed]))
     terminator: Literal["zero", "end"] | None = None
     if count and rows[-1][0] == 0 and rows[-1][4] == 0:
         terminator = "zero" if rows[-1][3] == 0 else "end"
     real = rows[:-1] if terminator else rows
     # Offsets below the end of the directory, counted from the file, can only be
     # relative to the lump (this also holds in a .lmp file, where the lump is at 20).
-    relative = any(filelen > 0 and fileofs < ctx.file_offset + needed for _, _, _, fileofs, filelen in real)
-    return rows, needed, terminator, relative
+    relative = any(row[4] > 0 and row[3] < ctx.file_offset + needed for row in real)
+    return rows, needed, terminator, relative, tuple(head)
 
 
 def sub_lump_versions(data: memoryview, ctx: LumpContext) -> dict[str, int]:
@@ -70,6 +91,8 @@ def sub_lump_versions(data: memoryview, ctx: LumpContext) -> dict[str, int]:
     return {id_to_str(row[0]): row[2] for row in rows if row[0]}
 
 
-def packed_directory(rows: list[DirectoryRow], endian: Endian) -> bytes:
-    record = fields_struct(GAMELUMP_FIELDS, endian)
-    return b"".join([struct.pack(endian + "i", len(rows)), *(record.pack(*row) for row in rows)])
+def packed_directory(rows: list[DirectoryRow], endian: Endian, layout: DirectoryLayout = GAMELUMP_DIRECTORY,
+                     head: tuple[int, ...] = ()) -> bytes:
+    head_struct, record = fields_struct(layout.header, endian), fields_struct(layout.row, endian)
+    head = head if len(head) == len(layout.header) - 1 else (0,) * (len(layout.header) - 1)
+    return b"".join([head_struct.pack(len(rows), *head), *(record.pack(*row) for row in rows)])

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping
 from ..compression import lzma_compress, lzma_decompress
 from ..errors import TruncatedError
 from ..lump_ids import LumpId
-from .base import Codec, Endian, LumpContext, RawLump, fields_dtype
-from .gamelump_directory import (GAMELUMP_FIELDS, DirectoryRow, id_to_str, packed_directory, read_directory, str_to_id,
+from .base import Codec, Endian, LumpContext, RawLump, fields_dtype, fields_struct
+from .gamelump_directory import (GAMELUMP_DIRECTORY, GAMELUMP_DIRECTORY_DARK_MESSIAH, GAMELUMP_FIELDS, DirectoryLayout,
+                                 DirectoryRow, id_to_str, packed_directory, read_directory, str_to_id,
                                  sub_lump_versions)
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ class GameLump:
         self._stored_plain: bytes | None = self._data if stored is not None else None
         self._value: Any = _UNSET
         self._context = context
+        self.extra: tuple[int, ...] = ()  # a branch's extra directory fields (Dark Messiah's), kept as found
 
     def __repr__(self) -> str:
         state = ", decoded" if self.is_decoded else ""
@@ -201,6 +203,8 @@ class GameLumps:
         self.lumps: list[GameLump] = [] if lumps is None else lumps
         self.relative_offsets = relative_offsets
         self.terminator: Literal["zero", "end"] | None = terminator
+        self.terminator_extra: tuple[int, ...] = ()  # the dummy entry's extra fields (Dark Messiah's)
+        self.header_extra: tuple[int, ...] = ()  # dgamelumpheader_t's fields after lumpCount (Dark Messiah's)
 
     def __eq__(self, other: object) -> bool:
         return type(other) is GameLumps and ((self.lumps, self.relative_offsets, self.terminator)
@@ -260,13 +264,22 @@ class GameLumps:
 
 
 class GameLumpCodec:
+    """The game lump, its directory in ``layout`` (a branch's own ``dgamelumpheader_t`` and
+    ``dgamelump_t``)."""
+
     mutable = True
 
+    def __init__(self, layout: DirectoryLayout = GAMELUMP_DIRECTORY) -> None:
+        self.layout = layout
+        self.head_size = fields_struct(layout.header, "<").size
+        self.row_size = fields_struct(layout.row, "<").size
+
     def decode(self, data: memoryview, ctx: LumpContext) -> GameLumps:
-        rows, needed, terminator, relative = read_directory(data, ctx)
+        rows, needed, terminator, relative, head = read_directory(data, ctx, self.layout)
         base = 0 if relative else ctx.file_offset
         lumps = []
-        for index, (lump_id, flags, version, fileofs, filelen) in enumerate(rows[:-1] if terminator else rows):
+        for index, (lump_id, flags, version, fileofs, filelen, *extra) in enumerate(
+                rows[:-1] if terminator else rows):
             start = fileofs - base
             compressed = bool(flags & GAMELUMP_COMPRESSED)
             if compressed and filelen > 0:
@@ -279,7 +292,7 @@ class GameLumpCodec:
                 raise TruncatedError(
                     f"game lump {name!r} at {fileofs} ({end - start} bytes) lies outside "
                     f"the {len(data)}-byte game lump",
-                    lump=ctx.name, offset=ctx.file_offset + 4 + 16 * index,
+                    lump=ctx.name, offset=ctx.file_offset + self.head_size + self.row_size * index,
                     needed=end, available=len(data),
                 )
             stored = bytes(data[start:end]) if filelen else b""
@@ -298,40 +311,49 @@ class GameLumpCodec:
                 )
             else:
                 sub = ctx._replace(name=f"{ctx.name}/{name}", version=version, file_offset=ctx.file_offset + start)
-            lumps.append(GameLump(name, flags, version, content, stored, context=sub))
-        return GameLumps(lumps, relative, terminator)
+            lump = GameLump(name, flags, version, content, stored, context=sub)
+            lump.extra = tuple(extra)
+            lumps.append(lump)
+        games = GameLumps(lumps, relative, terminator)
+        games.header_extra = head
+        if terminator:
+            games.terminator_extra = tuple(rows[-1][5:])
+        return games
 
     def relocated(self, data: memoryview, ctx: LumpContext, file_offset: int) -> bytes | None:
         """The lump moved to ``file_offset``: every offset into it moves with it; the others
         (zero for none, or junk beside an empty sub-lump) stay as they are.  None when the
         offsets count from the lump."""
-        rows, needed, _, relative = read_directory(data, ctx)
+        rows, needed, _, relative, head = read_directory(data, ctx, self.layout)
         if relative:
             return None
         shift = file_offset - ctx.file_offset
         low, high = ctx.file_offset + needed, ctx.file_offset + len(data)  # the end: a dummy entry's
-        moved = [(lump_id, flags, version, fileofs + shift if low <= fileofs <= high else fileofs, filelen)
-                 for lump_id, flags, version, fileofs, filelen in rows]
-        return b"".join((packed_directory(moved, ctx.endian), data[needed:]))
+        moved = [(*row[:3], row[3] + shift if low <= row[3] <= high else row[3], *row[4:]) for row in rows]
+        return b"".join((packed_directory(moved, ctx.endian, self.layout, head), data[needed:]))
 
     def encode(self, value: GameLumps, ctx: LumpContext) -> bytes:
         count = len(value.lumps) + (1 if value.terminator else 0)
         base = 0 if value.relative_offsets else ctx.file_offset
-        position = 4 + 16 * count
+        position = self.head_size + self.row_size * count
         rows: list[DirectoryRow] = []
+        padding = (0,) * (len(self.layout.row) - 5)  # extra fields of a lump added by the user
         blobs = []
         for lump in value.lumps:
             plain = lump.encode(ctx.endian)
             stored = lump.stored_bytes(plain)
-            rows.append((str_to_id(lump.id), lump.flags, lump.version, base + position, len(plain)))
+            extra = lump.extra if len(lump.extra) == len(padding) else padding
+            rows.append((str_to_id(lump.id), lump.flags, lump.version, base + position, len(plain), *extra))
             blobs.append(stored)
             position += len(stored)
         if value.terminator:
-            rows.append((0, 0, 0, base + position if value.terminator == "end" else 0, 0))
-        return packed_directory(rows, ctx.endian) + b"".join(blobs)
+            last = value.terminator_extra if len(value.terminator_extra) == len(padding) else padding
+            rows.append((0, 0, 0, base + position if value.terminator == "end" else 0, 0, *last))
+        return packed_directory(rows, ctx.endian, self.layout, value.header_extra) + b"".join(blobs)
 
     def count(self, value: GameLumps) -> int:
         return len(value)
 
 
 LAYOUTS = {LumpId.GAME_LUMP: {0: GameLumpCodec()}}
+LAYOUTS_DARK_MESSIAH = {LumpId.GAME_LUMP: {0: GameLumpCodec(GAMELUMP_DIRECTORY_DARK_MESSIAH)}}

@@ -37,6 +37,18 @@ NODE_V25 = np.dtype(
         ("padding", "<i2"),
     ]
 )  # 48 bytes
+# Dark Messiah's dmodel_t: an int of unknown meaning before headnode (bsp_tool's arkane branch: "9f4i").
+MODEL_DARK_MESSIAH = np.dtype(
+    [
+        vec3("mins"),  # Vector mins
+        vec3("maxs"),  # Vector maxs
+        vec3("origin"),  # Vector origin
+        ("unknown", "<i4"),  # int, meaning unknown: kept
+        ("headnode", "<i4"),  # int headnode
+        ("firstface", "<i4"),  # int firstface
+        ("numfaces", "<i4"),  # int numfaces
+    ]
+)  # 52 bytes
 
 _LEAF_HEAD = [
     ("contents", "<i4"),  # int contents
@@ -138,6 +150,7 @@ CLUSTER = np.dtype(
 U16 = np.dtype("<u2")
 U32 = np.dtype("<u4")
 
+LAYOUTS_DARK_MESSIAH: Layouts = {LumpId.MODELS: {0: MODEL_DARK_MESSIAH}}
 LAYOUTS: Layouts = {
     LumpId.NODES: {0: NODE},
     LumpId.LEAFS: {0: LEAF_V0, 1: LEAF},

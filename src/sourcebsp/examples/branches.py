@@ -49,11 +49,16 @@ def _registered() -> dict[str, Variant]:
     return dict(VARIANTS)
 
 
+# Lumps the room can go without when a branch's layout of them is not declared: a map loads
+# without its world lights (they light props and models, not the world's lightmaps).
+_OPTIONAL = frozenset({LumpId.WORLDLIGHTS, LumpId.WORLDLIGHTS_HDR})
+
+
 def _missing(base: BspFile, variant: Variant) -> list[str]:
     """Lumps of the room that ``variant`` writes but has no layout for (its own is not declared)."""
     base_layouts = base.variant.layouts
     return [base.lump_name(lump) for lump, entry in base.iter_lumps()
-            if lump in base_layouts and lump not in variant.layouts
+            if lump in base_layouts and lump not in variant.layouts and lump not in _OPTIONAL
             and variant.lump_versions.get(lump, entry.version) is not None]
 
 
@@ -116,7 +121,7 @@ def example_branch_bytes(variant: "str | Variant") -> bytes:
     versions: dict[int, int] = {}
     for lump, entry in base.iter_lumps():
         found = chosen.lump_versions.get(lump, entry.version)  # as the branch's compiler writes it
-        if found is not None:
+        if found is not None and (lump in chosen.layouts or lump not in _OPTIONAL):
             versions[lump] = found
     entries = [LumpEntry(version=versions.get(i, 0)) for i in range(NUM_LUMPS)]
     header = Header(ident=chosen.ident, version=bsp_version, lumps=entries, map_revision=base.map_revision,
