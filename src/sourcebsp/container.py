@@ -23,7 +23,7 @@ from .errors import BspError, BspFormatError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .protocols import LumpKey
-from .variants import Variant, chosen_variant, detect, refine, supported_versions
+from .variants import Variant, chosen_variant, detect, refine, refine_by_lumps, supported_versions
 from .parallel import start_parallel
 
 if TYPE_CHECKING:
@@ -139,7 +139,9 @@ class BspFile:
         self.variant_alternatives: tuple[str, ...] = ()
         if chosen is None:
             found = detect(self.header)
-            if found.alternatives and buffer is not None:  # the static prop version may tell
+            if found.alternatives:  # a branch's own lumps, or the static prop version, may tell
+                found = refine_by_lumps(found, lambda lump: self.header.lumps[lump].filelen > 0)
+            if found.alternatives and buffer is not None:
                 found = refine(found, self._static_prop_version(memoryview(buffer)))
             chosen, self.variant_alternatives = found
         self.variant: Variant = chosen

@@ -38,6 +38,7 @@ __all__ = [
     "detect_variant",
     "fits",
     "refine",
+    "refine_by_lumps",
     "detection_rules",
     "get_variant",
     "reading_as",
@@ -65,7 +66,7 @@ def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) ->
     return MappingProxyType(merged)
 
 
-_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2", "INFRA", "DARK_MESSIAH")
+_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2", "INFRA", "DARK_MESSIAH", "SOURCE_XBOX")
 _tables: dict[str, Layouts] = {}
 
 
@@ -119,11 +120,12 @@ def _compose_tables() -> None:
     DOTA2 = compose(SDK2013, remove=_DOTA2_RAW)
     INFRA = compose(SDK2013, remove=(LumpId.PRIMITIVES,))
     # Dark Messiah: its dworldlight_t is not documented (kept raw).
+    SOURCE_XBOX = compose(SOURCE2004, lighting.LAYOUTS_XBOX)
     DARK_MESSIAH = compose(SDK2013, textures.LAYOUTS_DARK_MESSIAH, tree.LAYOUTS_DARK_MESSIAH,
                            gamelumps.LAYOUTS_DARK_MESSIAH, remove=(LumpId.WORLDLIGHTS, LumpId.WORLDLIGHTS_HDR))  # its own primitives layout, not yet declared
     _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
                    LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2=DOTA2, INFRA=INFRA,
-                   DARK_MESSIAH=DARK_MESSIAH)
+                   DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX)
 
 
 def __getattr__(name: str) -> Layouts:
@@ -239,6 +241,7 @@ class Variant(NamedTuple):
     lump_versions: Mapping[int, int | None] = MappingProxyType({})
     tool_textures: str = "default"  # the tool-texture vocabulary (converters.vmf_textures.TOOL_TEXTURES)
     never_lzma: frozenset[int] = _NEVER_LZMA
+    marker_lumps: frozenset[int] = frozenset()  # lumps only this branch writes: a file with one is its
     detected: bool = True  # picked from the header alone (else only by name, or by the file's content)
 
     @property
@@ -342,6 +345,7 @@ _CSGO = Game("csgo", "Left 4 Dead / Portal 2 / CS:GO branch", None, False,
 _STRATA = Game("strata", "Strata Source (Momentum Mod, Portal: Revolution)", True, True,
                _folders("momentum revolution p2ce"))
 _CONSOLE = Game("console", "Xbox 360 / PS3 builds", True, None)
+_XBOX = Game("xbox", "Half-Life 2 on the original Xbox (before LZMA lumps)", False, False)
 # Dota 2's beta branches changed dbrushside_t, ddispinfo_t and doverlay_t (VDC "BSP (Source)"):
 # until their layouts are declared those lumps stay raw bytes rather than read wrongly.
 _DOTA2_RAW = (LumpId.BRUSHSIDES, LumpId.DISPINFO, LumpId.OVERLAYS)
@@ -370,6 +374,12 @@ _BUILTIN = (
     Variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", LazyLayouts("SOURCE2004"),
             versions=frozenset({18, 19}), games=(_SOURCE2004,), static_prop_versions=frozenset({4, 5}),
             static_prop_layout="v5", lump_versions=_SOURCE2004_VERSIONS),
+    # BSP 19 with leaves v1 and its lightmap pages in slots 51-52 (bsp_tool's valve.source_xbox).
+    Variant("source_xbox", "Half-Life 2 on the original Xbox (BSP 19, lightmap pages)", LazyLayouts("SOURCE_XBOX"),
+            versions=frozenset({19}), games=(_XBOX,), static_prop_versions=frozenset({5}),
+            static_prop_layout="v5",
+            lump_versions=_versions_of(LEAFS=1, MAP_FLAGS=None),
+            marker_lumps=frozenset({LumpId.LEAF_AMBIENT_INDEX_HDR, LumpId.LEAF_AMBIENT_INDEX}), detected=False),
     Variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", LazyLayouts("SDK2013"),
             versions=frozenset({20}), games=(_SDK2013SP, _SDK2013MP),
             static_prop_versions=frozenset({5, 6, 7, 10}), static_prop_layout="v10_sdk2013"),
@@ -524,6 +534,20 @@ def detect(header: Header) -> Detection:
         f"{header.lump_order} lump_t order (register one with sourcebsp.register_variant)",
         offset=4,
     )
+
+
+def refine_by_lumps(found: Detection, present: "Callable[[int], bool]") -> Detection:
+    """``found`` narrowed by the branches' own lumps (:attr:`Variant.marker_lumps`): a file that
+    has one is that branch's; the branches whose own lumps it lacks drop out."""
+    def has_markers(variant: Variant) -> bool:
+        return any(present(lump) for lump in variant.marker_lumps)
+
+    names = (found.variant.name, *found.alternatives)
+    marked = [name for name in names if has_markers(_variants[name])]
+    if marked:  # only that branch writes those lumps
+        return Detection(_variants[marked[0]], tuple(marked[1:]))
+    kept = [name for name in names if not _variants[name].marker_lumps]
+    return Detection(_variants[kept[0]], tuple(kept[1:])) if kept else found
 
 
 def refine(found: Detection, static_prop_version: int | None) -> Detection:

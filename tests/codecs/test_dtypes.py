@@ -38,6 +38,7 @@ DOCUMENTED_SIZES = {
     "dleaf_t": (tree.LEAF, 32),
     "dleaf_t (v25)": (tree.LEAF_V25, 56),
     "dmodel_t": (tree.MODEL, 48),
+    "LightmapPageInfo (Xbox)": (lighting.LIGHTMAP_PAGE_INFO, 8),
     "dmodel_t (Dark Messiah)": (tree.MODEL_DARK_MESSIAH, 52),
     "dportal_t": (tree.PORTAL, 16),
     "dcluster_t": (tree.CLUSTER, 8),

@@ -126,12 +126,19 @@ def example_branch_bytes(variant: "str | Variant") -> bytes:
     entries = [LumpEntry(version=versions.get(i, 0)) for i in range(NUM_LUMPS)]
     header = Header(ident=chosen.ident, version=bsp_version, lumps=entries, map_revision=base.map_revision,
                     lump_order=chosen.lump_order or "std")
+    # A branch told by lumps of its own gets them, one zero record per face (Xbox lightmap page
+    # infos; their pages stay empty): the room has nothing to put there.
+    for marker in sorted(chosen.marker_lumps):
+        if getattr(chosen.codec(marker, 0), "dtype", None) is not None:
+            versions[marker] = 0
     out = BspFile(header, variant=chosen)
     for index, version in versions.items():
         lump = LumpId(index)
         value: Any
         if lump == LumpId.GAME_LUMP:
             value = _static_props(base, chosen, bsp_version)
+        elif lump in chosen.marker_lumps:
+            value = np.zeros(len(base.faces), getattr(chosen.codec(lump, version), "dtype"))
         else:
             value = base.get_lump(lump)
             dtype = getattr(chosen.codec(lump, version), "dtype", None)
