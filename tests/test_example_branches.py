@@ -29,16 +29,18 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 # What the static prop version tells (the branches' own prop versions): detected without a guess.
-_TOLD_BY_PROPS = {"left4dead": "left4dead", "black_mesa": "black_mesa", "csgo": "csgo", "orange_box": "orange_box",
-                  "source_xbox": "source_xbox"}  # (this one by its lightmap page lumps)
+# (branch, the others its file could still be): Alien Swarm's prop version is not known, so it
+# stays a possibility for a BSP 21 map; Vindictus's latest props are v8 too (bsp_tool's
+# nexon.vindictus: StaticPropv8, "new in March 2025").
+_TOLD_BY_PROPS = {"left4dead": ("left4dead", ("vindictus",)), "black_mesa": ("black_mesa", ()),
+                  "csgo": ("csgo", ("alien_swarm",)), "orange_box": ("orange_box", ()),
+                  "source_xbox": ("source_xbox", ())}  # (this one by its lightmap page lumps)
 
 
 @pytest.mark.parametrize("name", sorted(_TOLD_BY_PROPS))
 def test_the_static_prop_version_tells_the_branch(name: str, examples: dict[str, Path]) -> None:
     with sourcebsp.open(examples[name]) as bsp:
-        assert bsp.variant.name == _TOLD_BY_PROPS[name]
-        # Alien Swarm's prop version is not known: it stays a possibility for a BSP 21 map.
-        assert bsp.variant_alternatives == (("alien_swarm",) if bsp.version == 21 else ())
+        assert (bsp.variant.name, bsp.variant_alternatives) == _TOLD_BY_PROPS[name]
 
 
 def test_portal2_props_rule_out_csgo(examples: dict[str, Path]) -> None:
@@ -107,7 +109,7 @@ def _bsp_tool_branches() -> dict[str, Any]:
             "left4dead2": b.valve.left4dead2, "csgo": b.valve.sdk_2013, "portal2": b.valve.sdk_2013,
             "alien_swarm": b.valve.alien_swarm, "the_ship": b.outerlight.outerlight,
             "zeno_clash": b.ace_team.zeno_clash, "infra": b.loiste.infra, "strata": b.strata.strata,
-            "dark_messiah": b.arkane.dark_messiah_sp,
+            "dark_messiah": b.arkane.dark_messiah_sp, "vindictus": b.nexon.vindictus69,
             # bsp_tool 0.7.0's valve.source_xbox cannot load a file (it has no LumpHeader): its
             # base, valve.source, reads the lumps the Xbox shares with the PC (its page infos are
             # checked against the documented 8-byte record in tests/codecs/test_dtypes.py).
@@ -132,7 +134,7 @@ _FIELDS = [
                                                                 "left4dead2", "csgo", "portal2", "alien_swarm",
                                                                 "the_ship", "zeno_clash", "infra", "strata",
                                                                 "orange_box_x360", "console_v21",
-                                                                "dark_messiah", "source_xbox")])
+                                                                "dark_messiah", "source_xbox", "vindictus")])
 def test_bsp_tool_reads_the_same(name: str, examples: dict[str, Path]) -> None:
     bsp_tool = pytest.importorskip("bsp_tool")
     with warnings.catch_warnings():

@@ -66,7 +66,8 @@ def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) ->
     return MappingProxyType(merged)
 
 
-_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2", "INFRA", "DARK_MESSIAH", "SOURCE_XBOX")
+_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2", "INFRA",
+                "DARK_MESSIAH", "SOURCE_XBOX", "VINDICTUS")
 _tables: dict[str, Layouts] = {}
 
 
@@ -121,11 +122,16 @@ def _compose_tables() -> None:
     INFRA = compose(SDK2013, remove=(LumpId.PRIMITIVES,))
     # Dark Messiah: its dworldlight_t is not documented (kept raw).
     SOURCE_XBOX = compose(SOURCE2004, lighting.LAYOUTS_XBOX)
+    # Vindictus: its ddispinfo_t's field order is not settled (bsp_tool names an int of unknown
+    # meaning where dispinfo_t has minTess): kept raw.
+    VINDICTUS = compose(SDK2013, geometry.LAYOUTS_VINDICTUS, tree.LAYOUTS_VINDICTUS, gamelumps.LAYOUTS_VINDICTUS,
+                        {LumpId.BRUSHSIDES: {0: brushes.BRUSHSIDE_V25}, LumpId.OVERLAYS: {0: overlays.OVERLAY_V25}},
+                        remove=(LumpId.DISPINFO,))
     DARK_MESSIAH = compose(SDK2013, textures.LAYOUTS_DARK_MESSIAH, tree.LAYOUTS_DARK_MESSIAH,
                            gamelumps.LAYOUTS_DARK_MESSIAH, remove=(LumpId.WORLDLIGHTS, LumpId.WORLDLIGHTS_HDR))  # its own primitives layout, not yet declared
     _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
                    LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2=DOTA2, INFRA=INFRA,
-                   DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX)
+                   DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX, VINDICTUS=VINDICTUS)
 
 
 def __getattr__(name: str) -> Layouts:
@@ -144,7 +150,8 @@ _SOLE_MODULES: dict[int, str] = {LumpId.ENTITIES: "entities", LumpId.PAKFILE: "p
 
 
 # Tables whose branch has its own layout of a sole-module lump (Dark Messiah's game lump directory).
-_OWN_SOLE_LUMPS: dict[str, frozenset[int]] = {"DARK_MESSIAH": frozenset({LumpId.GAME_LUMP})}
+_OWN_SOLE_LUMPS: dict[str, frozenset[int]] = {"DARK_MESSIAH": frozenset({LumpId.GAME_LUMP}),
+                                              "VINDICTUS": frozenset({LumpId.GAME_LUMP})}
 
 
 @functools.lru_cache(maxsize=None)
@@ -398,6 +405,10 @@ _BUILTIN = (
     Variant("black_mesa", "Black Mesa (BSP 20, static props v11)", LazyLayouts("SDK2013"),
             versions=frozenset({20}), static_prop_versions=frozenset({11}), static_prop_layout="v11_mesa",
             detected=False),
+    # Nexon's MMO: Strata-like wide structs years earlier (bsp_tool's nexon.vindictus69).
+    Variant("vindictus", "Vindictus (BSP 20, wide structs; displacement infos raw)", LazyLayouts("VINDICTUS"),
+            versions=frozenset({20}), static_prop_versions=frozenset({5, 6, 7, 8}), static_prop_layout="v5",
+            lump_versions=_versions_of(FACES=1, ORIGINALFACES=1, FACES_HDR=1), detected=False),
     # Its dheader_t version is two shorts, 20 and 4 (bsp_tool's arkane branch: BSP_VERSION (20, 4)).
     Variant("dark_messiah", "Dark Messiah of Might and Magic (BSP 20.4)", LazyLayouts("DARK_MESSIAH"),
             versions=frozenset({20 | 4 << 16}), static_prop_versions=frozenset({6}), static_prop_layout="v6"),
@@ -561,7 +572,11 @@ def refine(found: Detection, static_prop_version: int | None) -> Detection:
         return not variant.static_prop_versions or static_prop_version in variant.static_prop_versions
 
     others = tuple(name for name in found.alternatives if may_write(_variants[name]))
-    if may_write(found.variant) or not others:
+    if not may_write(found.variant) and not others:
+        # No candidate writes such a version: it was read in a directory layout other than the
+        # file's (Vindictus's or Dark Messiah's), so it tells nothing.
+        return found
+    if may_write(found.variant):
         return Detection(found.variant, others)
     return Detection(_variants[others[0]], others[1:])  # the first left in the table: the most common
 

@@ -13,7 +13,7 @@ from typing import Literal, NamedTuple
 from ..errors import TruncatedError
 from .base import Endian, LumpContext, fields_struct
 
-__all__ = ["GAMELUMP_FIELDS", "GAMELUMP_DIRECTORY", "GAMELUMP_DIRECTORY_DARK_MESSIAH", "DirectoryLayout", "Fields",
+__all__ = ["GAMELUMP_FIELDS", "GAMELUMP_DIRECTORY", "GAMELUMP_DIRECTORY_DARK_MESSIAH", "GAMELUMP_DIRECTORY_VINDICTUS", "DirectoryLayout", "Fields",
            "DirectoryRow", "id_to_str", "str_to_id", "read_directory", "packed_directory", "sub_lump_versions"]
 
 # dgamelump_t, 16 bytes, as (field, struct code) pairs.  Read with ``struct``, so that moving
@@ -38,6 +38,9 @@ class DirectoryLayout(NamedTuple):
 GAMELUMP_DIRECTORY = DirectoryLayout((("lump_count", "i"),), GAMELUMP_FIELDS)
 # Dark Messiah's: one more int in the header and in each dgamelump_t (after filelen), meaning
 # unknown, kept (bsp_tool's arkane branch: DarkMessiahSPGameLump, GameLumpHeader "4s2H3i").
+# Vindictus's dgamelump_t: flags and version as ints (bsp_tool's nexon.vindictus69: "4s4i").
+GAMELUMP_DIRECTORY_VINDICTUS = DirectoryLayout((("lump_count", "i"),), (("id", "i"), ("flags", "i"), ("version", "i"),
+                                                                       ("fileofs", "i"), ("filelen", "i")))
 GAMELUMP_DIRECTORY_DARK_MESSIAH = DirectoryLayout((("lump_count", "i"), ("unknown", "i")),
                                                   (*GAMELUMP_FIELDS, ("unknown", "i")))
 

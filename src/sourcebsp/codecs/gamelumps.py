@@ -26,7 +26,8 @@ from ..compression import lzma_compress, lzma_decompress
 from ..errors import TruncatedError
 from ..lump_ids import LumpId
 from .base import Codec, Endian, LumpContext, RawLump, fields_dtype, fields_struct
-from .gamelump_directory import (GAMELUMP_DIRECTORY, GAMELUMP_DIRECTORY_DARK_MESSIAH, GAMELUMP_FIELDS, DirectoryLayout,
+from .gamelump_directory import (GAMELUMP_DIRECTORY, GAMELUMP_DIRECTORY_DARK_MESSIAH, GAMELUMP_DIRECTORY_VINDICTUS,
+                                 GAMELUMP_FIELDS, DirectoryLayout,
                                  DirectoryRow, id_to_str, packed_directory, read_directory, str_to_id,
                                  sub_lump_versions)
 
@@ -357,3 +358,4 @@ class GameLumpCodec:
 
 LAYOUTS = {LumpId.GAME_LUMP: {0: GameLumpCodec()}}
 LAYOUTS_DARK_MESSIAH = {LumpId.GAME_LUMP: {0: GameLumpCodec(GAMELUMP_DIRECTORY_DARK_MESSIAH)}}
+LAYOUTS_VINDICTUS = {LumpId.GAME_LUMP: {0: GameLumpCodec(GAMELUMP_DIRECTORY_VINDICTUS)}}
