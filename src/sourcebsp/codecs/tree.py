@@ -173,32 +173,14 @@ LAYOUTS_V19: Layouts = {
 # Vindictus (Nexon, BSP 20) widened the tree like Strata later did, but kept integer bounds
 # (bsp_tool's nexon.vindictus69: Leaf "9i4Ii", Node "12i"; its node's last int is dnode_t's
 # area and padding).
-LEAF_VINDICTUS = np.dtype(
-    [
-        ("contents", "<i4"),  # int contents
-        ("cluster", "<i4"),  # int cluster
-        ("area_flags", "<i4"),  # int area:9, flags:7 (widened)
-        ("mins", "<i4", (3,)),  # int mins[3]
-        ("maxs", "<i4", (3,)),  # int maxs[3]
-        ("firstleafface", "<u4"),  # unsigned int firstleafface
-        ("numleaffaces", "<u4"),  # unsigned int numleaffaces
-        ("firstleafbrush", "<u4"),  # unsigned int firstleafbrush
-        ("numleafbrushes", "<u4"),  # unsigned int numleafbrushes
-        ("leaf_water_data_id", "<i4"),  # int leafWaterDataID
-    ]
-)  # 56 bytes
-NODE_VINDICTUS = np.dtype(
-    [
-        ("planenum", "<i4"),  # int planenum
-        ("children", "<i4", (2,)),  # int children[2]
-        ("mins", "<i4", (3,)),  # int mins[3]
-        ("maxs", "<i4", (3,)),  # int maxs[3]
-        ("firstface", "<u4"),  # unsigned int firstface
-        ("numfaces", "<u4"),  # unsigned int numfaces
-        ("area", "<i2"),  # short area
-        ("padding", "<i2"),  # short paddding
-    ]
-)  # 48 bytes
+def _int_bounds(dtype: np.dtype) -> np.dtype:
+    """``dtype`` with its float bounds as ints (int mins[3], maxs[3])."""
+    return np.dtype([(name, "<i4", (3,)) if name in ("mins", "maxs") else (name, *rest)
+                     for name, *rest in dtype.descr])
+
+
+LEAF_VINDICTUS = _int_bounds(LEAF_V25)  # 56 bytes
+NODE_VINDICTUS = _int_bounds(NODE_V25)  # 48 bytes
 LAYOUTS_VINDICTUS: Layouts = {
     LumpId.NODES: {0: NODE_VINDICTUS},
     LumpId.LEAFS: {1: LEAF_VINDICTUS},
