@@ -8,6 +8,7 @@ import pytest
 
 import sourcebsp
 from sourcebsp.header import HEADER_SIZE, Header, LumpEntry, header_struct, read_header
+from sourcebsp.variants import supported_versions
 
 
 def test_header_size_is_dheader_t() -> None:
@@ -85,4 +86,7 @@ def test_unknown_ident_and_version_are_unsupported() -> None:
     data = bytearray(_synthetic("std"))
     data[4:8] = struct.pack("<i", 99)
     with pytest.raises(sourcebsp.UnsupportedError, match="version 99"):
-        read_header(bytes(data))
+        read_header(bytes(data), versions=supported_versions())
+    with pytest.raises(sourcebsp.UnsupportedError, match="version 99"):
+        sourcebsp.BspFile.from_bytes(bytes(data))
+    assert read_header(bytes(data)).version == 99  # the directory alone judges no version

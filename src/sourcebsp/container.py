@@ -25,7 +25,7 @@ from .errors import BspError, BspFormatError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .protocols import LumpKey
-from .variants import Variant, detect_variant, get_variant, supported_versions
+from .variants import Variant, chosen_variant, detect, refine, refine_by_lumps, supported_versions
 from .parallel import start_parallel
 
 if TYPE_CHECKING:
@@ -135,7 +135,18 @@ class BspFile:
                  path: str | os.PathLike[str] | None = None, *, variant: "str | Variant | None" = None,
                  limits: Limits | None = None) -> None:
         self.header = header if header is not None else Header()
-        self.variant: Variant = detect_variant(self.header) if variant is None else get_variant(variant)
+        chosen = chosen_variant(variant)
+        # Other branches whose headers look like this one, when the variant was detected (so a
+        # report can say it guessed); empty when named or when the header told.
+        self.variant_alternatives: tuple[str, ...] = ()
+        if chosen is None:
+            found = detect(self.header)
+            if found.alternatives:  # a branch's own lumps, or the static prop version, may tell
+                found = refine_by_lumps(found, lambda lump: self.header.lumps[lump].filelen > 0)
+            if found.alternatives and buffer is not None:
+                found = refine(found, self._static_prop_version(memoryview(buffer)))
+            chosen, self.variant_alternatives = found
+        self.variant: Variant = chosen
         self._path = None if path is None else os.fspath(path)
         self.limits = limits or Limits()
         # Read-only, so decoded arrays are read-only views that no one edits in place.
@@ -147,12 +158,28 @@ class BspFile:
         self._replaced: set[int] = set()  # lumps given new values with set_lump
         self._decompressor = Decompressor(self.limits, len(self._buffer))
 
+    def _static_prop_version(self, buffer: memoryview) -> int | None:
+        """The ``sprp`` game lump's version from the directory, or None (none, or a game lump
+        that does not parse: that is reported when it is decoded, not here)."""
+        entry = self.header.lumps[LumpId.GAME_LUMP]
+        if not entry.filelen or entry.compressed or entry.fileofs + entry.filelen > len(buffer):
+            return None
+        from .codecs.gamelump_directory import sub_lump_versions
+
+        ctx = LumpContext(LumpId.GAME_LUMP, "GAME_LUMP", entry.version, self.header.version, self.header.endian,
+                          entry.fileofs)
+        try:
+            return sub_lump_versions(buffer[entry.fileofs:entry.fileofs + entry.filelen], ctx).get("sprp")
+        except BspError:
+            return None
+
     # ---- construction -------------------------------------------------------------
     @classmethod
     def from_bytes(cls, data: bytes | bytearray | memoryview, *, variant: "str | Variant | None" = None,
                    limits: Limits | None = None) -> "BspFile":
         """A map read from an in-memory buffer."""
         view = memoryview(data).cast("B")
+        variant = chosen_variant(variant)
         header = read_header(bytes(view[:HEADER_SIZE]), file_size=len(view), versions=_versions(variant),
                              past_end_ok=True)
         return cls(header, view, variant=variant, limits=limits)
@@ -171,7 +198,7 @@ class BspFile:
             Decompression budgets, for trusted maps larger than the defaults allow.
         """
         path = os.fspath(path)
-        chosen = None if variant is None else get_variant(variant)
+        chosen = chosen_variant(variant)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         mapped = None
         view = None

@@ -13,6 +13,7 @@ __all__ = [
     "LumpSizeError",
     "CompressionError",
     "UnsupportedError",
+    "NotSourceMapError",
     "LimitExceededError",
 ]
 
@@ -74,6 +75,15 @@ class CompressionError(BspFormatError):
 
 class UnsupportedError(BspError):
     """A valid-looking file that this version of sourcebsp cannot read."""
+
+
+class NotSourceMapError(UnsupportedError):
+    """The file is not a Source engine map: another BSP format (GoldSrc, Quake, rBSP...) or
+    another kind of file, named by the message.  ``offset`` is 0 (the file's first bytes
+    tell); the message leaves it out, since it is about the whole file."""
+
+    def _compose(self) -> str:
+        return self.reason
 
 
 class LimitExceededError(BspError):

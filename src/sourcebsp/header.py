@@ -13,7 +13,8 @@ import struct
 from itertools import chain
 from typing import Collection, Iterable, Literal, NamedTuple
 
-from .errors import BspFormatError, TruncatedError, UnsupportedError
+from .errors import BspFormatError, NotSourceMapError, TruncatedError, UnsupportedError
+from .formats import describe_foreign
 from .lump_ids import NUM_LUMPS, lump_name
 
 __all__ = [
@@ -56,7 +57,6 @@ def header_struct(endian: Endian = "<") -> struct.Struct:
 _HEADER_STRUCTS = {endian: struct.Struct(f"{endian}4s i {4 * NUM_LUMPS}i i") for endian in ("<", ">")}
 
 HEADER_SIZE = header_struct().size  # 1036
-SUPPORTED_VERSIONS = frozenset({17, 18, 19, 20, 21, 22, 23, 24, 25, 42})
 
 
 class LumpEntry(NamedTuple):
@@ -145,13 +145,15 @@ def _entries(directory: list[int], order: LumpOrder) -> list[LumpEntry]:
 
 
 def read_header(data: memoryview | bytes, file_size: int | None = None,
-                versions: Collection[int] = SUPPORTED_VERSIONS, *, past_end_ok: bool = False) -> Header:
+                versions: Collection[int] | None = None, *, past_end_ok: bool = False) -> Header:
     """Read and validate the header at the start of ``data``.
 
-    ``versions`` are the BSP versions to accept (the container passes those
-    its variant table knows, registered ones included).  ``past_end_ok``
-    accepts lumps that run past the end of a file cut short (the container
-    reads the whole ones, and raises TruncatedError for the others when read).
+    ``versions`` are the BSP versions to accept (None: any).  Which versions
+    sourcebsp reads is a fact of the branch table, not of the directory: the
+    container passes :func:`sourcebsp.variants.supported_versions`.
+    ``past_end_ok`` accepts lumps that run past the end of a file cut short
+    (the container reads the whole ones, and raises TruncatedError for the
+    others when read).
 
     Raises
     ------
@@ -163,6 +165,11 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
         A lump has a negative offset or length, or overlaps the header.
     """
     size = len(data) if file_size is None else file_size
+    ident = bytes(data[:4])
+    if ident not in IDENTS:
+        foreign = describe_foreign(bytes(data[:64]))
+        if foreign is not None:
+            raise NotSourceMapError(foreign, offset=0)
     if len(data) < 8:
         raise TruncatedError(
             f"file is {len(data)} bytes, shorter than a BSP ident and version",
@@ -177,7 +184,7 @@ def read_header(data: memoryview | bytes, file_size: int | None = None,
         )
     endian = IDENTS[ident]
     version: int = struct.unpack_from(endian + "i", data, 4)[0]
-    if version not in versions:
+    if versions is not None and version not in versions:
         raise UnsupportedError(
             f"BSP version {version} is not supported "
             f"(supported: {', '.join(map(str, sorted(versions)))})",

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .codecs.staticprops import DetailProps, StaticProps
     from .codecs.textures import StringData
     from .codecs.visibility import Visibility
+    from .variants import Variant
 
     Array = npt.NDArray[Any]
     # The lumps whose built-in layouts are fixed-size record tables (numpy arrays).
@@ -61,6 +62,7 @@ class MapReader(Protocol):
     """
 
     header: Header
+    variant: "Variant"  # the engine branch the map is read as
 
     @property
     def path(self) -> Path | None: ...

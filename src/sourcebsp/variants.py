@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import functools
 import importlib
+from contextvars import ContextVar
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from ._loading import load_quietly
 from .codecs.base import Codec, Layouts
 from .errors import UnsupportedError
-from .header import Endian, Header, LumpOrder
-from .lump_ids import LumpId
+from .header import IDENTS, Endian, Header, LumpOrder
+from .lump_ids import NUM_LUMPS, LumpId
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,9 +32,16 @@ __all__ = [
     "Variant",
     "VARIANTS",
     "DetectRule",
+    "Detection",
+    "Game",
+    "detect",
     "detect_variant",
+    "fits",
+    "refine",
+    "refine_by_lumps",
     "detection_rules",
     "get_variant",
+    "reading_as",
     "register_codec",
     "register_variant",
     "supported_versions",
@@ -58,7 +66,8 @@ def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) ->
     return MappingProxyType(merged)
 
 
-_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO")
+_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2", "INFRA",
+                "DARK_MESSIAH", "SOURCE_XBOX", "VINDICTUS")
 _tables: dict[str, Layouts] = {}
 
 
@@ -109,8 +118,20 @@ def _compose_tables() -> None:
     # BSP 21 branches that reuse slots 22-25 (see codecs/propcollision.py).
     LEFT4DEAD2 = compose(SDK2013, propcollision.LAYOUTS_L4D2)
     CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
+    DOTA2 = compose(SDK2013, remove=_DOTA2_RAW)
+    INFRA = compose(SDK2013, remove=(LumpId.PRIMITIVES,))
+    # Dark Messiah: its dworldlight_t is not documented (kept raw).
+    SOURCE_XBOX = compose(SOURCE2004, lighting.LAYOUTS_XBOX)
+    # Vindictus: its ddispinfo_t's field order is not settled (bsp_tool names an int of unknown
+    # meaning where dispinfo_t has minTess): kept raw.
+    VINDICTUS = compose(SDK2013, geometry.LAYOUTS_VINDICTUS, tree.LAYOUTS_VINDICTUS, gamelumps.LAYOUTS_VINDICTUS,
+                        {LumpId.BRUSHSIDES: {0: brushes.BRUSHSIDE_V25}, LumpId.OVERLAYS: {0: overlays.OVERLAY_V25}},
+                        remove=(LumpId.DISPINFO,))
+    DARK_MESSIAH = compose(SDK2013, textures.LAYOUTS_DARK_MESSIAH, tree.LAYOUTS_DARK_MESSIAH,
+                           gamelumps.LAYOUTS_DARK_MESSIAH, remove=(LumpId.WORLDLIGHTS, LumpId.WORLDLIGHTS_HDR))  # its own primitives layout, not yet declared
     _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
-                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO)
+                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2=DOTA2, INFRA=INFRA,
+                   DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX, VINDICTUS=VINDICTUS)
 
 
 def __getattr__(name: str) -> Layouts:
@@ -126,6 +147,11 @@ def __getattr__(name: str) -> Layouts:
 # Variant.relocator).  A test holds every built table to both.
 _SOLE_MODULES: dict[int, str] = {LumpId.ENTITIES: "entities", LumpId.PAKFILE: "pakfile",
                                  LumpId.GAME_LUMP: "gamelumps"}
+
+
+# Tables whose branch has its own layout of a sole-module lump (Dark Messiah's game lump directory).
+_OWN_SOLE_LUMPS: dict[str, frozenset[int]] = {"DARK_MESSIAH": frozenset({LumpId.GAME_LUMP}),
+                                              "VINDICTUS": frozenset({LumpId.GAME_LUMP})}
 
 
 @functools.lru_cache(maxsize=None)
@@ -144,7 +170,7 @@ class LazyLayouts(Mapping[Any, Mapping[Any, Any]]):
         return _build_tables()[self.table]
 
     def __getitem__(self, lump: Any) -> Mapping[Any, Any]:
-        if not _tables and lump in _SOLE_MODULES:
+        if not _tables and lump in _SOLE_MODULES and lump not in _OWN_SOLE_LUMPS.get(self.table, ()):
             return _sole_versions(lump)
         return self._get()[lump]
 
@@ -175,13 +201,67 @@ _found_codecs: "dict[tuple[int, str, int, int], tuple[Layouts, Codec | None]]" =
 _MAX_FOUND_CODECS = 4096
 
 
+class Game(NamedTuple):
+    """A game, or a family of games sharing an engine build, on one branch: what it loads.
+
+    ``None`` means "not known": rules built on it then say nothing rather than guess.
+    (Valve Developer Community, "BSP (Source)" and "ZIP"; the TF2 mapping community's
+    notes on ``bspzip -repack -compress``, added to the Source 2013 Multiplayer tools
+    with TF2's Gun Mettle update, 2015.)
+    """
+
+    id: str
+    title: str
+    lzma_lumps: bool | None  # LZMA-compressed lumps (lzma_header_t, fourCC = real size)
+    lzma_pak: bool | None  # LZMA-compressed pakfile entries (ZIP method 14)
+    folders: frozenset[str] = frozenset()  # game folders (the folder holding gameinfo.txt)
+
+
+# Lumps never LZMA-compressed as a whole: the pakfile (a zip the engine reads in place)
+# and the game lump (whose sub-lumps are compressed one by one).
+_NEVER_LZMA = frozenset({LumpId.PAKFILE, LumpId.XZIPPAKFILE, LumpId.GAME_LUMP})
+
+
 class Variant(NamedTuple):
-    """One engine branch's reading of a BSP file."""
+    """One engine branch: everything sourcebsp knows about its files.
+
+    The header layout (``ident`` from the byte order, the BSP ``versions`` it
+    writes, its ``lump_order``, ``lump_count``), the lump table (``layouts``:
+    the codec of each lump version), which lumps LZMA may compress
+    (``never_lzma``: those it may not) and which games load it (``games``),
+    its static prop lump versions, its tool-texture vocabulary and whether a
+    header alone picks it (``detected``).  Every other fact about branches in
+    sourcebsp is derived from this table.
+    """
 
     name: str
     description: str
     layouts: Layouts
     endian: Endian = "<"
+    versions: frozenset[int] = frozenset()  # BSP versions this branch writes
+    lump_order: LumpOrder | None = None  # None: the directory's own layout (told by read_header)
+    lump_count: int = NUM_LUMPS
+    games: tuple[Game, ...] = ()
+    static_prop_versions: frozenset[int] = frozenset()  # sprp game lump versions its compilers write
+    static_prop_layout: str = ""  # the StaticPropLump_t its compiler writes (codecs.staticprops layout name)
+    # The lump_t versions its compiler writes where they are not SDK 2013's (None: it writes no such lump).
+    lump_versions: Mapping[int, int | None] = MappingProxyType({})
+    tool_textures: str = "default"  # the tool-texture vocabulary (converters.vmf_textures.TOOL_TEXTURES)
+    never_lzma: frozenset[int] = _NEVER_LZMA
+    marker_lumps: frozenset[int] = frozenset()  # lumps only this branch writes: a file with one is its
+    detected: bool = True  # picked from the header alone (else only by name, or by the file's content)
+
+    @property
+    def ident(self) -> bytes:
+        """The four bytes at the start of this branch's files."""
+        return _IDENT_OF[self.endian]
+
+    @property
+    def loads_lzma(self) -> bool | None:
+        """Whether this branch's games load LZMA-compressed lumps: False when none does,
+        True when one does, None when not known."""
+        known = {game.lzma_lumps for game in self.games}
+        return True if True in known else False if known == {False} else None
 
     def codec(self, lump: int, lump_version: int) -> "Codec | None":
         """The codec for ``lump`` at ``lump_version``, or None to keep it raw.
@@ -257,32 +337,116 @@ class DetectRule(NamedTuple):
                 and self.lump_order in (None, header.lump_order))
 
 
-_BUILTIN = (
-    Variant("vampire", "Vampire: The Masquerade - Bloodlines (BSP 17)", LazyLayouts("VAMPIRE")),
-    Variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", LazyLayouts("SOURCE2004")),
-    Variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", LazyLayouts("SDK2013")),
-    Variant("orange_box_x360", "Orange Box on Xbox 360 (big-endian BSP 20)", LazyLayouts("SDK2013"), ">"),
-    Variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LazyLayouts("LEFT4DEAD2")),
-    Variant("csgo", "CS:GO, Portal 2, Alien Swarm (BSP 21)", LazyLayouts("CSGO")),
-    Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", LazyLayouts("SDK2013"), ">"),
-    Variant("v22_v24", "Dota 2 beta, Contagion and other BSP 22-24 branches", LazyLayouts("SDK2013")),
-    Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", LazyLayouts("STRATA")),
-    Variant("v42", "BSP 42 (read with SDK 2013 layouts)", LazyLayouts("SDK2013")),
-)
+def _folders(names: str) -> frozenset[str]:
+    return frozenset(names.split())
 
-# Detection, most specific rule of each version first.
-_BUILTIN_RULES = (
-    DetectRule("vampire", frozenset({17})),
-    DetectRule("source2004", frozenset({18, 19})),
-    DetectRule("orange_box_x360", frozenset({20}), endian=">"),
-    DetectRule("orange_box", frozenset({20})),
-    DetectRule("console_v21", frozenset({21}), endian=">"),
-    DetectRule("left4dead2", frozenset({21}), lump_order="l4d2"),
-    DetectRule("csgo", frozenset({21})),
-    DetectRule("v22_v24", frozenset({22, 23, 24})),
-    DetectRule("strata", frozenset({25})),
-    DetectRule("v42", frozenset({42})),
+
+_SOURCE2004 = Game("source2004", "Source before BSP 20 (HL2 and CS:S before 2010, Bloodlines)", False, False)
+_SDK2013SP = Game("sdk2013sp", "Source SDK 2013 Singleplayer (HL2, its episodes, Portal, their mods)", None, False,
+                  _folders("hl2 episodic ep2 portal lostcoast hl1"))
+_SDK2013MP = Game("sdk2013mp", "Source 2013 Multiplayer (TF2, CS:S, DoD:S, HL2:DM and games on it such as "
+                  "TF2 Classic and Open Fortress)", True, True,
+                  _folders("tf cstrike dod hl2mp hl1mp tf2classic open_fortress"))
+_CSGO = Game("csgo", "Left 4 Dead / Portal 2 / CS:GO branch", None, False,
+             _folders("left4dead left4dead2 portal2 csgo swarm"))
+_STRATA = Game("strata", "Strata Source (Momentum Mod, Portal: Revolution)", True, True,
+               _folders("momentum revolution p2ce"))
+_CONSOLE = Game("console", "Xbox 360 / PS3 builds", True, None)
+_XBOX = Game("xbox", "Half-Life 2 on the original Xbox (before LZMA lumps)", False, False)
+# Dota 2's beta branches changed dbrushside_t, ddispinfo_t and doverlay_t (VDC "BSP (Source)"):
+# until their layouts are declared those lumps stay raw bytes rather than read wrongly.
+_DOTA2_RAW = (LumpId.BRUSHSIDES, LumpId.DISPINFO, LumpId.OVERLAYS)
+
+def _versions_of(**versions: int | None) -> Mapping[int, int | None]:
+    return MappingProxyType({LumpId[name]: version for name, version in versions.items()})
+
+
+# From the corpus maps' directories (vtmb_, css_ BSP 19, csgo_, l4d2_, momentum_).
+_BEFORE_V20 = dict(LEAFS=0, LEAF_AMBIENT_LIGHTING=None, LEAF_AMBIENT_LIGHTING_HDR=None, LEAF_AMBIENT_INDEX=None,
+                   LEAF_AMBIENT_INDEX_HDR=None, MAP_FLAGS=None)  # leaves hold their ambient cube (dleaf_t v0)
+_VAMPIRE_VERSIONS = _versions_of(**_BEFORE_V20, FACES=0, ORIGINALFACES=0, LIGHTING=0, OCCLUSION=None)
+_SOURCE2004_VERSIONS = _versions_of(**_BEFORE_V20)
+_SHADOW_LIGHTS = _versions_of(WORLDLIGHTS=1, WORLDLIGHTS_HDR=1)  # dworldlight_t with shadow_cast_offset
+_STRATA_VERSIONS = _versions_of(NODES=1, FACES=2, ORIGINALFACES=2, FACES_HDR=2, LEAFS=2, EDGES=1, LEAFFACES=1,
+                                LEAFBRUSHES=1, BRUSHSIDES=1, AREAPORTALS=1, PROPHULLS=1, PHYSDISP=2,
+                                VERTNORMALINDICES=1, LEAF_AMBIENT_INDEX=1, LEAF_AMBIENT_INDEX_HDR=1,
+                                WORLDLIGHTS=1, WORLDLIGHTS_HDR=1)
+
+# The branch table.  Order matters: among branches whose headers look alike, the first
+# one detected is the most common and wins (detect_variant says it guessed).
+_BUILTIN = (
+    Variant("vampire", "Vampire: The Masquerade - Bloodlines (BSP 17)", LazyLayouts("VAMPIRE"),
+            versions=frozenset({17}), games=(_SOURCE2004,), static_prop_versions=frozenset({4}), static_prop_layout="v4",
+            lump_versions=_VAMPIRE_VERSIONS),
+    Variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", LazyLayouts("SOURCE2004"),
+            versions=frozenset({18, 19}), games=(_SOURCE2004,), static_prop_versions=frozenset({4, 5}),
+            static_prop_layout="v5", lump_versions=_SOURCE2004_VERSIONS),
+    # BSP 19 with leaves v1 and its lightmap pages in slots 51-52 (bsp_tool's valve.source_xbox).
+    Variant("source_xbox", "Half-Life 2 on the original Xbox (BSP 19, lightmap pages)", LazyLayouts("SOURCE_XBOX"),
+            versions=frozenset({19}), games=(_XBOX,), static_prop_versions=frozenset({5}),
+            static_prop_layout="v5",
+            lump_versions=_versions_of(LEAFS=1, MAP_FLAGS=None),
+            marker_lumps=frozenset({LumpId.LEAF_AMBIENT_INDEX_HDR, LumpId.LEAF_AMBIENT_INDEX}), detected=False),
+    Variant("orange_box", "Orange Box / SDK 2013: TF2, GMod, HL2 (BSP 20)", LazyLayouts("SDK2013"),
+            versions=frozenset({20}), games=(_SDK2013SP, _SDK2013MP),
+            static_prop_versions=frozenset({5, 6, 7, 10}), static_prop_layout="v10_sdk2013"),
+    Variant("orange_box_x360", "Orange Box on Xbox 360 (big-endian BSP 20)", LazyLayouts("SDK2013"), ">",
+            versions=frozenset({20}), games=(_CONSOLE,), static_prop_versions=frozenset({6, 7}),
+            static_prop_layout="v6"),
+    Variant("left4dead", "Left 4 Dead (BSP 20)", LazyLayouts("SDK2013"), versions=frozenset({20}),
+            games=(_CSGO,), static_prop_versions=frozenset({7, 8}), static_prop_layout="v8", lump_versions=_SHADOW_LIGHTS,
+            detected=False),
+    Variant("the_ship", "The Ship, Bloody Good Time (BSP 20, static props with a targetname)",
+            LazyLayouts("SDK2013"), versions=frozenset({20}), static_prop_versions=frozenset({5, 6}),
+            static_prop_layout="v6_bgt",
+            detected=False),
+    Variant("zeno_clash", "Zeno Clash (BSP 20, static props v7)", LazyLayouts("SDK2013"),
+            versions=frozenset({20}), static_prop_versions=frozenset({7}), detected=False),
+    Variant("black_mesa", "Black Mesa (BSP 20, static props v11)", LazyLayouts("SDK2013"),
+            versions=frozenset({20}), static_prop_versions=frozenset({11}), static_prop_layout="v11_mesa",
+            detected=False),
+    # Nexon's MMO: Strata-like wide structs years earlier (bsp_tool's nexon.vindictus69).
+    Variant("vindictus", "Vindictus (BSP 20, wide structs; displacement infos raw)", LazyLayouts("VINDICTUS"),
+            versions=frozenset({20}), static_prop_versions=frozenset({5, 6, 7, 8}), static_prop_layout="v5",
+            lump_versions=_versions_of(FACES=1, ORIGINALFACES=1, FACES_HDR=1), detected=False),
+    # Its dheader_t version is two shorts, 20 and 4 (bsp_tool's arkane branch: BSP_VERSION (20, 4)).
+    Variant("dark_messiah", "Dark Messiah of Might and Magic (BSP 20.4)", LazyLayouts("DARK_MESSIAH"),
+            versions=frozenset({20 | 4 << 16}), static_prop_versions=frozenset({6}), static_prop_layout="v6"),
+    Variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LazyLayouts("LEFT4DEAD2"),
+            versions=frozenset({21}), lump_order="l4d2", games=(_CSGO,), static_prop_versions=frozenset({9}),
+            static_prop_layout="v9", lump_versions=_SHADOW_LIGHTS, tool_textures="left4dead2"),
+    Variant("csgo", "CS:GO and its branch: Insurgency, Day of Infamy (BSP 21)", LazyLayouts("CSGO"),
+            versions=frozenset({21}), lump_order="std", games=(_CSGO,),
+            static_prop_versions=frozenset({10, 11}), static_prop_layout="v11_csgo", lump_versions=_SHADOW_LIGHTS,
+            tool_textures="csgo"),
+    Variant("portal2", "Portal 2 (BSP 21)", LazyLayouts("SDK2013"), versions=frozenset({21}), lump_order="std",
+            games=(_CSGO,), static_prop_versions=frozenset({9}), static_prop_layout="v9", lump_versions=_SHADOW_LIGHTS,
+            detected=False),
+    Variant("alien_swarm", "Alien Swarm (BSP 21)", LazyLayouts("SDK2013"), versions=frozenset({21}),
+            lump_order="std", games=(_CSGO,), lump_versions=_SHADOW_LIGHTS, detected=False),
+    Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", LazyLayouts("SDK2013"), ">",
+            versions=frozenset({21}), games=(_CONSOLE,)),
+    Variant("infra", "INFRA (BSP 22; primitives kept raw)", LazyLayouts("INFRA"), versions=frozenset({22})),
+    Variant("dota2_v22", "Dota 2 beta (BSP 22; brush sides, disp infos, overlays kept raw)",
+            LazyLayouts("DOTA2"), versions=frozenset({22}), detected=False),
+    Variant("dota2_v23", "Dota 2 beta (BSP 23; brush sides, disp infos, overlays kept raw)",
+            LazyLayouts("DOTA2"), versions=frozenset({23})),
+    Variant("v24", "BSP 24 (read with SDK 2013 layouts)", LazyLayouts("SDK2013"), versions=frozenset({24})),
+    Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", LazyLayouts("STRATA"),
+            versions=frozenset({25}), games=(_STRATA,), static_prop_versions=frozenset({10, 11, 12, 13}),
+            static_prop_layout="v13_strata", lump_versions=_STRATA_VERSIONS),
+    Variant("v42", "BSP 42 (read with SDK 2013 layouts)", LazyLayouts("SDK2013"), versions=frozenset({42})),
 )
+_IDENT_OF: dict[Endian, bytes] = {endian: ident for ident, endian in IDENTS.items()}
+
+
+def _rule(variant: Variant) -> "DetectRule":
+    return DetectRule(variant.name, variant.versions, variant.endian, variant.lump_order)
+
+
+# Detection, derived from the table: the rules with a lump_t order first (the most specific).
+_BUILTIN_RULES = tuple(sorted((_rule(v) for v in _BUILTIN if v.detected and v.versions),
+                              key=lambda rule: rule.lump_order is None))
 
 # The registry: built at import from the tables above, changed afterwards only
 # through register_variant and register_codec.
@@ -307,6 +471,39 @@ def get_variant(name: "str | Variant") -> Variant:
         raise ValueError(f"unknown variant {name!r}; known: {', '.join(_variants)}") from None
 
 
+_reading_as: "ContextVar[Variant | None]" = ContextVar("sourcebsp_reading_as", default=None)
+
+
+class reading_as:
+    """Within the block, maps opened without a ``variant`` are read as this branch (None:
+    detected, as outside any block); the command line's ``--variant NAME``.
+
+    Scoped to the block and its context (threads and tasks started inside it), and to
+    worker processes forked inside it; an explicit ``variant=`` still wins.
+
+    Examples
+    --------
+    >>> with reading_as("portal2"):                      # doctest: +SKIP
+    ...     bsp = sourcebsp.open("sp_a1_intro1.bsp")       # read as Portal 2, not CS:GO
+    """
+
+    def __init__(self, variant: "str | Variant | None") -> None:
+        self.variant = None if variant is None else get_variant(variant)
+
+    def __enter__(self) -> "Variant | None":
+        self._token = _reading_as.set(self.variant)
+        return self.variant
+
+    def __exit__(self, *exc: object) -> None:
+        _reading_as.reset(self._token)
+
+
+def chosen_variant(variant: "str | Variant | None") -> "Variant | None":
+    """``variant`` as a :class:`Variant`; when None, the one a :class:`reading_as` block
+    chose, or None (detect it from the header)."""
+    return _reading_as.get() if variant is None else get_variant(variant)
+
+
 def detection_rules() -> tuple[DetectRule, ...]:
     """The rules :func:`detect_variant` tries, in order (registered ones first)."""
     return (*_user_rules, *_BUILTIN_RULES)
@@ -317,17 +514,77 @@ def supported_versions() -> frozenset[int]:
     return frozenset().union(*(rule.versions for rule in detection_rules()))
 
 
-def detect_variant(header: Header) -> Variant:
-    """The variant a header belongs to: the first rule matching its version,
-    byte order and lump_t order."""
+class Detection(NamedTuple):
+    """The branch a header was read as, and the others its header fits just as well."""
+
+    variant: Variant
+    alternatives: tuple[str, ...]  # names of other branches that write such headers
+
+    @property
+    def guessed(self) -> bool:
+        """True when the header alone cannot tell this branch from the alternatives."""
+        return bool(self.alternatives)
+
+
+def fits(variant: Variant, header: Header) -> bool:
+    """Whether ``variant`` writes headers like this one (version, byte order, lump_t order)."""
+    return (header.version in variant.versions and variant.endian == header.endian
+            and variant.lump_order in (None, header.lump_order))
+
+
+def detect(header: Header) -> Detection:
+    """The variant a header belongs to (the first rule matching its version, byte order and
+    lump_t order) and the other branches whose files have such headers."""
     for rule in detection_rules():
         if rule.matches(header):
-            return _variants[rule.variant]
+            chosen = _variants[rule.variant]
+            others = tuple(v.name for v in _variants.values() if v is not chosen and fits(v, header))
+            return Detection(chosen, others)
     raise UnsupportedError(
         f"no variant reads BSP version {header.version} with byte order {header.endian!r} and "
         f"{header.lump_order} lump_t order (register one with sourcebsp.register_variant)",
         offset=4,
     )
+
+
+def refine_by_lumps(found: Detection, present: "Callable[[int], bool]") -> Detection:
+    """``found`` narrowed by the branches' own lumps (:attr:`Variant.marker_lumps`): a file that
+    has one is that branch's; the branches whose own lumps it lacks drop out."""
+    def has_markers(variant: Variant) -> bool:
+        return any(present(lump) for lump in variant.marker_lumps)
+
+    names = (found.variant.name, *found.alternatives)
+    marked = [name for name in names if has_markers(_variants[name])]
+    if marked:  # only that branch writes those lumps
+        return Detection(_variants[marked[0]], tuple(marked[1:]))
+    kept = [name for name in names if not _variants[name].marker_lumps]
+    return Detection(_variants[kept[0]], tuple(kept[1:])) if kept else found
+
+
+def refine(found: Detection, static_prop_version: int | None) -> Detection:
+    """``found`` narrowed by the static prop lump's version: the branches that cannot have
+    written it drop out (a branch whose versions are not known stays).  When the detected one
+    drops out, the first branch of the table that remains is taken."""
+    if static_prop_version is None or not found.alternatives:
+        return found
+
+    def may_write(variant: Variant) -> bool:
+        return not variant.static_prop_versions or static_prop_version in variant.static_prop_versions
+
+    others = tuple(name for name in found.alternatives if may_write(_variants[name]))
+    if not may_write(found.variant) and not others:
+        # No candidate writes such a version: it was read in a directory layout other than the
+        # file's (Vindictus's or Dark Messiah's), so it tells nothing.
+        return found
+    if may_write(found.variant):
+        return Detection(found.variant, others)
+    return Detection(_variants[others[0]], others[1:])  # the first left in the table: the most common
+
+
+def detect_variant(header: Header) -> Variant:
+    """The variant a header belongs to: the first rule matching its version,
+    byte order and lump_t order."""
+    return detect(header).variant
 
 
 def register_variant(variant: Variant, *, versions: Iterable[int] = (), endian: Endian | None = None,

@@ -54,9 +54,6 @@ class SavedMap(MapReader, Protocol):
 
     def _context(self, index: int, file_offset: int | None = None) -> "LumpContext": ...
 
-# Lumps never LZMA-compressed as a whole: the pakfile (a zip the engine reads
-# in place) and the game lump (whose sub-lumps are compressed one by one).
-_NEVER_COMPRESSED = frozenset({LumpId.PAKFILE, LumpId.XZIPPAKFILE, LumpId.GAME_LUMP})
 _ALIGNMENT = 4
 # Regions from this size are copied in the kernel: writing them from the memory map would
 # fault its pages in first (5.0 against 2.7 ms for css_de_rats' edited save).  Smaller ones
@@ -223,12 +220,14 @@ def plan_write(bsp: "SavedMap", *, reencode: bool = False, compression: Compress
         if plain != bsp.lump_bytes(index):
             contents[index] = plain
 
+    never_lzma = bsp.variant.never_lzma  # the pakfile and game lump (its sub-lumps are compressed one by one)
+
     def wants_lzma(index: int, length: int) -> bool:
         if length == 0:
             return False
         if compression == "keep":
             return entries[index].compressed
-        return compression == "lzma" and index not in _NEVER_COMPRESSED
+        return compression == "lzma" and index not in never_lzma
 
     def stored(index: int, plain: "bytes | memoryview") -> tuple["bytes | memoryview", int]:
         if wants_lzma(index, len(plain)):

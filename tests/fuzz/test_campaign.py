@@ -28,6 +28,16 @@ def test_seeds_are_the_example_map() -> None:
         assert bsp.entry(LumpId.PLANES).compressed
 
 
+def test_seeds_include_every_branch_s_example() -> None:
+    from sourcebsp.examples.branches import example_branch_bytes, example_branches
+
+    found = seeds()
+    for name in example_branches():
+        key = "example" if name == "orange_box" else f"example_{name}"
+        assert found[key] == example_branch_bytes(name), name
+    assert {found[k][:8] for k in found} >= {b"VBSP\x11\x00\x00\x00", b"PSBV\x00\x00\x00\x14"}
+
+
 def test_record_mutation_changes_the_named_field() -> None:
     seed = seeds()["example"]
     # Pick 0 of the structural FACES fields is planenum, pick 2 the next structural one, ...

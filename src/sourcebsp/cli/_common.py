@@ -101,15 +101,28 @@ def error(message: object) -> int:
     return 1
 
 
-def run(body: Callable[[], int]) -> int:
+def variant_option(ap: argparse.ArgumentParser) -> None:
+    """``--variant NAME``: read the maps as this engine branch instead of the detected one."""
+    from ..variants import variant_names
+
+    names = variant_names()
+    ap.add_argument("--variant", choices=names, metavar="NAME",
+                    help="read the map as this engine branch, not the one its header suggests: "
+                         + ", ".join(names))
+
+
+def run(body: Callable[[], int], args: argparse.Namespace | None = None) -> int:
     """Run a command body; bad input becomes one line on stderr and exit code 1.
 
     An exception that is not a BspError is a bug of sourcebsp: it still ends in
     one line (a service running us unattended must never see a traceback), one
     that says so and asks for a report; ``SOURCEBSP_DEBUG=1`` shows the traceback.
     """
+    from ..variants import reading_as
+
     try:
-        return body()
+        with reading_as(getattr(args, "variant", None)):  # --variant: every map the command opens
+            return body()
     except (BspError, CommandError) as exc:
         return error(exc)
     except BrokenPipeError:
@@ -234,11 +247,12 @@ def summary(text: str) -> None:
 def lzma_refusal(bsp: BspFile) -> str | None:
     """Why the game of ``bsp`` cannot load LZMA-compressed lumps or pak entries, or None.
 
-    LZMA lumps came with the Left 4 Dead / Orange Box-update engines (BSP 20 and
-    later); BSP 17 (Vampire: Bloodlines) and 18-19 (Source 2004: HL2, CS:S before
-    the 2010 update) read every lump as stored bytes and crash on compressed ones.
+    The branch table says which games load them (:attr:`sourcebsp.variants.Variant.loads_lzma`):
+    LZMA lumps came with the Left 4 Dead / Orange Box-update engines; Vampire: Bloodlines and
+    Source 2004 (HL2, CS:S before the 2010 update) read every lump as stored bytes and crash
+    on compressed ones.
     """
-    if bsp.version < 20:
+    if bsp.variant.loads_lzma is False:
         return (f"BSP version {bsp.version} ({bsp.variant.description}) cannot load LZMA-compressed data: "
                 "the game would fail to load the map")
     return None

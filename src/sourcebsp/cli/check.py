@@ -44,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true",
                     help="print JSON: {maps: [{map, findings: [{rule, name, severity, message, hint, where}], "
                          "error?}], counts: {rule id: count}}")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     if not args.map and not args.list_rules:
         ap.error("the following arguments are required: map")
@@ -105,4 +106,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _common.INTERRUPTED
         return 1 if failed else 0
 
-    return _common.run(body)
+    return _common.run(body, args)

@@ -47,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--report", nargs="?", const="-", metavar="FILE.json",
                     help="the fidelity report with the compile-readiness check: JSON on stdout, or in FILE.json")
     _common.overwrite_option(ap, "VMF (or report)")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     options = dict(props=not args.no_props, overlays=not args.no_overlays, cubemaps=not args.no_cubemaps,
                    detail_as_world=args.detail_as_world, rotation_fix=not args.no_rotation_fix,
@@ -118,4 +119,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         found = find_maps(args.map)
         return many(found) if found.batch else single()
 
-    return _common.run(body)
+    return _common.run(body, args)

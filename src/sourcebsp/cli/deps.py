@@ -57,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true",
                     help="print the graph as JSON (map, search_paths, summary, dependencies: path, kind, "
                          "optional, found, referenced_by)")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
 
     def body() -> int:
@@ -93,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"sourcebsp: warning: {problem}", file=sys.stderr)
         return _report_damage(args.map, graph.damaged)
 
-    return _common.run(body)
+    return _common.run(body, args)
 
 
 def _report_damage(path: str, damaged: Sequence[Any]) -> int:

@@ -262,6 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="add an entity: 'classname=info_target,targetname=x,origin=0 0 0' or a JSON object")
     ap.add_argument("--rules", metavar="FILE", help="a JSON file of rules, applied first (format below)")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _common.variant_option(ap)
     arguments = list(sys.argv[1:] if argv is None else argv)
     _suggest_assignment(ap, arguments)
     args = ap.parse_args(arguments)
@@ -325,4 +326,4 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"wrote {args.output} ({_common.sizes(before, after)})")
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

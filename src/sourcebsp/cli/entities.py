@@ -62,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "'edit-entities MAP --from-ent FILE.ent')")
     ap.add_argument("-o", "--output", metavar="FILE.ent", help="with --ent: write the text to FILE.ent")
     _common.overwrite_option(ap, "FILE.ent")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     if args.output is not None and not args.ent:
         ap.error("-o FILE.ent goes with --ent")
@@ -93,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{len(chosen)} of {0 if entities is None else len(entities)} entities")
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)
 
 
 def _dump_ent(map_path: str, output: str | None, overwrite: bool) -> int:

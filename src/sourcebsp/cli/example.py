@@ -13,15 +13,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         "oil drum) to try the other commands on. No game files are needed.",
     )
     ap.add_argument("-o", "--output", default="example.bsp", help="where to write it (default: example.bsp)")
+    from ..variants import variant_names
+
+    ap.add_argument("--variant", choices=variant_names(), metavar="NAME",
+                    help="write it in this engine branch's file layout (default orange_box); a branch whose "
+                         "layouts are not all declared yet is refused")
     _common.overwrite_option(ap)
     args = ap.parse_args(argv)
 
     def body() -> int:
         _common.check_output(args.output, overwrite=args.overwrite)
         from ..examples import write_example_map
+        from ..examples.branches import write_example_branch
 
-        path = write_example_map(args.output)
-        print(f"wrote {path} ({path.stat().st_size:,} bytes): a 512x512x256 room with a light, "
+        path = write_example_map(args.output) if args.variant is None else write_example_branch(args.output,
+                                                                                                args.variant)
+        layout = "" if args.variant is None else f" in the {args.variant} layout"
+        print(f"wrote {path} ({path.stat().st_size:,} bytes){layout}: a 512x512x256 room with a light, "
               "a player start, a func_button and a static prop")
         return 0
 

@@ -33,6 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_mount_arguments(ap, game_help="the game or mod folder (holding gameinfo.txt) whose models the static props "
                                       "are drawn with (.glb only; the map's pakfile is searched first)", tags=False)
     _common.overwrite_option(ap, "output (and .mtl)")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".glb", ".obj"):
@@ -79,4 +80,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

@@ -87,6 +87,8 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
             "version": bsp.version,
             "variant": bsp.variant.name,
             "variant_description": bsp.variant.description,
+            "variant_guessed": bool(bsp.variant_alternatives),
+            "variant_alternatives": list(bsp.variant_alternatives),
             "lump_order": bsp.header.lump_order,
             "map_revision": bsp.map_revision,
             "file_size": bsp.file_size,
@@ -184,6 +186,9 @@ def _print_report(report: dict[str, Any]) -> None:
     print(f"  ident {report['ident']} ({report['endianness']}-endian), BSP version {report['version']}, "
           f"map revision {report['map_revision']}")
     print(f"  variant {report['variant']}: {report['variant_description']}")
+    if report["variant_guessed"]:
+        print(f"    guessed: the file cannot tell it from {', '.join(report['variant_alternatives'])}; "
+              "--variant NAME reads it as another")
     print(f"  lump_t order {report['lump_order']}, {report['file_size']:,} bytes, "
           f"{report['entity_count']} entities")
     if report["game_lumps"]:
@@ -208,6 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--strict", action="store_true", help="stop at the first error instead of reporting damage")
     ap.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                     help="describe several maps in N worker processes (default 1)")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error(f"--jobs must be 1 or more, not {args.jobs}")
@@ -241,4 +247,4 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "the report gives each error and file offset)", file=sys.stderr)
         return 1 if failed or damaged else 0
 
-    return _common.run(body)
+    return _common.run(body, args)

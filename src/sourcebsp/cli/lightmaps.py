@@ -23,6 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="clip (default for LDR) or reinhard c/(1+c) (default for HDR)")
     ap.add_argument("--exposure", type=float, default=1.0, help="multiply linear light by this before tone mapping")
     _common.overwrite_option(ap, "PNG")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     if not 0 <= args.style <= 3:
         ap.error(f"--style must be 0-3 (a face has four light style slots), not {args.style}")
@@ -62,4 +63,4 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"({int((layout.lit & layout.bumped).sum())} bump-mapped), {'HDR' if hdr else 'LDR'}")
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

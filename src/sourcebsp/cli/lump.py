@@ -54,6 +54,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = _build_parser()
+    _common.variant_option(ap)
     args = ap.parse_args(_common.map_first(argv, ACTIONS))
 
     def body() -> int:
@@ -80,4 +81,4 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{len(patch.data):,} bytes); wrote {args.output} ({_common.sizes(before, after)})")
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

@@ -36,6 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="allow OUT to exist already, or to be the input map (replaced atomically)")
     ap.add_argument("--force", action="store_true", help="store LZMA entries even for a BSP version that cannot load them")
     ap.add_argument("--json", action="store_true", help="print what was packed and what is missing as JSON")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     if not args.dry_run and not args.output:
         ap.error("-o/--output is required unless --dry-run")
@@ -74,4 +75,4 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{len(plan.skipped_stock)} stock files left to the game", file=sys.stderr)
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

@@ -164,6 +164,7 @@ def _list(pak: Pakfile, as_json: bool, title: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = _build_parser()
+    _common.variant_option(ap)
     args = ap.parse_args(_common.map_first(argv, ACTIONS))
     output = getattr(args, "output", None)
     if args.action in ("add", "addlist", "remove"):
@@ -182,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise
             return _common.error(exc.args[0] if exc.args else exc)
 
-    return _common.run(body)
+    return _common.run(body, args)
 
 
 def _extract(pak: Pakfile, folder: str, patterns: Sequence[str], overwrite: bool) -> int:

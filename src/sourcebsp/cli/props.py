@@ -29,6 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true",
                     help="print a JSON list with one object per prop (model, origin, angles, skin, solid, "
                          "fade distances and every other field of the map's prop layout)")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
 
     def body() -> int:
@@ -48,4 +49,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

@@ -65,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = _parser()
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     view = args.view or ("player" if args.camera or args.at else "overview")
     if args.camera is not None and len(args.camera) not in (5, 6):
@@ -103,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_summary(out, result) + (f"; overview file {txt}" if txt else ""))
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)
 
 
 def _summary(out: Path, result: Any) -> str:

@@ -33,6 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--force", action="store_true", help="compress even for a game that cannot load LZMA lumps")
     ap.add_argument("--overwrite", action="store_true",
                     help="allow OUTPUT to exist already, or to be the input map (replaced atomically)")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
 
     def body() -> int:
@@ -52,4 +53,4 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"compressed lumps {lumps_before} -> {lumps_after}")
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

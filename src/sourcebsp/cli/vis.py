@@ -68,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     where.add_argument("--point", type=float, nargs=3, metavar=("X", "Y", "Z"), help="a point in map units")
     ap.add_argument("--pas", action="store_true", help="the potentially audible set instead of the PVS")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
 
     def body() -> int:
@@ -95,4 +96,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {_ranges(report['clusters'])}")
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

@@ -26,6 +26,10 @@ from ..compression import lzma_compress, lzma_decompress
 from ..errors import TruncatedError
 from ..lump_ids import LumpId
 from .base import Codec, Endian, LumpContext, RawLump, fields_dtype, fields_struct
+from .gamelump_directory import (GAMELUMP_DIRECTORY, GAMELUMP_DIRECTORY_DARK_MESSIAH, GAMELUMP_DIRECTORY_VINDICTUS,
+                                 GAMELUMP_FIELDS, DirectoryLayout,
+                                 DirectoryRow, id_to_str, packed_directory, read_directory, str_to_id,
+                                 sub_lump_versions)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,19 +44,10 @@ __all__ = [
     "GameLumpCodec",
     "id_to_str",
     "str_to_id",
+    "sub_lump_versions",
 ]
 
 GAMELUMP_COMPRESSED = 0x0001  # GAMELUMPFLAG_COMPRESSED
-
-# dgamelump_t, 16 bytes, as (field, struct code) pairs.  Read with ``struct``, so that moving
-# the lump when a map is saved imports neither numpy nor the static prop layouts.
-GAMELUMP_FIELDS = (
-    ("id", "i"),  # GameLumpId_t id (four characters as a big-endian int, e.g. 'sprp')
-    ("flags", "H"),  # unsigned short flags
-    ("version", "H"),  # unsigned short version
-    ("fileofs", "i"),  # int fileofs
-    ("filelen", "i"),  # int filelen (uncompressed size)
-)
 
 if TYPE_CHECKING:
     GAMELUMP: np.dtype  # the same record for numpy, made on first use
@@ -95,14 +90,6 @@ class _Unset(enum.Enum):
 _UNSET: Any = _Unset.UNSET
 
 
-def id_to_str(value: int) -> str:
-    return int(value).to_bytes(4, "big", signed=True).decode("latin-1")
-
-
-def str_to_id(name: str) -> int:
-    return int.from_bytes(name.encode("latin-1"), "big", signed=True)
-
-
 class GameLump:
     """One game lump: its id, flags, version and uncompressed data.
 
@@ -123,6 +110,7 @@ class GameLump:
         self._stored_plain: bytes | None = self._data if stored is not None else None
         self._value: Any = _UNSET
         self._context = context
+        self.extra: tuple[int, ...] = ()  # a branch's extra directory fields (Dark Messiah's), kept as found
 
     def __repr__(self) -> str:
         state = ", decoded" if self.is_decoded else ""
@@ -216,6 +204,8 @@ class GameLumps:
         self.lumps: list[GameLump] = [] if lumps is None else lumps
         self.relative_offsets = relative_offsets
         self.terminator: Literal["zero", "end"] | None = terminator
+        self.terminator_extra: tuple[int, ...] = ()  # the dummy entry's extra fields (Dark Messiah's)
+        self.header_extra: tuple[int, ...] = ()  # dgamelumpheader_t's fields after lumpCount (Dark Messiah's)
 
     def __eq__(self, other: object) -> bool:
         return type(other) is GameLumps and ((self.lumps, self.relative_offsets, self.terminator)
@@ -274,48 +264,23 @@ class GameLumps:
         self.terminator = "end" if any_compressed else None
 
 
-_Row = tuple[int, int, int, int, int]  # a dgamelump_t as (id, flags, version, fileofs, filelen)
-
-
-def _directory(data: memoryview, ctx: LumpContext) -> tuple[list[_Row], int, Literal["zero", "end"] | None, bool]:
-    """The directory's rows (the dummy entry included), its size in bytes, its dummy entry
-    and whether its offsets count from the lump rather than from the file."""
-    if len(data) < 4:
-        raise TruncatedError(
-            f"game lump of {len(data)} bytes has no lumpCount",
-            lump=ctx.name, offset=ctx.file_offset, needed=4, available=len(data),
-        )
-    count: int = struct.unpack_from(ctx.endian + "i", data)[0]
-    needed = 4 + 16 * count
-    if count < 0 or needed > len(data):
-        raise TruncatedError(
-            f"game lump directory of {count} entries needs {needed} bytes, the lump has {len(data)}",
-            lump=ctx.name, offset=ctx.file_offset, needed=needed, available=len(data),
-        )
-    rows: list[_Row] = list(fields_struct(GAMELUMP_FIELDS, ctx.endian).iter_unpack(data[4:needed]))
-    terminator: Literal["zero", "end"] | None = None
-    if count and rows[-1][0] == 0 and rows[-1][4] == 0:
-        terminator = "zero" if rows[-1][3] == 0 else "end"
-    real = rows[:-1] if terminator else rows
-    # Offsets below the end of the directory, counted from the file, can only be
-    # relative to the lump (this also holds in a .lmp file, where the lump is at 20).
-    relative = any(filelen > 0 and fileofs < ctx.file_offset + needed for _, _, _, fileofs, filelen in real)
-    return rows, needed, terminator, relative
-
-
-def _packed_directory(rows: list[_Row], endian: Endian) -> bytes:
-    record = fields_struct(GAMELUMP_FIELDS, endian)
-    return b"".join([struct.pack(endian + "i", len(rows)), *(record.pack(*row) for row in rows)])
-
-
 class GameLumpCodec:
+    """The game lump, its directory in ``layout`` (a branch's own ``dgamelumpheader_t`` and
+    ``dgamelump_t``)."""
+
     mutable = True
 
+    def __init__(self, layout: DirectoryLayout = GAMELUMP_DIRECTORY) -> None:
+        self.layout = layout
+        self.head_size = fields_struct(layout.header, "<").size
+        self.row_size = fields_struct(layout.row, "<").size
+
     def decode(self, data: memoryview, ctx: LumpContext) -> GameLumps:
-        rows, needed, terminator, relative = _directory(data, ctx)
+        rows, needed, terminator, relative, head = read_directory(data, ctx, self.layout)
         base = 0 if relative else ctx.file_offset
         lumps = []
-        for index, (lump_id, flags, version, fileofs, filelen) in enumerate(rows[:-1] if terminator else rows):
+        for index, (lump_id, flags, version, fileofs, filelen, *extra) in enumerate(
+                rows[:-1] if terminator else rows):
             start = fileofs - base
             compressed = bool(flags & GAMELUMP_COMPRESSED)
             if compressed and filelen > 0:
@@ -328,7 +293,7 @@ class GameLumpCodec:
                 raise TruncatedError(
                     f"game lump {name!r} at {fileofs} ({end - start} bytes) lies outside "
                     f"the {len(data)}-byte game lump",
-                    lump=ctx.name, offset=ctx.file_offset + 4 + 16 * index,
+                    lump=ctx.name, offset=ctx.file_offset + self.head_size + self.row_size * index,
                     needed=end, available=len(data),
                 )
             stored = bytes(data[start:end]) if filelen else b""
@@ -347,40 +312,50 @@ class GameLumpCodec:
                 )
             else:
                 sub = ctx._replace(name=f"{ctx.name}/{name}", version=version, file_offset=ctx.file_offset + start)
-            lumps.append(GameLump(name, flags, version, content, stored, context=sub))
-        return GameLumps(lumps, relative, terminator)
+            lump = GameLump(name, flags, version, content, stored, context=sub)
+            lump.extra = tuple(extra)
+            lumps.append(lump)
+        games = GameLumps(lumps, relative, terminator)
+        games.header_extra = head
+        if terminator:
+            games.terminator_extra = tuple(rows[-1][5:])
+        return games
 
     def relocated(self, data: memoryview, ctx: LumpContext, file_offset: int) -> bytes | None:
         """The lump moved to ``file_offset``: every offset into it moves with it; the others
         (zero for none, or junk beside an empty sub-lump) stay as they are.  None when the
         offsets count from the lump."""
-        rows, needed, _, relative = _directory(data, ctx)
+        rows, needed, _, relative, head = read_directory(data, ctx, self.layout)
         if relative:
             return None
         shift = file_offset - ctx.file_offset
         low, high = ctx.file_offset + needed, ctx.file_offset + len(data)  # the end: a dummy entry's
-        moved = [(lump_id, flags, version, fileofs + shift if low <= fileofs <= high else fileofs, filelen)
-                 for lump_id, flags, version, fileofs, filelen in rows]
-        return b"".join((_packed_directory(moved, ctx.endian), data[needed:]))
+        moved = [(*row[:3], row[3] + shift if low <= row[3] <= high else row[3], *row[4:]) for row in rows]
+        return b"".join((packed_directory(moved, ctx.endian, self.layout, head), data[needed:]))
 
     def encode(self, value: GameLumps, ctx: LumpContext) -> bytes:
         count = len(value.lumps) + (1 if value.terminator else 0)
         base = 0 if value.relative_offsets else ctx.file_offset
-        position = 4 + 16 * count
-        rows: list[_Row] = []
+        position = self.head_size + self.row_size * count
+        rows: list[DirectoryRow] = []
+        padding = (0,) * (len(self.layout.row) - 5)  # extra fields of a lump added by the user
         blobs = []
         for lump in value.lumps:
             plain = lump.encode(ctx.endian)
             stored = lump.stored_bytes(plain)
-            rows.append((str_to_id(lump.id), lump.flags, lump.version, base + position, len(plain)))
+            extra = lump.extra if len(lump.extra) == len(padding) else padding
+            rows.append((str_to_id(lump.id), lump.flags, lump.version, base + position, len(plain), *extra))
             blobs.append(stored)
             position += len(stored)
         if value.terminator:
-            rows.append((0, 0, 0, base + position if value.terminator == "end" else 0, 0))
-        return _packed_directory(rows, ctx.endian) + b"".join(blobs)
+            last = value.terminator_extra if len(value.terminator_extra) == len(padding) else padding
+            rows.append((0, 0, 0, base + position if value.terminator == "end" else 0, 0, *last))
+        return packed_directory(rows, ctx.endian, self.layout, value.header_extra) + b"".join(blobs)
 
     def count(self, value: GameLumps) -> int:
         return len(value)
 
 
 LAYOUTS = {LumpId.GAME_LUMP: {0: GameLumpCodec()}}
+LAYOUTS_DARK_MESSIAH = {LumpId.GAME_LUMP: {0: GameLumpCodec(GAMELUMP_DIRECTORY_DARK_MESSIAH)}}
+LAYOUTS_VINDICTUS = {LumpId.GAME_LUMP: {0: GameLumpCodec(GAMELUMP_DIRECTORY_VINDICTUS)}}

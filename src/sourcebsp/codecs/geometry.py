@@ -145,6 +145,18 @@ LAYOUTS_V17: Layouts = {
     LumpId.ORIGINALFACES: {0: FACE_V17},
 }
 
+# Vindictus: faces v1 are Strata's 72-byte dface_t (bsp_tool's nexon.vindictus69 Face
+# "I2bh5i4bif4i4I"); v2 add an int of unknown meaning after the fog volume ("I2bh6i4bif4i4I").
+FACE_V2_VINDICTUS = np.dtype(
+    FACE_V25.descr[:9] + [("unknown", "<i4")] + FACE_V25.descr[9:]
+)  # 76 bytes
+LAYOUTS_VINDICTUS: Layouts = {
+    LumpId.EDGES: {0: EDGE_V25},  # "2I"
+    LumpId.FACES: {1: FACE_V25, 2: FACE_V2_VINDICTUS},
+    LumpId.ORIGINALFACES: {1: FACE_V25, 2: FACE_V2_VINDICTUS},
+    LumpId.FACES_HDR: {1: FACE_V25, 2: FACE_V2_VINDICTUS},
+}
+
 LAYOUTS_V25: Layouts = {
     LumpId.EDGES: {0: EDGE, 1: EDGE_V25},
     LumpId.FACES: {1: FACE, 2: FACE_V25},

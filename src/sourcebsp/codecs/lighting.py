@@ -126,3 +126,15 @@ LAYOUTS_V25: Layouts = {
 # Before BSP 20 slots 51 and 52 were the console-only LIGHTMAPPAGES and
 # LIGHTMAPPAGEINFOS, whose layout is not documented.
 REMOVED_BEFORE_V20 = (LumpId.LEAF_AMBIENT_INDEX_HDR, LumpId.LEAF_AMBIENT_INDEX)
+
+# Half-Life 2 on the original Xbox keeps its lightmaps in pages: LUMP_LIGHTMAPPAGES (51, their
+# texels, layout not documented: raw) and LUMP_LIGHTMAPPAGEINFOS (52), one record per face
+# (bsp_tool's valve.source_xbox: LightmapPageInfo "2h4s"; field meanings not known).
+LIGHTMAP_PAGE_INFO = np.dtype(
+    [
+        ("unknown_1", "<i2"),  # short, 0 for the first faces
+        ("unknown_2", "<i2"),  # short
+        ("unknown_3", "u1", (4,)),  # 4 bytes (an average colour?)
+    ]
+)  # 8 bytes
+LAYOUTS_XBOX: Layouts = {LumpId.LEAF_AMBIENT_INDEX: {0: LIGHTMAP_PAGE_INFO}}

@@ -24,6 +24,18 @@ TEXINFO = np.dtype(
     ]
 )  # 72 bytes
 
+# Dark Messiah's texinfo_t: 24 bytes of unknown meaning between the vectors and the flags
+# (bsp_tool's arkane branch: "16f24s2i").
+TEXINFO_DARK_MESSIAH = np.dtype(
+    [
+        ("texture_vecs", "<f4", (2, 4)),  # float textureVecsTexelsPerWorldUnits[2][4]
+        ("lightmap_vecs", "<f4", (2, 4)),  # float lightmapVecsLuxelsPerWorldUnits[2][4]
+        ("unknown", "u1", (24,)),  # 24 bytes, meaning unknown: kept
+        ("flags", "<i4"),  # int flags (SURF_*)
+        ("texdata", "<i4"),  # int texdata
+    ]
+)  # 96 bytes
+
 TEXDATA = np.dtype(
     [
         vec3("reflectivity"),  # Vector reflectivity
@@ -116,6 +128,7 @@ class StringDataCodec:
         return len(value)
 
 
+LAYOUTS_DARK_MESSIAH: Layouts = {LumpId.TEXINFO: {0: TEXINFO_DARK_MESSIAH}}
 LAYOUTS: Layouts = {
     LumpId.TEXINFO: {0: TEXINFO},
     LumpId.TEXDATA: {0: TEXDATA},

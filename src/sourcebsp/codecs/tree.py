@@ -37,6 +37,18 @@ NODE_V25 = np.dtype(
         ("padding", "<i2"),
     ]
 )  # 48 bytes
+# Dark Messiah's dmodel_t: an int of unknown meaning before headnode (bsp_tool's arkane branch: "9f4i").
+MODEL_DARK_MESSIAH = np.dtype(
+    [
+        vec3("mins"),  # Vector mins
+        vec3("maxs"),  # Vector maxs
+        vec3("origin"),  # Vector origin
+        ("unknown", "<i4"),  # int, meaning unknown: kept
+        ("headnode", "<i4"),  # int headnode
+        ("firstface", "<i4"),  # int firstface
+        ("numfaces", "<i4"),  # int numfaces
+    ]
+)  # 52 bytes
 
 _LEAF_HEAD = [
     ("contents", "<i4"),  # int contents
@@ -138,6 +150,7 @@ CLUSTER = np.dtype(
 U16 = np.dtype("<u2")
 U32 = np.dtype("<u4")
 
+LAYOUTS_DARK_MESSIAH: Layouts = {LumpId.MODELS: {0: MODEL_DARK_MESSIAH}}
 LAYOUTS: Layouts = {
     LumpId.NODES: {0: NODE},
     LumpId.LEAFS: {0: LEAF_V0, 1: LEAF},
@@ -155,6 +168,25 @@ LAYOUTS_V19: Layouts = {
     LumpId.PROPHULLS: {0: CLUSTER},  # LUMP_CLUSTERS
     LumpId.PROPHULLVERTS: {0: U16},  # LUMP_PORTALVERTS: unsigned short vertex indices
     LumpId.PROPTRIS: {0: U16},  # LUMP_CLUSTERPORTALS: unsigned short portal indices
+}
+
+# Vindictus (Nexon, BSP 20) widened the tree like Strata later did, but kept integer bounds
+# (bsp_tool's nexon.vindictus69: Leaf "9i4Ii", Node "12i"; its node's last int is dnode_t's
+# area and padding).
+def _int_bounds(dtype: np.dtype) -> np.dtype:
+    """``dtype`` with its float bounds as ints (int mins[3], maxs[3])."""
+    return np.dtype([(name, "<i4", (3,)) if name in ("mins", "maxs") else (name, *rest)
+                     for name, *rest in dtype.descr])
+
+
+LEAF_VINDICTUS = _int_bounds(LEAF_V25)  # 56 bytes
+NODE_VINDICTUS = _int_bounds(NODE_V25)  # 48 bytes
+LAYOUTS_VINDICTUS: Layouts = {
+    LumpId.NODES: {0: NODE_VINDICTUS},
+    LumpId.LEAFS: {1: LEAF_VINDICTUS},
+    LumpId.LEAFFACES: {0: U32},
+    LumpId.LEAFBRUSHES: {0: U32},
+    LumpId.AREAPORTALS: {0: AREAPORTAL_V25},  # "4Ii": Strata's 20-byte dareaportal_t
 }
 
 # Vampire (v17) writes the 32-byte leaf under lump version 0.

@@ -96,9 +96,10 @@ def clean_material_name(name: str) -> str:
 
 
 def game_of(bsp: MapReader) -> str:
-    """The tool-texture family of a map: ``"csgo"``, ``"left4dead2"`` or ``"default"``."""
-    name = getattr(getattr(bsp, "variant", None), "name", "")
-    return name if name in ("csgo", "left4dead2") else "default"
+    """The tool-texture family of a map (a key of :data:`TOOL_TEXTURES`): its branch's
+    vocabulary (:attr:`sourcebsp.variants.Variant.tool_textures`)."""
+    family = bsp.variant.tool_textures
+    return family if family in TOOL_TEXTURES else "default"
 
 
 def tool_category(contents: int, flags: int, game: str = "default") -> str | None:

@@ -87,7 +87,7 @@ def _pakfile_zip() -> bytes:
 
 @lru_cache(maxsize=None)
 def seeds() -> dict[str, bytes]:
-    """Seed maps by name, all derived from the package's example map."""
+    """Seed maps by name, all derived from the package's example map (and its other branches' layouts)."""
     from .. import BspFile
     from ..codecs.pakfile import Pakfile
     from ..examples import example_map_bytes
@@ -97,7 +97,14 @@ def seeds() -> dict[str, bytes]:
     bsp.set_lump(LumpId.PAKFILE, Pakfile(_pakfile_zip()))
     packed = bsp.to_bytes()
     compressed = BspFile.from_bytes(packed).to_bytes(compression="lzma")
-    return {"example": plain, "example_pak": packed, "example_lzma": compressed}
+    found = {"example": plain, "example_pak": packed, "example_lzma": compressed}
+    # The room in every other branch's layout: their structs, byte orders, lump_t orders, versions.
+    from ..examples.branches import example_branch_bytes, example_branches
+
+    for name in example_branches():
+        if name != "orange_box":
+            found[f"example_{name}"] = example_branch_bytes(name)
+    return found
 
 
 # ---- applying ----------------------------------------------------------------------
