@@ -1,6 +1,7 @@
 """The package type-checks (it ships ``py.typed``), and so does the README's library example."""
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -85,3 +86,31 @@ def test_lump_types_are_seen_by_mypy(tmp_path: Path, monkeypatch) -> None:
     assert revealed[3] == "sourcebsp.codecs.entities.Entities | sourcebsp.codecs.base.RawLump"
     assert revealed[4].startswith("numpy.ndarray") and revealed[4].endswith("| None")
     assert revealed[5] == "sourcebsp.codecs.staticprops.StaticProps"
+
+
+def _map_parameters() -> list[tuple[str, str, str]]:
+    """(module:line, parameter, annotation) of every function parameter that holds a map
+    (named ``bsp``, ``bsp_or_path`` or ``*_bsp``) in the package."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            args = node.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                if arg.arg in ("bsp", "bsp_or_path") or arg.arg.endswith("_bsp"):
+                    where = f"{path.relative_to(PACKAGE)}:{arg.lineno}"
+                    found.append((where, arg.arg, ast.unparse(arg.annotation) if arg.annotation else ""))
+    return found
+
+
+def test_no_map_parameter_is_typed_any() -> None:
+    """A map parameter is a MapReader (or BspFile, or a map-or-path MapSource): never ``Any``,
+    ``object`` or unannotated, so mypy checks every lump read through it."""
+    found = _map_parameters()
+    assert len(found) > 100  # the scan sees the package's map parameters
+    loose = [f for f in found if not f[2] or re.search(r"\b(Any|object)\b", f[2])]
+    assert not loose, loose
+    allowed = {"MapReader", "MapReader | int", "MapSource", "BspFile", "'SavedMap'"}
+    assert {f[2] for f in found} <= allowed, {f[2] for f in found} - allowed

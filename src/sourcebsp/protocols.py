@@ -8,7 +8,8 @@ container, and a type checker still sees each lump's type.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, Literal, Protocol, overload
+import os
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Protocol, Union, overload
 
 from .codecs.base import Codec, RawLump
 from .header import Endian, Header, LumpEntry
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
         LumpId.OVERLAY_FADES, LumpId.OVERLAY_SYSTEM_LEVELS,
     ]
 
-__all__ = ["LumpKey", "MapReader"]
+__all__ = ["LumpKey", "MapReader", "MapSource"]
 
 # A lump named by its id, its number or its name ("planes").
 LumpKey = LumpId | int | str
@@ -178,3 +179,7 @@ class MapReader(Protocol):
     def require_lump(self, key: LumpKey, purpose: str) -> Any: ...
 
     def need_lump(self, key: LumpKey, purpose: str) -> Any: ...
+
+
+#: A map, or the path of one (the converters open it and close it afterwards).
+MapSource = Union[MapReader, str, "os.PathLike[str]"]

@@ -33,11 +33,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from typing import Any, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 import numpy as np
 
 from .errors import BspFormatError, LimitExceededError
+
+if TYPE_CHECKING:
+    from .protocols import LumpKey, MapReader
 
 __all__ = ["Budget", "budget", "current_budget", "input_size", "memory_limit", "check_memory",
            "expand_ranges", "check_indices", "floats"]
@@ -87,7 +90,7 @@ def budget(**changes: Any) -> Iterator[Budget]:
         _current.reset(token)
 
 
-def input_size(bsp: Any) -> int:
+def input_size(bsp: MapReader | int) -> int:
     """File size plus the stated uncompressed size of each compressed lump.
 
     ``bsp`` may also be a number: the size of an input that is not a map
@@ -104,12 +107,12 @@ def input_size(bsp: Any) -> int:
     return size
 
 
-def memory_limit(bsp: Any) -> int:
+def memory_limit(bsp: MapReader | int) -> int:
     """Bytes one operation on ``bsp`` may use under the current budget."""
     return current_budget().limit(input_size(bsp))
 
 
-def check_memory(bsp: Any, needed: int, what: str, *, lump: str | None = None,
+def check_memory(bsp: MapReader | int, needed: int, what: str, *, lump: str | None = None,
                  offset: int | None = None) -> None:
     """Raise :class:`LimitExceededError` when ``needed`` bytes are over the budget for ``bsp``.
 
@@ -129,21 +132,21 @@ def check_memory(bsp: Any, needed: int, what: str, *, lump: str | None = None,
         )
 
 
-def _record_offset(bsp: Any, lump: Any, record: int, itemsize: int) -> int | None:
+def _record_offset(bsp: MapReader, lump: LumpKey, record: int, itemsize: int) -> int | None:
     try:
         return int(bsp.entry(lump).fileofs) + record * itemsize
     except (AttributeError, KeyError, TypeError):
         return None
 
 
-def _lump_name(bsp: Any, lump: Any) -> str:
+def _lump_name(bsp: MapReader, lump: LumpKey) -> str:
     try:
         return str(bsp.lump_name(lump))
     except (AttributeError, KeyError, TypeError):
         return str(getattr(lump, "name", lump))
 
 
-def check_indices(index: np.ndarray, size: int, *, bsp: Any, lump: Any, field: str, target: str,
+def check_indices(index: np.ndarray, size: int, *, bsp: MapReader, lump: LumpKey, field: str, target: str,
                   records: np.ndarray | None = None, itemsize: int = 0) -> None:
     """Every ``index`` is in ``0 .. size - 1``, or a :class:`BspFormatError` naming the first record that is not.
 
@@ -165,7 +168,7 @@ def check_indices(index: np.ndarray, size: int, *, bsp: Any, lump: Any, field: s
     )
 
 
-def expand_ranges(first: np.ndarray, count: np.ndarray, size: int, *, bsp: Any, lump: Any,
+def expand_ranges(first: np.ndarray, count: np.ndarray, size: int, *, bsp: MapReader, lump: LumpKey,
                   fields: tuple[str, str], target: str, bytes_per_item: int = 64,
                   records: np.ndarray | None = None, itemsize: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Validate ``first, count`` ranges into a table of ``size`` rows, then expand them.

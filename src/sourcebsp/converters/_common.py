@@ -5,9 +5,12 @@ import contextlib
 import functools
 import os
 import re
-from typing import Any, Callable, Iterator, Literal
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..protocols import MapReader, MapSource
 
 Units = Literal["hammer", "meters"]
 Progress = Callable[[str], None]
@@ -340,7 +343,7 @@ def require(module: str, what: str) -> Any:
 
 
 @contextlib.contextmanager
-def opened(bsp_or_path: Any) -> Iterator[Any]:
+def opened(bsp_or_path: MapSource) -> Iterator[MapReader]:
     """A BspFile: the one given, or the map at a path (closed afterwards)."""
     if isinstance(bsp_or_path, (str, os.PathLike)):
         from .. import open_bsp

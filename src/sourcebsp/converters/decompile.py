@@ -275,7 +275,7 @@ def _leaf_areas(leafs: np.ndarray) -> np.ndarray:
     return leafs["area_flags"].astype(np.int64) & mask
 
 
-def viscluster_boxes(bsp: Any, entities: list[Any]) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], str | None]:
+def viscluster_boxes(bsp: MapReader, entities: list[Any]) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], str | None]:
     """``(cluster, mins, maxs)`` of each cluster that only a ``func_viscluster`` explains, and why none can be.
 
     vbsp (SDK 2013 ``prtfile.cpp`` ``NumberLeafs``) gives every non-solid
@@ -324,7 +324,7 @@ def _box_spec(mins: np.ndarray, maxs: np.ndarray, material: str) -> PlaneSpec:
     return normals, dists, [material] * 6, [-1] * 6
 
 
-def _visclusters(bsp: Any, entities: list[Any], game: str, counter: IdCounter,
+def _visclusters(bsp: MapReader, entities: list[Any], game: str, counter: IdCounter,
                  stats: DecompileStats) -> list[VmfEntity]:
     boxes, reason = viscluster_boxes(bsp, entities)
     if reason is not None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, re
 from ..model.lightmaps import LightmapAtlas, build_atlas, encode_png
 from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
                       unit_scale)
+
+if TYPE_CHECKING:
+    from ..protocols import MapReader, MapSource
 
 __all__ = ["ExportStats", "export_glb", "glb_bytes", "EXPORT_STEPS"]
 
@@ -105,14 +108,14 @@ class _Blob:
 
 
 
-def _pick_atlas(bsp: Any, hdr: bool | None) -> LightmapAtlas | None:
+def _pick_atlas(bsp: MapReader, hdr: bool | None) -> LightmapAtlas | None:
     # Built directly as 8-bit sRGB: the PNG is all the export needs of its pixels.
     if hdr is None:
         return build_atlas(bsp, hdr=False, tonemapped=True) or build_atlas(bsp, hdr=True, tonemapped=True)
     return build_atlas(bsp, hdr=hdr, tonemapped=True)
 
 
-def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
+def glb_bytes(bsp_or_path: MapSource, *, models: Any = "all", include_tools: bool = False,
               units: Units = "hammer", hdr: bool | None = None, props: bool = True,
               progress: Progress | None = None, stats: ExportStats | None = None) -> bytes:
     """The map as a binary glTF file (see the module notes for what it holds).
@@ -124,7 +127,7 @@ def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = Fa
                                 props=props, progress=progress, stats=stats))
 
 
-def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:
+def export_glb(bsp_or_path: MapSource, path: str | Path, **options: Any) -> ExportStats:
     """Write the map to ``path`` as ``.glb`` (atomically); options as :func:`glb_bytes`.
 
     The file is written piece by piece: the whole ``.glb`` never exists in memory at once.
@@ -137,7 +140,7 @@ def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStat
     return stats
 
 
-def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
+def _glb_pieces(bsp_or_path: MapSource, *, models: Any = "all", include_tools: bool = False,
                 units: Units = "hammer", hdr: bool | None = None, props: bool = True,
                 progress: Progress | None = None, stats: ExportStats | None = None) -> list[bytes | memoryview]:
     """The bytes of the ``.glb`` file, in the pieces they were made in (see :func:`glb_bytes`)."""
@@ -148,7 +151,7 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
         report(progress, "meshes")
         atlas = _pick_atlas(bsp, hdr)
         prop_nodes = _static_props(bsp, scale) if props else []
-        name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
+        name = bsp.path.stem if bsp.path is not None else "map"
         texdata = bsp.find_lump(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
     png = None
@@ -297,7 +300,7 @@ def _finite(values: np.ndarray, what: str) -> np.ndarray:
     return values
 
 
-def _static_props(bsp: Any, scale: float) -> list[dict[str, Any]]:
+def _static_props(bsp: MapReader, scale: float) -> list[dict[str, Any]]:
     """Node fields (name, translation, rotation, scale, extras) of every static prop."""
     try:
         props = bsp.static_props

@@ -11,7 +11,7 @@ metres.  Static props are listed as comments (OBJ has no empty nodes).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from ..lump_ids import LumpId
 from ..model.geometry import build_mesh, iter_models, reflectivity
 from ..resources import sorted_unique
 from ._common import Progress, Units, format_line_blocks, opened, report, to_y_up, unit_scale
+
+if TYPE_CHECKING:
+    from ..protocols import MapSource
 
 __all__ = ["export_obj", "material_name"]
 
@@ -33,7 +36,7 @@ def _text(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", include_tools: bool = False,
+def export_obj(bsp_or_path: MapSource, path: str | Path, *, models: Any = "all", include_tools: bool = False,
                units: Units = "hammer", progress: Progress | None = None) -> dict[str, Any]:
     """Write ``path`` (``.obj``) and the ``.mtl`` beside it; returns counts of what was written."""
     path = Path(path)

@@ -58,6 +58,7 @@ from ..codecs.geometry import FACE  # noqa: I001 - kept apart from the imports a
 from ..resources import expand_ranges, floats, sorted_unique
 
 if TYPE_CHECKING:
+    from ..protocols import MapReader
     from ..codecs.entities import Entity
 
 __all__ = [
@@ -83,7 +84,7 @@ _BYTES_PER_CORNER = 256
 
 
 # ---- lumps ------------------------------------------------------------------------
-def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
+def face_table(bsp: MapReader, *, hdr: bool = False) -> np.ndarray:
     """The ``dface_t`` array meshes are built from.
 
     ``FACES`` normally; ``FACES_HDR`` when ``FACES`` is empty (HDR-only maps,
@@ -93,16 +94,16 @@ def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
     # A face lump of unknown layout raises: never a face-less mesh.
     ldr = bsp.require_lump(LumpId.FACES, "build meshes")
     if not hdr and ldr is not None and len(ldr):
-        return ldr  # type: ignore[no-any-return]  # FACES_HDR is not read (or decompressed) for nothing
+        return ldr  # FACES_HDR is not read (or decompressed) for nothing
     high = bsp.require_lump(LumpId.FACES_HDR, "build meshes")
     if high is not None and len(high):
-        return high  # type: ignore[no-any-return]
+        return high
     if ldr is not None and len(ldr):
-        return ldr  # type: ignore[no-any-return]
+        return ldr
     return np.zeros(0, FACE)
 
 
-def texture_names(bsp: Any) -> list[str]:
+def texture_names(bsp: MapReader) -> list[str]:
     """The material name of every texdata entry (``""`` when it cannot be found)."""
     texdata = bsp.find_lump(LumpId.TEXDATA)
     table = bsp.find_lump(LumpId.TEXDATA_STRING_TABLE)
@@ -129,7 +130,7 @@ def reflectivity(texdata: Any, default: float) -> np.ndarray:
     return np.clip(np.where(np.isfinite(value), value, default), 0.0, 1.0)
 
 
-def face_textures(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
+def face_textures(bsp: MapReader, faces: np.ndarray | None = None) -> np.ndarray:
     """The texdata index of every face (``-1`` for a face without texinfo)."""
     faces = face_table(bsp) if faces is None else faces
     texinfo = bsp.find_lump(LumpId.TEXINFO)
@@ -142,7 +143,7 @@ def face_textures(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def hidden_faces(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
+def hidden_faces(bsp: MapReader, faces: np.ndarray | None = None) -> np.ndarray:
     """Bool per face: True for faces the engine does not draw.
 
     Those are faces whose texinfo has one of :data:`HIDDEN_FLAGS` (nodraw,
@@ -167,7 +168,7 @@ def hidden_faces(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
 
 
 # ---- polygons ---------------------------------------------------------------------
-def face_polygons(bsp: Any, faces: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def face_polygons(bsp: MapReader, faces: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Vertex indices of every face polygon, in stored (clockwise) order.
 
     Returns ``(indices, offsets)``: face ``k``'s corners are
@@ -199,7 +200,7 @@ def face_polygons(bsp: Any, faces: np.ndarray | None = None) -> tuple[np.ndarray
 MAX_COORDINATE = float(1 << 24)
 
 
-def vertex_points(bsp: Any, indices: np.ndarray) -> np.ndarray:
+def vertex_points(bsp: MapReader, indices: np.ndarray) -> np.ndarray:
     """``VERTEXES`` points ``indices`` as float64 ``(N, 3)``, checked finite and within :data:`MAX_COORDINATE`."""
     if not len(indices):
         return np.zeros((0, 3))
@@ -214,7 +215,7 @@ def vertex_points(bsp: Any, indices: np.ndarray) -> np.ndarray:
     return points
 
 
-def _check_range(index: np.ndarray, size: int, target: str, bsp: Any, lump: LumpId) -> None:
+def _check_range(index: np.ndarray, size: int, target: str, bsp: MapReader, lump: LumpId) -> None:
     if len(index) and (int(index.min()) < 0 or int(index.max()) >= size):
         bad = int(index.max()) if int(index.max()) >= size else int(index.min())
         raise BspFormatError(f"refers to {target} entry {bad}, but there are {size}",
@@ -302,7 +303,7 @@ class BrushModel:
         return m
 
 
-def brush_models(bsp: Any) -> list[BrushModel]:
+def brush_models(bsp: MapReader) -> list[BrushModel]:
     """Every ``dmodel_t`` with the entity that uses it (``"model" "*N"``)."""
     models = bsp.find_lump(LumpId.MODELS)
     if models is None:
@@ -332,7 +333,7 @@ def brush_models(bsp: Any) -> list[BrushModel]:
     return out
 
 
-def _read_entities(bsp: Any) -> "Iterable[Entity]":
+def _read_entities(bsp: MapReader) -> "Iterable[Entity]":
     """The map's entities for a reader that keeps a few keys of each.
 
     The decoded lump when it is loaded (its edits count); otherwise the lump's
@@ -441,7 +442,7 @@ def _select_models(models: list[BrushModel], selection: ModelSelection) -> list[
     return chosen
 
 
-def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool = False) -> MapMesh:
+def build_mesh(bsp: MapReader, *, models: ModelSelection = "all", include_tools: bool = False) -> MapMesh:
     """Triangulate the faces of the chosen models, displacements in place of their base faces.
 
     Parameters
@@ -487,7 +488,7 @@ def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool 
     )
 
 
-def _check_finite(bsp: Any, mesh: dict[str, np.ndarray], faces: np.ndarray) -> None:
+def _check_finite(bsp: MapReader, mesh: dict[str, np.ndarray], faces: np.ndarray) -> None:
     """Every corner, normal and texture coordinate is a finite float32: otherwise the map is broken."""
     for key, lump, what in (("positions", None, "a corner that is not a finite point"),
                             ("normals", LumpId.PLANES, "a normal that is not finite"),
@@ -524,7 +525,7 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return out
 
 
-def _texture_sizes(bsp: Any, texdata_index: np.ndarray) -> np.ndarray:
+def _texture_sizes(bsp: MapReader, texdata_index: np.ndarray) -> np.ndarray:
     texdata = bsp.find_lump(LumpId.TEXDATA)
     size = np.ones((len(texdata_index), 2), np.float64)
     if texdata is None or not len(texdata):
@@ -541,7 +542,7 @@ def _project(points: np.ndarray, vecs: np.ndarray) -> np.ndarray:
     return np.asarray(np.einsum("nk,njk->nj", points, vecs[:, :, :3].astype(np.float64)) + vecs[:, :, 3])
 
 
-def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _uvs(bsp: MapReader, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Texture UVs and lightmap luxels of ``points``, float32 ``(N, 2)`` each.
 
     Computed in float64, in runs of corners: a corner's temporaries (texinfo
@@ -564,7 +565,7 @@ def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.nda
     return uv, luxels
 
 
-def _face_normals(bsp: Any, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
+def _face_normals(bsp: MapReader, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
     planes = bsp.need_lump(LumpId.PLANES, "build meshes")
     pn = faces["planenum"][which].astype(np.int64)
     _check_range(pn, len(planes), "PLANES", bsp, LumpId.FACES)
@@ -573,7 +574,7 @@ def _face_normals(bsp: Any, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
     return normal / np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)  # type: ignore[no-any-return]
 
 
-def _plain_faces(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
+def _plain_faces(bsp: MapReader, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
     sub = faces[which]
     indices, offsets = face_polygons(bsp, sub)
     counts = np.diff(offsets)
@@ -615,7 +616,7 @@ def _grid_triangles(power: int) -> np.ndarray:
     return np.stack([first, second], axis=1).reshape(-1, 3)
 
 
-def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
+def _displacements(bsp: MapReader, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
     dispinfo = bsp.need_lump(LumpId.DISPINFO, "build meshes")
     dispverts = bsp.find_lump(LumpId.DISP_VERTS)
     disptris = bsp.find_lump(LumpId.DISP_TRIS)
@@ -643,7 +644,7 @@ def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, 
     return _concat(parts)
 
 
-def _disp_group(bsp: Any, faces: np.ndarray, which: np.ndarray, info: np.ndarray, corners: np.ndarray,
+def _disp_group(bsp: MapReader, faces: np.ndarray, which: np.ndarray, info: np.ndarray, corners: np.ndarray,
                 face_normals: np.ndarray, disp_index: np.ndarray, power: int,
                 dispverts: np.ndarray | None, disptris: np.ndarray | None) -> dict[str, np.ndarray]:
     """Grids of every displacement of one power, all at once."""
