@@ -43,7 +43,7 @@ def test_container_satisfies_its_protocol(tmp_path: Path, monkeypatch) -> None:
     script.write_text(
         "import sourcebsp\nfrom sourcebsp import LumpId\nfrom sourcebsp.protocols import MapReader\n"
         "bsp: MapReader = sourcebsp.open('x.bsp')\n"
-        "reveal_type(bsp.find_lump(LumpId.ENTITIES))\nreveal_type(bsp.planes)\n",
+        "reveal_type(bsp.lump_or_none(LumpId.ENTITIES))\nreveal_type(bsp.planes)\n",
         encoding="utf-8")
     monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
     out, err, status = api.run(["--strict", "--follow-imports=silent", str(script), *CACHE])
@@ -67,13 +67,13 @@ def test_readme_library_examples_pass_strict(tmp_path: Path, monkeypatch) -> Non
 
 
 def test_lump_types_are_seen_by_mypy(tmp_path: Path, monkeypatch) -> None:
-    """reveal_type of lump attributes and typed get_lump / find_lump."""
+    """reveal_type of lump attributes and typed get_lump / lump_or_none."""
     script = tmp_path / "reveal.py"
     script.write_text(
         "import sourcebsp\nfrom sourcebsp import LumpId\n"
         "bsp = sourcebsp.open('x.bsp')\n"
         "reveal_type(bsp.planes)\nreveal_type(bsp.entities)\nreveal_type(bsp.pakfile)\n"
-        "reveal_type(bsp.get_lump(LumpId.ENTITIES))\nreveal_type(bsp.find_lump(LumpId.PLANES))\n"
+        "reveal_type(bsp.get_lump(LumpId.ENTITIES))\nreveal_type(bsp.lump_or_none(LumpId.PLANES))\n"
         "reveal_type(bsp.static_props)\n",
         encoding="utf-8")
     monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
@@ -114,3 +114,92 @@ def test_no_map_parameter_is_typed_any() -> None:
     assert not loose, loose
     allowed = {"MapReader", "MapReader | int", "MapSource", "BspFile", "'SavedMap'"}
     assert {f[2] for f in found} <= allowed, {f[2] for f in found} - allowed
+
+
+def test_generated_lump_declarations_match_the_table() -> None:
+    """The overload ladders and lump attributes of container.py and protocols.py are what
+    ``sourcebsp.lump_types.LUMP_TYPES`` makes (``python -m sourcebsp.lump_types`` rewrites them)."""
+    from sourcebsp import lump_types
+
+    assert lump_types.update_sources(write=False) == []
+    blocks = lump_types.generated_blocks()
+    # Every lump has an entry, and each typed lump an attribute and a rung on each ladder.
+    assert set(lump_types.LUMP_TYPES) == set(sourcebsp_lump_ids())
+    container = (PACKAGE / "container.py").read_text(encoding="utf-8")
+    for lump, kind in lump_types.LUMP_TYPES.items():
+        assert f"    {lump.name.lower()}: LumpAttr[" in container
+        if kind not in (None, lump_types.ARRAY):
+            for method in ("get_lump", "lump_or_none", "lump_or_raise"):
+                assert f"LumpId.{lump.name}" in blocks["container.py"][method], (lump, method)
+
+
+def sourcebsp_lump_ids() -> list:
+    from sourcebsp.lump_ids import LumpId
+
+    return list(LumpId)
+
+
+def test_lump_type_table_agrees_with_the_codecs() -> None:
+    """ARRAY lumps have record-table codecs in every variant, untyped lumps none; a lump of a
+    codec's own type decodes (in the example map) to an instance of the class the table names."""
+    import importlib
+
+    import numpy as np
+
+    import sourcebsp
+    from sourcebsp import lump_types, variants
+    from sourcebsp.codecs.arrays import ArrayCodec
+    from sourcebsp.examples import example_map_bytes
+
+    checked = 0
+    for name in variants.variant_names():
+        variant = variants.get_variant(name)
+        for lump, versions in variant.layouts.items():
+            kind = lump_types.LUMP_TYPES[sourcebsp.LumpId(lump)]
+            for version in versions:
+                codec = variant.codec(lump, -1 if version is None else version)
+                assert kind is not None, (name, lump)
+                assert isinstance(codec, ArrayCodec) == (kind == lump_types.ARRAY), (name, lump, version)
+                checked += 1
+    assert checked > 100
+    bsp = sourcebsp.BspFile.from_bytes(example_map_bytes())
+    decoded = 0
+    for lump, kind in lump_types.LUMP_TYPES.items():
+        if not bsp.has_lump(lump) or kind is None:
+            continue
+        value = bsp.get_lump(lump)
+        if kind == lump_types.ARRAY:
+            assert isinstance(value, np.ndarray), lump
+        else:
+            module, cls = kind.rsplit(".", 1)
+            assert isinstance(value, getattr(importlib.import_module(f"sourcebsp.{module}"), cls)), lump
+        decoded += 1
+    assert decoded >= 10
+
+
+def test_accessors_and_their_earlier_names_are_typed(tmp_path: Path, monkeypatch) -> None:
+    """lump_or_none / lump_or_raise keep the lump's type, on a BspFile and on a MapReader, and the
+    earlier names (find_lump, require_lump, need_lump) are the same functions."""
+    import sourcebsp
+
+    assert sourcebsp.BspFile.find_lump is sourcebsp.BspFile.lump_or_none
+    assert sourcebsp.BspFile.require_lump is sourcebsp.BspFile.lump_or_none
+    assert sourcebsp.BspFile.need_lump is sourcebsp.BspFile.lump_or_raise
+    script = tmp_path / "accessors.py"
+    script.write_text(
+        "import sourcebsp\nfrom sourcebsp import LumpId\nfrom sourcebsp.protocols import MapReader\n"
+        "bsp = sourcebsp.open('x.bsp')\nreader: MapReader = bsp\n"
+        + "".join(f"reveal_type({m}.lump_or_none(LumpId.PAKFILE, 'list files'))\n"
+                  f"reveal_type({m}.lump_or_raise(LumpId.OCCLUSION, 'read occluders'))\n"
+                  f"reveal_type({m}.need_lump(LumpId.ENTITIES, 'read entities'))\n"
+                  f"reveal_type({m}.require_lump(LumpId.FACES, 'build meshes'))\n" for m in ("bsp", "reader")),
+        encoding="utf-8")
+    monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
+    out, err, status = api.run(["--strict", "--follow-imports=silent", str(script), *CACHE])
+    revealed = re.findall(r'Revealed type is "(.*)"', out)
+    assert len(revealed) == 8 and ": error: " not in out, out + err
+    assert revealed[:4] == revealed[4:]
+    assert revealed[0] == "sourcebsp.codecs.pakfile.Pakfile | None"
+    assert revealed[1] == "sourcebsp.codecs.occlusion.Occlusion"
+    assert revealed[2] == "sourcebsp.codecs.entities.Entities"
+    assert revealed[3].startswith("numpy.ndarray") and revealed[3].endswith("| None")

@@ -88,9 +88,9 @@ def leaf_at(bsp: MapReader, points: Any, *, model: int = 0) -> Any:
     one vectorized step per level of the deepest path, not one per point.
     """
     pts, single = _points(points)
-    nodes = bsp.need_lump(LumpId.NODES, "walk the BSP tree")
-    planes = bsp.need_lump(LumpId.PLANES, "walk the BSP tree")
-    leafs = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")
+    nodes = bsp.lump_or_raise(LumpId.NODES, "walk the BSP tree")
+    planes = bsp.lump_or_raise(LumpId.PLANES, "walk the BSP tree")
+    leafs = bsp.lump_or_raise(LumpId.LEAFS, "walk the BSP tree")
     if not len(nodes):
         raise BspFormatError("the map has no BSP tree (the node lump is empty)", lump="NODES",
                              offset=bsp.entry(LumpId.NODES).fileofs)
@@ -133,7 +133,7 @@ def leaf_at(bsp: MapReader, points: Any, *, model: int = 0) -> Any:
 def cluster_at(bsp: MapReader, points: Any) -> Any:
     """The visibility cluster of each point's leaf (-1 in solid); int or int64 array."""
     leaf = leaf_at(bsp, points)
-    clusters = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")["cluster"]
+    clusters = bsp.lump_or_raise(LumpId.LEAFS, "walk the BSP tree")["cluster"]
     if isinstance(leaf, int):
         return int(clusters[leaf])
     return clusters[leaf].astype(np.int64)
@@ -153,7 +153,7 @@ def num_clusters(bsp: MapReader) -> int:
     vis = visibility(bsp)
     if vis.present:
         return vis.num_clusters
-    leafs = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")
+    leafs = bsp.lump_or_raise(LumpId.LEAFS, "walk the BSP tree")
     return int(leafs["cluster"].max()) + 1 if len(leafs) else 0
 
 
@@ -192,7 +192,7 @@ def _clusters(bsp: MapReader, place: Any, count: int) -> tuple[np.ndarray, bool]
         return np.array([cluster], np.int64), True
     pts, single = _points(place)
     leaf = np.atleast_1d(np.asarray(leaf_at(bsp, pts), np.int64))
-    leafs = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")
+    leafs = bsp.lump_or_raise(LumpId.LEAFS, "walk the BSP tree")
     clusters = leafs["cluster"][leaf].astype(np.int64)
     bad = (clusters < -1) | (clusters >= count)
     if bad.any():

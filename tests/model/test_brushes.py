@@ -312,7 +312,7 @@ def test_brushes_without_sides_and_no_brushsides_lump(tmp_path):
     data = apply(example_map_bytes(), [Mutation(**m) for m in recipe["mutations"]])
     assert data == stored.read_bytes()  # the stored file is what its recipe makes
     bsp = sourcebsp.BspFile.from_bytes(data)
-    assert bsp.find_lump(LumpId.BRUSHSIDES) is None and len(bsp.brushes) == 7
+    assert bsp.lump_or_none(LumpId.BRUSHSIDES) is None and len(bsp.brushes) == 7
     assert not bsp.brushes["numsides"].any()
     result = build_brushes(bsp)
     assert len(result) == 7 and result.num_sides.tolist() == [0] * 7

@@ -287,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if args.from_ent:
                     entities = read_ent_file(args.from_ent, bsp.version)
                 else:
-                    found = bsp.require_lump(LumpId.ENTITIES, "read the entities")
+                    found = bsp.lump_or_none(LumpId.ENTITIES, "read the entities")
                     entities = Entities(bsp_version=bsp.version) if found is None else found
                 report = apply_rules(entities, rules)
                 bsp.set_lump("ENTITIES", entities)

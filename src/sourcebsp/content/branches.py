@@ -83,7 +83,7 @@ def map_branch(bsp: MapReader, fs: Any = None) -> tuple[Branch | None, str]:
     if 21 <= version <= 23:
         return BRANCHES["csgo"], f"BSP {version}"
     if version == 20:
-        entities = bsp.find_lump(LumpId.ENTITIES)
+        entities = bsp.lump_or_none(LumpId.ENTITIES)
         for entity in entities or ():
             name = (entity.classname or "").lower()
             if name in _MP_CLASSES or name.startswith(_MP_PREFIXES):

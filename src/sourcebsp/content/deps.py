@@ -206,7 +206,7 @@ class _Walker:
                         self.add(name, "model", {"lump": "dprp", "index": index})
         compiled = self.graph.compiled_names
         name = compiled[0] if len(compiled) == 1 else self.graph.map_name.lower()
-        cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
+        cubemaps = bsp.lump_or_none(LumpId.CUBEMAPS)
         if cubemaps is not None and len(cubemaps):
             # vbsp -buildcubemaps writes one texture per env_cubemap into the pakfile (checked by ``check``).
             for index, origin in enumerate(cubemaps["origin"].tolist()):
@@ -221,7 +221,7 @@ class _Walker:
             # Per-vertex static prop lighting (vrad -staticproplighting), loaded by prop index.
             if pak_name.startswith(("sp_", "sp_hdr_")) and pak_name.endswith(".vhv"):
                 self.add(pak_name, "prop-lighting", {"lump": "sprp", "index": _prop_index(pak_name)}, optional=True)
-        entities = bsp.require_lump(LumpId.ENTITIES, "list the assets entities name")
+        entities = bsp.lump_or_none(LumpId.ENTITIES, "list the assets entities name")
         for index, entity in enumerate(entities or ()):
             self.entity(index, entity, bool(bsp.detail_props is not None and len(bsp.detail_props)))
         self.map_files()
@@ -640,6 +640,6 @@ def map_dependencies(bsp: MapReader, fs: GameFS | None = None, *, map_name: str 
     fs = fs if fs is not None else GameFS()
     if map_name is None:
         map_name = Path(bsp.path).stem if bsp.path is not None else "map"
-    pak = bsp.require_lump(LumpId.PAKFILE, "look for files in the pakfile")
+    pak = bsp.lump_or_none(LumpId.PAKFILE, "look for files in the pakfile")
     fs.attach_pakfile(pak, os.fspath(bsp.path) if bsp.path is not None else map_name)
     return _Walker(bsp, fs, map_name, tuple(tags) or game_tags(fs)).walk()

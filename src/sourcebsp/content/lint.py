@@ -75,7 +75,7 @@ class Rule:
 
 
 def _pak(ctx: Context) -> Any:
-    return ctx.bsp.find_lump(LumpId.PAKFILE)
+    return ctx.bsp.lump_or_none(LumpId.PAKFILE)
 
 
 # ---- the rules --------------------------------------------------------------------------
@@ -115,7 +115,7 @@ def _stock_packed(ctx: Context) -> Iterator[tuple[str, str]]:
 
 
 def _cubemaps_not_built(ctx: Context) -> Iterator[tuple[str, str]]:
-    cubemaps = ctx.bsp.find_lump(LumpId.CUBEMAPS)
+    cubemaps = ctx.bsp.lump_or_none(LumpId.CUBEMAPS)
     if cubemaps is None or not len(cubemaps):
         return
     pak = _pak(ctx)
@@ -155,7 +155,7 @@ def _not_compressed(ctx: Context) -> Iterator[tuple[str, str]]:
     if ctx.branch is None or not ctx.branch.lzma_lumps or bsp.endian != "<":
         return
     if not any(entry.compressed for _, entry in bsp.iter_lumps()):
-        game = bsp.find_lump(LumpId.GAME_LUMP)
+        game = bsp.lump_or_none(LumpId.GAME_LUMP)
         if game is None or not any(getattr(g, "compressed", False) for g in game):
             yield f"no lump is compressed ({bsp.file_size:,} bytes) although {_branch_text(ctx)} reads LZMA lumps", ""
 
@@ -183,7 +183,7 @@ def _compressed_streamed(ctx: Context) -> Iterator[tuple[str, str]]:
 
 
 def _output_target(ctx: Context) -> Iterator[tuple[str, str]]:
-    entities = ctx.bsp.find_lump(LumpId.ENTITIES)
+    entities = ctx.bsp.lump_or_none(LumpId.ENTITIES)
     if entities is None:
         return
     names: set[str] = set()
@@ -219,7 +219,7 @@ def _limit_counts(ctx: Context) -> Iterator[tuple[str, int, int]]:
         size = entry.fourcc if entry.compressed else entry.filelen
         if size:
             yield name, int(size), limit
-    entities = bsp.find_lump(LumpId.ENTITIES)
+    entities = bsp.lump_or_none(LumpId.ENTITIES)
     if entities is not None:
         yield "MAX_MAP_ENTITIES", len(entities), MAX_MAP_ENTITIES
 

@@ -222,8 +222,8 @@ def _group_brushes(solids: dict[int, VmfSolid], brushes: BrushSet, owner: np.nda
 
 def areaportal_keys(bsp: MapReader, brushes: BrushSet, rows: list[int]) -> dict[int, int]:
     """Portal key (``portalnumber``) of each areaportal brush, by the AREAPORTALS entry on one of its sides."""
-    portals = bsp.find_lump(LumpId.AREAPORTALS)
-    verts = bsp.find_lump(LumpId.CLIPPORTALVERTS)
+    portals = bsp.lump_or_none(LumpId.AREAPORTALS)
+    verts = bsp.lump_or_none(LumpId.CLIPPORTALVERTS)
     out: dict[int, int] = {}
     if portals is None or verts is None or not rows:
         return out
@@ -292,8 +292,8 @@ def viscluster_boxes(bsp: MapReader, entities: list[Any]) -> tuple[list[tuple[in
     When a solid world leaf has a cluster, vbsp never numbered the clusters
     (it writes no portal file for a map that leaks): the second value says so.
     """
-    leafs = bsp.find_lump(LumpId.LEAFS)
-    if leafs is None or not len(leafs) or bsp.find_lump(LumpId.MODELS) is None:
+    leafs = bsp.lump_or_none(LumpId.LEAFS)
+    if leafs is None or not len(leafs) or bsp.lump_or_none(LumpId.MODELS) is None:
         return [], None
     world = leaf_models(bsp) == 0
     cluster = leafs["cluster"].astype(np.int64)
@@ -414,7 +414,7 @@ def _entities(bsp: MapReader, entities: list[Any], groups: _BrushGroups, placeme
     world, mapversion = _world_entity(worldspawn, io_format)
     world.solids = groups.world + extra_world
     vmf = VmfMap(world, mapversion=mapversion)
-    occlusion = bsp.find_lump(LumpId.OCCLUSION)
+    occlusion = bsp.lump_or_none(LumpId.OCCLUSION)
 
     def occluder_solids(index: int) -> list[VmfSolid]:
         if occlusion is None or not 0 <= index < len(occlusion):
@@ -474,8 +474,8 @@ def cubemap_sides(bsp: MapReader, faces: np.ndarray, face_ids: np.ndarray) -> di
     vbsp names a material copy fixed up for the sample at ``(x, y, z)``
     ``maps/<map>/<material>_x_y_z`` (then maybe ``_depth_<n>`` or ``_wvt_patch``).
     """
-    cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
-    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    cubemaps = bsp.lump_or_none(LumpId.CUBEMAPS)
+    texinfo = bsp.lump_or_none(LumpId.TEXINFO)
     if cubemaps is None or texinfo is None or not len(faces):
         return {}
     by_origin: dict[tuple[int, int, int], int] = {}
@@ -615,7 +615,7 @@ def build_vmf(bsp: MapReader, options: DecompileOptions | None = None,
 
     names = material_names(bsp)
     game = game_of(bsp)
-    lump = bsp.find_lump(LumpId.ENTITIES)
+    lump = bsp.lump_or_none(LumpId.ENTITIES)
     entities = list(lump) if lump is not None else []
 
     brushes = build_brushes(bsp)

@@ -152,7 +152,7 @@ def _glb_pieces(bsp_or_path: MapSource, *, models: Any = "all", include_tools: b
         atlas = _pick_atlas(bsp, hdr)
         prop_nodes = _static_props(bsp, scale) if props else []
         name = bsp.path.stem if bsp.path is not None else "map"
-        texdata = bsp.find_lump(LumpId.TEXDATA)
+        texdata = bsp.lump_or_none(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
     png = None
     if atlas is not None:

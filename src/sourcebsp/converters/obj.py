@@ -45,7 +45,7 @@ def export_obj(bsp_or_path: MapSource, path: str | Path, *, models: Any = "all",
     with opened(bsp_or_path) as bsp:
         mesh = build_mesh(bsp, models=models, include_tools=include_tools)
         report(progress, "meshes")
-        texdata = bsp.find_lump(LumpId.TEXDATA)
+        texdata = bsp.lump_or_none(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
         try:
             props = bsp.static_props

@@ -63,7 +63,7 @@ class GameFiles:
             if game is not None:
                 raise ImportError("textures from a game folder need srctools: pip install 'sourcebsp[render]'")
             return None
-        pak = bsp.find_lump("PAKFILE")
+        pak = bsp.lump_or_none("PAKFILE")
         fsys = None
         if game is not None:
             fsys = _mount(Path(game), notes)

@@ -60,7 +60,7 @@ def _pakfile(bsp: MapReader) -> Any:
     """The decoded pakfile, or None for a map without one."""
     from ..codecs.pakfile import Pakfile
 
-    value = bsp.find_lump(LumpId.PAKFILE)
+    value = bsp.lump_or_none(LumpId.PAKFILE)
     return value if isinstance(value, Pakfile) else None
 
 
@@ -95,7 +95,7 @@ def _visibility(path: Path, scratch: Path) -> None:
 def _probe_points(bsp: MapReader) -> np.ndarray:
     """A few points inside the world: the corners and centre of model 0, and the origin."""
     points = [np.zeros(3)]
-    models = bsp.find_lump(LumpId.MODELS)
+    models = bsp.lump_or_none(LumpId.MODELS)
     if models is not None and len(models):
         # The probe is the harness's, not the library's: it may not warn on a damaged model.
         with np.errstate(all="ignore"):

@@ -477,9 +477,9 @@ def build_brushes(bsp: MapReader, indices: np.ndarray | None = None) -> BrushSet
     from ``dbrushside_t``.  Raises :class:`~sourcebsp.errors.BspFormatError`
     when a brush refers to a side or plane that does not exist.
     """
-    brushes = bsp.require_lump(LumpId.BRUSHES, "build brushes")
-    sides = bsp.require_lump(LumpId.BRUSHSIDES, "build brushes")
-    planes = bsp.require_lump(LumpId.PLANES, "build brushes")
+    brushes = bsp.lump_or_none(LumpId.BRUSHES, "build brushes")
+    sides = bsp.lump_or_none(LumpId.BRUSHSIDES, "build brushes")
+    planes = bsp.lump_or_none(LumpId.PLANES, "build brushes")
     if brushes is None or not len(brushes):
         empty = np.zeros(0, np.int64)
         return BrushSet(empty, np.zeros(1, np.int64), empty, empty, np.zeros((0, 3)), np.zeros(0),
@@ -526,7 +526,7 @@ def model_brushes(bsp: MapReader) -> list[np.ndarray]:
     model whose range of brush indices encloses them (vbsp writes each
     entity's brushes together), else to the world.
     """
-    models = bsp.require_lump(LumpId.MODELS, "build brushes")
+    models = bsp.lump_or_none(LumpId.MODELS, "build brushes")
     if models is None or not len(models):
         return []
     owner = brush_models_of(bsp)
@@ -539,9 +539,9 @@ def leaf_models(bsp: MapReader) -> np.ndarray:
     A leaf reached from several head nodes goes to the highest model number
     (a brush entity's, not the world's).
     """
-    models = bsp.require_lump(LumpId.MODELS, "find the leaves of each model")
-    nodes = bsp.require_lump(LumpId.NODES, "find the leaves of each model")
-    leafs = bsp.require_lump(LumpId.LEAFS, "find the leaves of each model")
+    models = bsp.lump_or_none(LumpId.MODELS, "find the leaves of each model")
+    nodes = bsp.lump_or_none(LumpId.NODES, "find the leaves of each model")
+    leafs = bsp.lump_or_none(LumpId.LEAFS, "find the leaves of each model")
     leaf_model = np.full(0 if leafs is None else len(leafs), -1, np.int64)
     if models is None or not len(models) or leafs is None:
         return leaf_model
@@ -580,10 +580,10 @@ def leaf_models(bsp: MapReader) -> np.ndarray:
 
 def brush_models_of(bsp: MapReader) -> np.ndarray:
     """The model that owns each brush (see :func:`model_brushes`), ``(B,)``."""
-    models = bsp.require_lump(LumpId.MODELS, "build brushes")
-    brushes = bsp.require_lump(LumpId.BRUSHES, "build brushes")
-    leafs = bsp.require_lump(LumpId.LEAFS, "build brushes")
-    leafbrushes = bsp.require_lump(LumpId.LEAFBRUSHES, "build brushes")
+    models = bsp.lump_or_none(LumpId.MODELS, "build brushes")
+    brushes = bsp.lump_or_none(LumpId.BRUSHES, "build brushes")
+    leafs = bsp.lump_or_none(LumpId.LEAFS, "build brushes")
+    leafbrushes = bsp.lump_or_none(LumpId.LEAFBRUSHES, "build brushes")
     n_brushes = 0 if brushes is None else len(brushes)
     owner = np.zeros(n_brushes, np.int64)
     if models is None or not len(models) or not n_brushes or leafs is None or leafbrushes is None:

@@ -92,10 +92,10 @@ def face_table(bsp: MapReader, *, hdr: bool = False) -> np.ndarray:
     describe the same polygons; they differ in their lightmap offsets.
     """
     # A face lump of unknown layout raises: never a face-less mesh.
-    ldr = bsp.require_lump(LumpId.FACES, "build meshes")
+    ldr = bsp.lump_or_none(LumpId.FACES, "build meshes")
     if not hdr and ldr is not None and len(ldr):
         return ldr  # FACES_HDR is not read (or decompressed) for nothing
-    high = bsp.require_lump(LumpId.FACES_HDR, "build meshes")
+    high = bsp.lump_or_none(LumpId.FACES_HDR, "build meshes")
     if high is not None and len(high):
         return high
     if ldr is not None and len(ldr):
@@ -105,9 +105,9 @@ def face_table(bsp: MapReader, *, hdr: bool = False) -> np.ndarray:
 
 def texture_names(bsp: MapReader) -> list[str]:
     """The material name of every texdata entry (``""`` when it cannot be found)."""
-    texdata = bsp.find_lump(LumpId.TEXDATA)
-    table = bsp.find_lump(LumpId.TEXDATA_STRING_TABLE)
-    strings = bsp.find_lump(LumpId.TEXDATA_STRING_DATA)
+    texdata = bsp.lump_or_none(LumpId.TEXDATA)
+    table = bsp.lump_or_none(LumpId.TEXDATA_STRING_TABLE)
+    strings = bsp.lump_or_none(LumpId.TEXDATA_STRING_DATA)
     if texdata is None:
         return []
     names = []
@@ -133,7 +133,7 @@ def reflectivity(texdata: Any, default: float) -> np.ndarray:
 def face_textures(bsp: MapReader, faces: np.ndarray | None = None) -> np.ndarray:
     """The texdata index of every face (``-1`` for a face without texinfo)."""
     faces = face_table(bsp) if faces is None else faces
-    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    texinfo = bsp.lump_or_none(LumpId.TEXINFO)
     ti = faces["texinfo"].astype(np.int64)
     if texinfo is None or not len(texinfo):
         return np.full(len(faces), -1, np.int64)
@@ -152,7 +152,7 @@ def hidden_faces(bsp: MapReader, faces: np.ndarray | None = None) -> np.ndarray:
     which is drawn as a black surface.
     """
     faces = face_table(bsp) if faces is None else faces
-    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    texinfo = bsp.lump_or_none(LumpId.TEXINFO)
     ti = faces["texinfo"].astype(np.int64)
     if texinfo is None:
         return np.ones(len(faces), bool)
@@ -179,14 +179,14 @@ def face_polygons(bsp: MapReader, faces: np.ndarray | None = None) -> tuple[np.n
     offsets = np.zeros(len(faces) + 1, np.int64)
     if not len(faces) or not counts.any():
         return np.zeros(0, np.int64), offsets
-    surfedges = bsp.need_lump(LumpId.SURFEDGES, "build meshes")
+    surfedges = bsp.lump_or_raise(LumpId.SURFEDGES, "build meshes")
     # Validate every range before expanding it (an edge count of 2**28 must not allocate GiBs).
     _, se_index = expand_ranges(faces["firstedge"], counts, len(surfedges), bsp=bsp, lump=LumpId.FACES,
                                 fields=("firstedge", "numedges"), target="SURFEDGES",
                                 bytes_per_item=_BYTES_PER_CORNER, itemsize=faces.dtype.itemsize)
     np.cumsum(counts, out=offsets[1:])
-    edges = bsp.need_lump(LumpId.EDGES, "build meshes")
-    vertexes = bsp.need_lump(LumpId.VERTEXES, "build meshes")
+    edges = bsp.lump_or_raise(LumpId.EDGES, "build meshes")
+    vertexes = bsp.lump_or_raise(LumpId.VERTEXES, "build meshes")
     se = surfedges[se_index].astype(np.int64)
     edge = np.abs(se)
     _check_range(edge, len(edges), "EDGES", bsp, LumpId.SURFEDGES)
@@ -204,7 +204,7 @@ def vertex_points(bsp: MapReader, indices: np.ndarray) -> np.ndarray:
     """``VERTEXES`` points ``indices`` as float64 ``(N, 3)``, checked finite and within :data:`MAX_COORDINATE`."""
     if not len(indices):
         return np.zeros((0, 3))
-    vertexes = bsp.need_lump(LumpId.VERTEXES, "build meshes")
+    vertexes = bsp.lump_or_raise(LumpId.VERTEXES, "build meshes")
     points = floats(vertexes["point"][indices])
     bad = ~(np.abs(points) <= MAX_COORDINATE).all(axis=1)  # also catches NaN
     if bad.any():
@@ -305,7 +305,7 @@ class BrushModel:
 
 def brush_models(bsp: MapReader) -> list[BrushModel]:
     """Every ``dmodel_t`` with the entity that uses it (``"model" "*N"``)."""
-    models = bsp.find_lump(LumpId.MODELS)
+    models = bsp.lump_or_none(LumpId.MODELS)
     if models is None:
         return []
     out = [
@@ -343,7 +343,7 @@ def _read_entities(bsp: MapReader) -> "Iterable[Entity]":
     from ..codecs.entities import EntitiesCodec, iter_entities
 
     if bsp.is_loaded(LumpId.ENTITIES) or not isinstance(bsp.codec(LumpId.ENTITIES), EntitiesCodec):
-        return bsp.find_lump(LumpId.ENTITIES) or ()
+        return bsp.lump_or_none(LumpId.ENTITIES) or ()
     if not bsp.has_lump(LumpId.ENTITIES):
         return ()
     return iter_entities(bsp.lump_bytes(LumpId.ENTITIES), lump=bsp.lump_name(LumpId.ENTITIES),
@@ -468,7 +468,7 @@ def build_mesh(bsp: MapReader, *, models: ModelSelection = "all", include_tools:
     wanted &= faces["numedges"] >= 3
     selected = np.flatnonzero(wanted)
     disp = faces["dispinfo"][selected].astype(np.int64) != -1
-    dispinfo = bsp.find_lump(LumpId.DISPINFO)
+    dispinfo = bsp.lump_or_none(LumpId.DISPINFO)
     if disp.any() and dispinfo is None:
         raise BspFormatError("faces refer to displacements but the map has no DISPINFO lump",
                              lump="FACES", offset=bsp.entry(LumpId.FACES).fileofs)
@@ -526,7 +526,7 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 def _texture_sizes(bsp: MapReader, texdata_index: np.ndarray) -> np.ndarray:
-    texdata = bsp.find_lump(LumpId.TEXDATA)
+    texdata = bsp.lump_or_none(LumpId.TEXDATA)
     size = np.ones((len(texdata_index), 2), np.float64)
     if texdata is None or not len(texdata):
         return size
@@ -548,7 +548,7 @@ def _uvs(bsp: MapReader, faces: np.ndarray, face_of_vertex: np.ndarray, points: 
     Computed in float64, in runs of corners: a corner's temporaries (texinfo
     vectors gathered and widened, projections) take about 200 bytes.
     """
-    texinfo = bsp.need_lump(LumpId.TEXINFO, "build meshes")
+    texinfo = bsp.lump_or_raise(LumpId.TEXINFO, "build meshes")
     ti = faces["texinfo"][face_of_vertex].astype(np.int64)
     _check_range(ti, len(texinfo), "TEXINFO", bsp, LumpId.FACES)
     uv = np.empty((len(points), 2), np.float32)
@@ -566,7 +566,7 @@ def _uvs(bsp: MapReader, faces: np.ndarray, face_of_vertex: np.ndarray, points: 
 
 
 def _face_normals(bsp: MapReader, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
-    planes = bsp.need_lump(LumpId.PLANES, "build meshes")
+    planes = bsp.lump_or_raise(LumpId.PLANES, "build meshes")
     pn = faces["planenum"][which].astype(np.int64)
     _check_range(pn, len(planes), "PLANES", bsp, LumpId.FACES)
     normal = planes["normal"][pn].astype(np.float64)
@@ -617,9 +617,9 @@ def _grid_triangles(power: int) -> np.ndarray:
 
 
 def _displacements(bsp: MapReader, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
-    dispinfo = bsp.need_lump(LumpId.DISPINFO, "build meshes")
-    dispverts = bsp.find_lump(LumpId.DISP_VERTS)
-    disptris = bsp.find_lump(LumpId.DISP_TRIS)
+    dispinfo = bsp.lump_or_raise(LumpId.DISPINFO, "build meshes")
+    dispverts = bsp.lump_or_none(LumpId.DISP_VERTS)
+    disptris = bsp.lump_or_none(LumpId.DISP_TRIS)
     sub = faces[which]
     if np.any(sub["numedges"] != 4):
         bad = int(which[np.flatnonzero(sub["numedges"] != 4)[0]])

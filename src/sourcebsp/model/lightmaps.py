@@ -151,7 +151,7 @@ def lightmap_layout(bsp: MapReader, *, hdr: bool = False) -> LightmapLayout:
     lightofs = faces["lightofs"].astype(np.int64)
     width = faces["lightmap_texture_size_in_luxels"][:, 0].astype(np.int64) + 1
     height = faces["lightmap_texture_size_in_luxels"][:, 1].astype(np.int64) + 1
-    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    texinfo = bsp.lump_or_none(LumpId.TEXINFO)
     bump = np.zeros(len(faces), bool)
     if texinfo is not None and not isinstance(texinfo, RawLump) and len(texinfo):
         ti = faces["texinfo"].astype(np.int64)
