@@ -12,6 +12,7 @@ from .errors import (
     BspFormatError,
     CompressionError,
     LumpSizeError,
+    MissingExtraError,
     TruncatedError,
     UnsupportedError,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "LumpSizeError",
     "CompressionError",
     "UnsupportedError",
+    "MissingExtraError",
     "ClosedMapError",
     "DecompressionLimitError",
     "Limits",

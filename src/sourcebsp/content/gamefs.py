@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal
 
+from .._extras import needs_extra
 from ..errors import BspError
 from .vpk import VpkArchive
 
@@ -112,10 +113,8 @@ class SearchPath:
 
 def parse_keyvalues(text: str, name: str = "") -> Any:
     """Parse KeyValues text with srctools (the one place this module uses it)."""
-    try:
+    with needs_extra("reading game files", "deps"):
         from srctools.keyvalues import Keyvalues
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise BspError("reading game files needs srctools: pip install 'sourcebsp[deps]'") from exc
     try:
         # single_line: several pairs on one line, as the engine's own parser accepts.
         return Keyvalues.parse(text, name, allow_escapes=False, single_line=True)

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from ..codecs.pakfile import ZIP_LZMA, ZIP_STORED
 from ..protocols import MapReader
 from ..lump_ids import LumpId
 from .branches import BRANCHES, Branch, map_branch
@@ -28,7 +29,6 @@ from .pack import STREAMED
 __all__ = ["Finding", "Rule", "RULES", "Context", "check_map", "select_rules"]
 
 SEVERITIES = ("error", "warning", "info")
-_ZIP_STORED, _ZIP_LZMA = 0, 14
 # Output targets the engine resolves itself (CBaseEntity::FindNamedEntity's "!" names).
 _SPECIAL_TARGET = re.compile(r"^!")
 # .tth/.ttz: Vampire: Bloodlines' texture files.
@@ -134,7 +134,7 @@ def _branch_text(ctx: Context) -> str:
 
 def _lzma_pak_entries(ctx: Context) -> list[str]:
     pak = _pak(ctx)
-    return [e.name for e in pak.entries() if e.compress_type == _ZIP_LZMA] if pak is not None else []
+    return [e.name for e in pak.entries() if e.compress_type == ZIP_LZMA] if pak is not None else []
 
 
 def _compressed_unsupported(ctx: Context) -> Iterator[tuple[str, str]]:
@@ -171,14 +171,14 @@ def _pak_lzma_limited(ctx: Context) -> Iterator[tuple[str, str]]:
 def _pak_method(ctx: Context) -> Iterator[tuple[str, str]]:
     pak = _pak(ctx)
     for entry in pak.entries() if pak is not None else ():
-        if entry.compress_type not in (_ZIP_STORED, _ZIP_LZMA):
+        if entry.compress_type not in (ZIP_STORED, ZIP_LZMA):
             yield f"{entry.name} is stored with {entry.compression}, which no Source engine reads", entry.name
 
 
 def _compressed_streamed(ctx: Context) -> Iterator[tuple[str, str]]:
     pak = _pak(ctx)
     for entry in pak.entries() if pak is not None else ():
-        if entry.compress_type != _ZIP_STORED and STREAMED.match(fold(entry.name)):
+        if entry.compress_type != ZIP_STORED and STREAMED.match(fold(entry.name)):
             yield f"{entry.name} is compressed ({entry.compression})", entry.name
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal
 
 import numpy as np
 
+from .._extras import import_extra
 if TYPE_CHECKING:
     from ..protocols import MapReader, MapSource
 
@@ -332,14 +333,9 @@ def format_many(values: Any, decimals: int = 6) -> list[str]:
 
 
 def require(module: str, what: str) -> Any:
-    """Import an optional dependency, or raise ImportError naming the extra to install."""
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(f"{what} needs the {module.split('.')[0]!r} package: "
-                          f"pip install 'sourcebsp[export]'") from exc
+    """Import an optional dependency of the exports, or raise
+    :class:`~sourcebsp.errors.MissingExtraError` naming the extra to install."""
+    return import_extra(module, what, "export")
 
 
 @contextlib.contextmanager

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._extras import needs_extra
 from ..model.geometry import angles_matrix
 from ..protocols import MapReader
 from ..resources import sorted_unique
@@ -61,7 +62,8 @@ class GameFiles:
         notes: list[str] = []
         if not _srctools():
             if game is not None:
-                raise ImportError("textures from a game folder need srctools: pip install 'sourcebsp[render]'")
+                with needs_extra("textures from a game folder", "render"):
+                    import srctools  # noqa: F401 - raises, naming the extra
             return None
         pak = bsp.lump_or_none("PAKFILE")
         fsys = None

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
 
+from .._extras import needs_extra
 from ..codecs.base import RawLump
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
@@ -64,10 +65,8 @@ _UV_CHUNK = 1 << 10
 
 def require_pillow() -> Any:
     """``PIL.Image``, or an ImportError that says which extra to install."""
-    try:
+    with needs_extra("writing PNG images", "export"):
         from PIL import Image
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("writing PNG images needs Pillow: pip install 'sourcebsp[export]'") from exc
     return Image
 
 
