@@ -106,13 +106,14 @@ def _map_parameters() -> list[tuple[str, str, str]]:
 
 
 def test_no_map_parameter_is_typed_any() -> None:
-    """A map parameter is a MapReader (or BspFile, or a map-or-path MapSource): never ``Any``,
+    """A map parameter is a MapReader (or BspFile, a map-or-path MapSource, or the part of a map
+    the resource checks read, SizedMap): never ``Any``,
     ``object`` or unannotated, so mypy checks every lump read through it."""
     found = _map_parameters()
     assert len(found) > 100  # the scan sees the package's map parameters
     loose = [f for f in found if not f[2] or re.search(r"\b(Any|object)\b", f[2])]
     assert not loose, loose
-    allowed = {"MapReader", "MapReader | int", "MapSource", "BspFile", "'SavedMap'"}
+    allowed = {"MapReader", "SizedMap", "SizedMap | int", "MapSource", "BspFile", "'SavedMap'"}
     assert {f[2] for f in found} <= allowed, {f[2] for f in found} - allowed
 
 

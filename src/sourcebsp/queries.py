@@ -25,7 +25,7 @@ from .codecs.base import RawLump
 from .codecs.visibility import Visibility
 from .errors import BspFormatError
 from .lump_ids import LumpId
-from .resources import floats
+from .numeric import floats
 
 if TYPE_CHECKING:
     from .protocols import MapReader

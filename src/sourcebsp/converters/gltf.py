@@ -31,7 +31,7 @@ import numpy as np
 
 from ..lump_ids import LumpId
 from ..errors import BspFormatError
-from ..resources import floats, sorted_unique
+from ..numeric import floats, sorted_unique
 from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, reflectivity
 from ..model.lightmaps import LightmapAtlas, build_atlas, encode_png
 from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..lump_ids import LumpId
 from ..model.geometry import build_mesh, iter_models, reflectivity
-from ..resources import sorted_unique
+from ..numeric import sorted_unique
 from ._common import Progress, Units, format_line_blocks, opened, report, to_y_up, unit_scale
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import BspError
 from ..model.geometry import angles_matrix
 from ..protocols import MapReader
-from ..resources import sorted_unique
+from ..numeric import sorted_unique
 from .render_raster import Frame, project_perspective
 from .render_scene import Scene
 

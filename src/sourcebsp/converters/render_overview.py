@@ -40,7 +40,7 @@ from .. import queries
 from ..errors import BspError
 from ..lump_ids import LumpId
 from ..protocols import MapReader
-from ..resources import sorted_unique
+from ..numeric import sorted_unique
 from .render_camera import entity_floats
 from .render_raster import Band, Frame, pixel_values
 from .render_shade import Modulate

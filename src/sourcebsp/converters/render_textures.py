@@ -28,7 +28,7 @@ import numpy as np
 from .._extras import needs_extra
 from ..model.geometry import angles_matrix
 from ..protocols import MapReader
-from ..resources import sorted_unique
+from ..numeric import sorted_unique
 
 __all__ = ["GameFiles", "texture_images", "prop_boxes", "TEXTURE_SIZE"]
 

@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
 from ..protocols import MapReader
-from ..resources import floats
+from ..numeric import floats
 from .vmf_writer import VmfDisp
 
 __all__ = ["DISP_BRUSH_DEPTH", "CORNER_EPSILON", "DispFace", "displacement_faces", "disp_block"]

@@ -50,7 +50,8 @@ from ..codecs.brushes import BRUSHSIDE
 from ..codecs.geometry import PLANE
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
-from ..resources import check_indices, check_memory, expand_ranges, floats, sorted_unique
+from ..numeric import floats, sorted_unique
+from ..resources import check_indices, check_memory, expand_ranges
 
 if TYPE_CHECKING:
     from ..protocols import MapReader

@@ -55,7 +55,8 @@ from ..flags import (
 )
 from ..lump_ids import LumpId
 from ..codecs.geometry import FACE  # noqa: I001 - kept apart from the imports above
-from ..resources import expand_ranges, floats, sorted_unique
+from ..numeric import floats, sorted_unique
+from ..resources import expand_ranges
 
 if TYPE_CHECKING:
     from ..protocols import MapReader
