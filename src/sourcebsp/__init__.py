@@ -17,7 +17,7 @@ from .errors import (
     UnsupportedError,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 

@@ -27,7 +27,7 @@ from .variants import Variant, detect_variant, get_variant, supported_versions
 from .parallel import start_parallel
 
 if TYPE_CHECKING:
-    from pathlib import Path  # imported when a path is asked for: 3-5 ms that reading does not need
+    from pathlib import Path  # imported when a path is asked for: an import that reading does not need
 
 
     # >>> generated: imports (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)

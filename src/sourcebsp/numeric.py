@@ -24,7 +24,7 @@ def sorted_unique(values: Any) -> np.ndarray:
     """The distinct values of an integer array, sorted and flattened: ``np.unique(values)``.
 
     numpy 2.3 and later import ``numpy.ma`` on the first plain ``np.unique``
-    call (to test for a masked array): 6 ms and 1.4 MB that every export,
+    call (to test for a masked array): time and memory that every export,
     render and decompile process would pay for this sort.
     """
     ordered = np.sort(np.ravel(values))

@@ -56,7 +56,7 @@ class RuleError(ValueError):
 
 class Rule(NamedTuple):
     """One rule, as read from a rules file or the command line (not a dataclass: the
-    command would import ``dataclasses`` and ``inspect`` for it, 7 ms)."""
+    command would import ``dataclasses`` and ``inspect`` for it)."""
 
     match: dict[str, str]
     all: bool
