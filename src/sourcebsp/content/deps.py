@@ -42,7 +42,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..protocols import MapReader
 from ..errors import BspError
@@ -54,6 +54,9 @@ from .materials import material_refs
 from .models import model_refs
 from .particles import particle_systems
 from .sounds import manifest_files, sound_file, soundscape_entries, soundscript_entries
+
+if TYPE_CHECKING:
+    from ..codecs.entities import Entity
 
 __all__ = ["Dependency", "DependencyGraph", "map_dependencies", "SKY_SIDES"]
 
@@ -226,7 +229,7 @@ class _Walker:
             self.entity(index, entity, bool(bsp.detail_props is not None and len(bsp.detail_props)))
         self.map_files()
 
-    def entity(self, index: int, entity: Any, has_detail: bool) -> None:
+    def entity(self, index: int, entity: Entity, has_detail: bool) -> None:
         classname = (entity.classname or "").lower()
         for key, value in entity.items():
             value = value.strip()
@@ -256,7 +259,7 @@ class _Walker:
         if classname and classname != "worldspawn":
             self.class_loads(index, classname, entity)
 
-    def class_loads(self, index: int, classname: str, entity: Any) -> None:
+    def class_loads(self, index: int, classname: str, entity: Entity) -> None:
         """What the class loads without a key naming it (its ``Precache()``).  Optional: the
         game ships them, so they are listed (and packed) only when found."""
         try:

@@ -27,11 +27,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from .._extras import needs_extra
 from ..errors import BspError
 from .vpk import VpkArchive
+
+if TYPE_CHECKING:
+    from ..codecs.pakfile import Pakfile
 
 __all__ = ["Location", "SearchPath", "GameFS", "fold", "parse_keyvalues"]
 
@@ -130,7 +133,7 @@ class GameFS:
         self.mod_dir = mod_dir
         self.unresolved: list[str] = []  # search paths that could not be mounted, as written
         self._pak_names: dict[str, str] = {}
-        self._pakfile: Any = None
+        self._pakfile: Pakfile | None = None
         self._pak_source = ""
 
     # ---- mounting -------------------------------------------------------------------
@@ -258,7 +261,7 @@ class GameFS:
             raise BspError(f"VPK {vpk} does not exist")
         self._add(SearchPath("vpk", found, stock, ("content",)))
 
-    def attach_pakfile(self, pakfile: Any, source: str = "") -> None:
+    def attach_pakfile(self, pakfile: Pakfile | None, source: str = "") -> None:
         """Look in a map's pakfile (:class:`~sourcebsp.codecs.pakfile.Pakfile`) before every search path."""
         self._pakfile = pakfile
         self._pak_source = source
@@ -301,6 +304,8 @@ class GameFS:
     def read(self, location: Location) -> bytes:
         """The contents of a file found by :meth:`find`."""
         if location.where == "pakfile":
+            if self._pakfile is None:  # a location from another GameFS, or found before a detach
+                raise BspError(f"{location.name}: no pakfile is attached to read it from")
             return bytes(self._pakfile.read(location.name))
         for path in self.paths:
             if str(path.path) == location.source and path.kind == location.where:

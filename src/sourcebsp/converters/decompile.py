@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -54,6 +54,10 @@ from .vmf_solids import (
 )
 from .vmf_textures import default_axes, game_of, material_names, tool_name
 from .vmf_writer import VmfEntity, VmfMap, VmfSolid, format_numbers
+
+if TYPE_CHECKING:
+    from ..codecs.entities import Entity
+    from ..codecs.occlusion import Occlusion
 
 __all__ = ["DecompileOptions", "DecompileStats", "DECOMPILE_STEPS", "OCCLUDER_DEPTH", "MOVEDIR_CLASSES",
            "ANGLES_ZEROED_CLASSES", "build_vmf", "rotation_rule", "output_text", "viscluster_boxes"]
@@ -245,7 +249,7 @@ def areaportal_keys(bsp: MapReader, brushes: BrushSet, rows: list[int]) -> dict[
     return out
 
 
-def occluder_specs(bsp: MapReader, occlusion: Any, index: int, game: str) -> list[PlaneSpec]:
+def occluder_specs(bsp: MapReader, occlusion: Occlusion, index: int, game: str) -> list[PlaneSpec]:
     """The planes of a brush for each polygon of occluder ``index``."""
     vertexes = bsp.vertexes["point"].astype(np.float64)
     planes = bsp.planes
@@ -364,7 +368,7 @@ def _outputs(outputs: list[tuple[str, str]], io_format: str) -> list[tuple[str, 
     return [(k, output_text(k, v, io_format)) for k, v in outputs]
 
 
-def _world_entity(worldspawn: Any, io_format: str = "map") -> tuple[VmfEntity, int]:
+def _world_entity(worldspawn: Entity | None, io_format: str = "map") -> tuple[VmfEntity, int]:
     pairs: list[tuple[str, str]] = [("classname", "worldspawn")]
     outputs: list[tuple[str, str]] = []
     mapversion = 1
@@ -376,7 +380,7 @@ def _world_entity(worldspawn: Any, io_format: str = "map") -> tuple[VmfEntity, i
     return VmfEntity(1, pairs, outputs), mapversion
 
 
-def _lump_entity(entity: Any, index: int, groups: _BrushGroups, placements: dict[int, _Placement],
+def _lump_entity(entity: Entity, index: int, groups: _BrushGroups, placements: dict[int, _Placement],
                  occluder_solids: Callable[[int], list[VmfSolid]], stats: DecompileStats,
                  io_format: str = "map") -> VmfEntity:
     """One entity of the entity lump, with the solids that belong to it."""
@@ -385,7 +389,7 @@ def _lump_entity(entity: Any, index: int, groups: _BrushGroups, placements: dict
     m = entity.model_index
     solids: list[VmfSolid] = []
     placement = placements.get(m) if m is not None else None
-    if placement is not None and placement.entity == index:
+    if m is not None and placement is not None and placement.entity == index:
         solids = groups.model.get(m, [])
         if placement.rule != "none":
             label = entity.get("targetname") or entity.get("model") or ""
