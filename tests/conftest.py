@@ -40,6 +40,16 @@ def corpus_map(name: str) -> Path:
     return path
 
 
+def corpus_vmf(name: str) -> Path:
+    """The Hammer source ``vmf/<name>`` of a corpus map (skip, or fail in CI, if missing)."""
+    path = VMF_DIR / name
+    if not path.exists():
+        if IN_CI:
+            raise FileNotFoundError(path)
+        pytest.skip(f"Hammer source {name} not found in {VMF_DIR}")
+    return path
+
+
 @pytest.fixture(params=corpus_maps())
 def map_path(request: pytest.FixtureRequest) -> Path:
     """Each corpus map in turn (read-only: copy before writing)."""

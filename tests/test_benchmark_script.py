@@ -158,3 +158,32 @@ def test_missing_and_failing_libraries_are_reported(bench, small_map, monkeypatc
         assert by[("sourcebsp", operation)]["seconds"] > 0
     out = capsys.readouterr().out
     assert "not installed" in out and "cannot read this map" in out
+
+
+def test_readme_table_spans_the_maps() -> None:
+    """readme_table.py: sourcebsp's fastest and slowest time, each peer's worst and best ratio over
+    the maps it read (failures counted), and the machine's floor, from a run's JSON."""
+    spec = importlib.util.spec_from_file_location("sourcebsp_readme_table", SCRIPT.with_name("readme_table.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def row(library: str, operation: str, mode: str, seconds: float | None, error: str | None = None) -> dict:
+        return {"library": library, "operation": operation, "mode": mode, "seconds": seconds, "error": error}
+
+    maps = []
+    for ours, theirs, floor in ((0.002, 0.004, 0.0005), (0.010, None, 0.001)):
+        rows = [row("sourcebsp", "open+decode", "in process", ours),
+                row("srctools", "open+decode", "in process", theirs, None if theirs else "KeyError"),
+                row("bsp_tool", "open+decode", "in process", 0.5 * ours),
+                row("sourcepp", "open+decode", "in process", None, "not offered"),
+                row("sourcebsp", "open+decode", "process", 10 * ours),
+                row("machine", "memcpy of the file", "limit", floor)]
+        for r in rows:  # as bench.py makes them: other / sourcebsp of the same operation and mode
+            ref = next(o["seconds"] for o in rows if o["library"] == "sourcebsp" and
+                       (o["operation"], o["mode"]) == (r["operation"], r["mode"])) if r["mode"] != "limit" else None
+            r["ratio"] = r["seconds"] / ref if ref and r["seconds"] is not None else None
+        maps.append({"rows": rows})
+    lines = module.table({"maps": maps}).splitlines()
+    assert lines[2] == "| open+decode | 2.0–10.0 | 2.00x (1 failed) | 0.50x | not offered | 0.50–1.0 |"
+    assert lines[3] == "| open+decode (whole process) | 20.0–100 | not offered | not offered | not offered |  |"

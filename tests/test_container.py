@@ -174,7 +174,7 @@ def test_closed_map_raises(corpus_file, tmp_path: Path) -> None:
         bsp.entities  # something decoded before closing
     assert bsp.closed and "closed" in repr(bsp)
     for access in (lambda: bsp.planes, lambda: bsp.entities, lambda: bsp.get_lump(LumpId.FACES),
-                   lambda: bsp.find_lump(LumpId.FACES), lambda: bsp.raw_lump(LumpId.PLANES),
+                   lambda: bsp.lump_or_none(LumpId.FACES), lambda: bsp.raw_lump(LumpId.PLANES),
                    lambda: bsp.lump_bytes(LumpId.PLANES), lambda: bsp.decode_all(),
                    lambda: bsp.to_bytes(), lambda: bsp.save(tmp_path / "out.bsp"),
                    lambda: bsp.set_lump(LumpId.PLANES, np.zeros(0))):
@@ -203,9 +203,26 @@ def test_typed_attribute_of_a_raw_lump_raises(corpus_file) -> None:
     # VTMB's occlusion lump has version 0, for which no layout is known.
     with sourcebsp.open(corpus_file("vtmb_sp_genesisdevice_1.bsp")) as bsp:
         assert isinstance(bsp.get_lump(LumpId.OCCLUSION), sourcebsp.RawLump)
-        assert bsp.find_lump(LumpId.OCCLUSION) is None
+        assert bsp.lump_or_none(LumpId.OCCLUSION) is None
         with pytest.raises(sourcebsp.UnsupportedError, match="get_lump"):
             bsp.occlusion
+        # The accessors' table: a raw lump is None, or an error naming the purpose.
+        for call in (lambda: bsp.lump_or_none(LumpId.OCCLUSION, "read occluders"),
+                     lambda: bsp.lump_or_raise(LumpId.OCCLUSION, "read occluders")):
+            with pytest.raises(sourcebsp.UnsupportedError, match="cannot read occluders") as exc:
+                call()
+            assert exc.value.lump == "OCCLUSION" and exc.value.offset == bsp.entry(LumpId.OCCLUSION).fileofs
+
+
+def test_accessors_on_a_missing_lump() -> None:
+    bsp = BspFile()
+    assert bsp.lump_or_none(LumpId.PLANES) is None and bsp.lump_or_none(LumpId.PLANES, "x") is None
+    with pytest.raises(sourcebsp.BspFormatError, match="cannot build meshes: the map has no PLANES lump"):
+        bsp.lump_or_raise(LumpId.PLANES, "build meshes")
+    planes = bsp.get_lump(LumpId.PLANES)
+    assert len(planes) == 0
+    # A value read or set on the map is found even when the file has none (an edit saves it).
+    assert bsp.lump_or_raise(LumpId.PLANES, "x") is planes
 
 
 def test_lump_attributes_cover_every_lump() -> None:

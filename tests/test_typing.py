@@ -1,6 +1,7 @@
-"""The package type-checks (it ships ``py.typed``), and so does the README's library example."""
+"""The package type-checks (it ships ``py.typed``); the README's blocks: tests/test_readme.py."""
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def test_container_satisfies_its_protocol(tmp_path: Path, monkeypatch) -> None:
     script.write_text(
         "import sourcebsp\nfrom sourcebsp import LumpId\nfrom sourcebsp.protocols import MapReader\n"
         "bsp: MapReader = sourcebsp.open('x.bsp')\n"
-        "reveal_type(bsp.find_lump(LumpId.ENTITIES))\nreveal_type(bsp.planes)\n",
+        "reveal_type(bsp.lump_or_none(LumpId.ENTITIES))\nreveal_type(bsp.planes)\n",
         encoding="utf-8")
     monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
     out, err, status = api.run(["--strict", "--follow-imports=silent", str(script), *CACHE])
@@ -52,27 +53,14 @@ def test_container_satisfies_its_protocol(tmp_path: Path, monkeypatch) -> None:
     assert ": error: " not in out, out + err
 
 
-def test_readme_library_examples_pass_strict(tmp_path: Path, monkeypatch) -> None:
-    """The examples under "## Library" see every lump attribute with its type."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Library", 1)[1].split("\n## ", 1)[0]
-    examples = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert len(examples) >= 2 and "bsp.planes" in examples[0] and "bsp.entities" in examples[0]
-    for number, code in enumerate(examples):
-        script = tmp_path / f"readme_example_{number}.py"
-        script.write_text(code, encoding="utf-8")
-    monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
-    _mypy("--strict", "--follow-imports=silent", *map(str, sorted(tmp_path.glob("readme_example_*.py"))))
-
-
 def test_lump_types_are_seen_by_mypy(tmp_path: Path, monkeypatch) -> None:
-    """reveal_type of lump attributes and typed get_lump / find_lump."""
+    """reveal_type of lump attributes and typed get_lump / lump_or_none."""
     script = tmp_path / "reveal.py"
     script.write_text(
         "import sourcebsp\nfrom sourcebsp import LumpId\n"
         "bsp = sourcebsp.open('x.bsp')\n"
         "reveal_type(bsp.planes)\nreveal_type(bsp.entities)\nreveal_type(bsp.pakfile)\n"
-        "reveal_type(bsp.get_lump(LumpId.ENTITIES))\nreveal_type(bsp.find_lump(LumpId.PLANES))\n"
+        "reveal_type(bsp.get_lump(LumpId.ENTITIES))\nreveal_type(bsp.lump_or_none(LumpId.PLANES))\n"
         "reveal_type(bsp.static_props)\n",
         encoding="utf-8")
     monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
@@ -85,3 +73,115 @@ def test_lump_types_are_seen_by_mypy(tmp_path: Path, monkeypatch) -> None:
     assert revealed[3] == "sourcebsp.codecs.entities.Entities | sourcebsp.codecs.base.RawLump"
     assert revealed[4].startswith("numpy.ndarray") and revealed[4].endswith("| None")
     assert revealed[5] == "sourcebsp.codecs.staticprops.StaticProps"
+
+
+def _map_parameters() -> list[tuple[str, str, str]]:
+    """(module:line, parameter, annotation) of every function parameter that holds a map
+    (named ``bsp``, ``bsp_or_path`` or ``*_bsp``) in the package."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            args = node.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                if arg.arg in ("bsp", "bsp_or_path") or arg.arg.endswith("_bsp"):
+                    where = f"{path.relative_to(PACKAGE)}:{arg.lineno}"
+                    found.append((where, arg.arg, ast.unparse(arg.annotation) if arg.annotation else ""))
+    return found
+
+
+def test_no_map_parameter_is_typed_any() -> None:
+    """A map parameter is a MapReader (or BspFile, a map-or-path MapSource, or the part of a map
+    the resource checks read, SizedMap): never ``Any``,
+    ``object`` or unannotated, so mypy checks every lump read through it."""
+    found = _map_parameters()
+    assert len(found) > 100  # the scan sees the package's map parameters
+    loose = [f for f in found if not f[2] or re.search(r"\b(Any|object)\b", f[2])]
+    assert not loose, loose
+    allowed = {"MapReader", "SizedMap", "SizedMap | int", "MapSource", "BspFile", "'SavedMap'"}
+    assert {f[2] for f in found} <= allowed, {f[2] for f in found} - allowed
+
+
+def test_generated_lump_declarations_match_the_table() -> None:
+    """The overload ladders and lump attributes of container.py and protocols.py are what
+    ``sourcebsp.lump_types.LUMP_TYPES`` makes (``python -m sourcebsp.lump_types`` rewrites them)."""
+    from sourcebsp import lump_types
+
+    assert lump_types.update_sources(write=False) == []
+    blocks = lump_types.generated_blocks()
+    # Every lump has an entry, and each typed lump an attribute and a rung on each ladder.
+    assert set(lump_types.LUMP_TYPES) == set(sourcebsp_lump_ids())
+    container = (PACKAGE / "container.py").read_text(encoding="utf-8")
+    for lump, kind in lump_types.LUMP_TYPES.items():
+        assert f"    {lump.name.lower()}: LumpAttr[" in container
+        if kind not in (None, lump_types.ARRAY):
+            for method in ("get_lump", "lump_or_none", "lump_or_raise"):
+                assert f"LumpId.{lump.name}" in blocks["container.py"][method], (lump, method)
+
+
+def sourcebsp_lump_ids() -> list:
+    from sourcebsp.lump_ids import LumpId
+
+    return list(LumpId)
+
+
+def test_lump_type_table_agrees_with_the_codecs() -> None:
+    """ARRAY lumps have record-table codecs in every variant, untyped lumps none; a lump of a
+    codec's own type decodes (in the example map) to an instance of the class the table names."""
+    import importlib
+
+    import numpy as np
+
+    import sourcebsp
+    from sourcebsp import lump_types, variants
+    from sourcebsp.codecs.arrays import ArrayCodec
+    from sourcebsp.examples import example_map_bytes
+
+    checked = 0
+    for name in variants.variant_names():
+        variant = variants.get_variant(name)
+        for lump, versions in variant.layouts.items():
+            kind = lump_types.LUMP_TYPES[sourcebsp.LumpId(lump)]
+            for version in versions:
+                codec = variant.codec(lump, -1 if version is None else version)
+                assert kind is not None, (name, lump)
+                assert isinstance(codec, ArrayCodec) == (kind == lump_types.ARRAY), (name, lump, version)
+                checked += 1
+    assert checked > 100
+    bsp = sourcebsp.BspFile.from_bytes(example_map_bytes())
+    decoded = 0
+    for lump, kind in lump_types.LUMP_TYPES.items():
+        if not bsp.has_lump(lump) or kind is None:
+            continue
+        value = bsp.get_lump(lump)
+        if kind == lump_types.ARRAY:
+            assert isinstance(value, np.ndarray), lump
+        else:
+            module, cls = kind.rsplit(".", 1)
+            assert isinstance(value, getattr(importlib.import_module(f"sourcebsp.{module}"), cls)), lump
+        decoded += 1
+    assert decoded >= 10
+
+
+def test_accessors_are_typed(tmp_path: Path, monkeypatch) -> None:
+    """lump_or_none / lump_or_raise keep the lump's type, on a BspFile and on a MapReader."""
+    script = tmp_path / "accessors.py"
+    script.write_text(
+        "import sourcebsp\nfrom sourcebsp import LumpId\nfrom sourcebsp.protocols import MapReader\n"
+        "bsp = sourcebsp.open('x.bsp')\nreader: MapReader = bsp\n"
+        + "".join(f"reveal_type({m}.lump_or_none(LumpId.PAKFILE, 'list files'))\n"
+                  f"reveal_type({m}.lump_or_raise(LumpId.OCCLUSION, 'read occluders'))\n"
+                  f"reveal_type({m}.lump_or_raise(LumpId.ENTITIES, 'read entities'))\n"
+                  f"reveal_type({m}.lump_or_none(LumpId.FACES, 'build meshes'))\n" for m in ("bsp", "reader")),
+        encoding="utf-8")
+    monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
+    out, err, status = api.run(["--strict", "--follow-imports=silent", str(script), *CACHE])
+    revealed = re.findall(r'Revealed type is "(.*)"', out)
+    assert len(revealed) == 8 and ": error: " not in out, out + err
+    assert revealed[:4] == revealed[4:]
+    assert revealed[0] == "sourcebsp.codecs.pakfile.Pakfile | None"
+    assert revealed[1] == "sourcebsp.codecs.occlusion.Occlusion"
+    assert revealed[2] == "sourcebsp.codecs.entities.Entities"
+    assert revealed[3].startswith("numpy.ndarray") and revealed[3].endswith("| None")

@@ -12,12 +12,13 @@ from .errors import (
     BspFormatError,
     CompressionError,
     LumpSizeError,
+    MissingExtraError,
     NotSourceMapError,
     TruncatedError,
     UnsupportedError,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
@@ -43,6 +44,7 @@ __all__ = [
     "LumpSizeError",
     "CompressionError",
     "UnsupportedError",
+    "MissingExtraError",
     "NotSourceMapError",
     "ClosedMapError",
     "DecompressionLimitError",

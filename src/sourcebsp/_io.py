@@ -90,11 +90,11 @@ def atomic_write(target: str | os.PathLike[str], *chunks: "Buffer | Callable[[in
     return Path(target)
 
 
-# Below this size a reservation costs more than it saves (measured on ext4: 4 us more at
-# 46 kB, 7 us less at 200 kB, 35-40% less from 1 MB).
+# Below this size a reservation costs more than it saves (measured on ext4; the figures:
+# benchmarks/README.md, "Figures behind the code").
 _RESERVE_FROM = 128 * 1024
-# It saves about 65 us per MB written; reaching fallocate through ctypes costs a process
-# that has not loaded ctypes (no numpy: an entity edit) about 1.4 ms, repaid from 20 MB.
+# Reaching fallocate through ctypes costs a process that has not loaded ctypes (no numpy:
+# an entity edit) more than the reservation saves on smaller writes.
 _RESERVE_WITH_IMPORT_FROM = 24 << 20
 _written_unreserved = 0  # bytes this process wrote without reserving them, ctypes not loaded
 

@@ -14,7 +14,7 @@ def load_quietly(load: Callable[[], T]) -> T:
 
     Importing numpy and the codec modules makes some 20,000 tracked objects that
     live as long as the program.  The collector would scan each of them as it
-    ages through the young generations, for nothing (5-12 ms).  Made with the
+    ages through the young generations, for nothing.  Made with the
     collector off, they go straight to the oldest generation instead (freeze,
     then unfreeze: nothing stays frozen; the few hundred cyclic leftovers of an
     import go with the next full collection), unless the program keeps objects

@@ -147,7 +147,7 @@ class Decompressor:
         self.used = 0
         self._blocks: dict[tuple[int, int, int], memoryview] = {}
         self._running: dict[tuple[int, int, int], threading.Event] = {}
-        # threading.Lock itself: the threading module (1 ms to import) is loaded only
+        # threading.Lock itself: the threading module (a noticeable import) is loaded only
         # when a block is decompressed, not for every map opened.
         self._lock = _thread.allocate_lock()
 

@@ -29,18 +29,20 @@ from .variants import Variant, chosen_variant, detect, refine, refine_by_lumps, 
 from .parallel import start_parallel
 
 if TYPE_CHECKING:
-    from pathlib import Path  # imported when a path is asked for: 3-5 ms that reading does not need
+    from pathlib import Path  # imported when a path is asked for: an import that reading does not need
 
 
+    # >>> generated: imports (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
     from .codecs.entities import Entities
     from .codecs.gamelumps import GameLumps
     from .codecs.lighting import Lightmaps
     from .codecs.occlusion import Occlusion
     from .codecs.pakfile import Pakfile
     from .codecs.physics import PhysCollide, PhysDisp
-    from .codecs.staticprops import DetailProps, StaticProps
     from .codecs.textures import StringData
     from .codecs.visibility import Visibility
+    # <<< generated
+    from .codecs.staticprops import DetailProps, StaticProps
     from .protocols import Array, ArrayLump
     from .writeplan import Compression
 
@@ -123,6 +125,26 @@ class BspFile:
         None.
     limits
         Decompression budgets (:class:`~sourcebsp.Limits`).
+
+    Notes
+    -----
+    Reading a lump, by what happens when the map has none or keeps it raw (no
+    layout known for its version: a :class:`~sourcebsp.RawLump`):
+
+    ====================================  ===============================  =================================
+    call                                  lump missing (length 0)          lump kept raw
+    ====================================  ===============================  =================================
+    ``get_lump(key)`` / ``bsp.<name>``    decoded from 0 bytes (most       a ``RawLump`` (``bsp.<name>``:
+                                      give an empty value)             ``UnsupportedError``)
+    ``lump_or_none(key)``                 None                             None
+    ``lump_or_none(key, purpose)``        None                             ``UnsupportedError`` naming
+                                                                           ``purpose``
+    ``lump_or_raise(key, purpose)``       ``BspFormatError`` naming        ``UnsupportedError`` naming
+                                          ``purpose``                      ``purpose``
+    ====================================  ===============================  =================================
+
+    ``has_lump`` answers whether it is there.  Each accessor's return type
+    follows from the key (:data:`sourcebsp.lump_types.LUMP_TYPES`).
 
     Examples
     --------
@@ -382,6 +404,7 @@ class BspFile:
         """Whether the lump has been decoded (or set) already."""
         return _lump_index(key) in self._decoded
 
+    # >>> generated: get_lump (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
     @overload
     def get_lump(self, key: Literal[LumpId.ENTITIES]) -> "Entities | RawLump": ...
     @overload
@@ -391,9 +414,9 @@ class BspFile:
     @overload
     def get_lump(self, key: Literal[LumpId.OCCLUSION]) -> "Occlusion | RawLump": ...
     @overload
-    def get_lump(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB]) -> "PhysCollide | RawLump": ...
-    @overload
     def get_lump(self, key: Literal[LumpId.PHYSDISP]) -> "PhysDisp | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB]) -> "PhysCollide | RawLump": ...
     @overload
     def get_lump(self, key: Literal[LumpId.GAME_LUMP]) -> "GameLumps | RawLump": ...
     @overload
@@ -404,6 +427,7 @@ class BspFile:
     def get_lump(self, key: "ArrayLump") -> "Array | RawLump": ...
     @overload
     def get_lump(self, key: LumpKey) -> Any: ...
+    # <<< generated
 
     def get_lump(self, key: LumpKey) -> Any:
         """The decoded lump: a numpy array, a codec's object, or a :class:`RawLump`.
@@ -433,72 +457,83 @@ class BspFile:
         with self._decompressor.use():
             return codec.decode(data, self._context(index))
 
+    # >>> generated: lump_or_none (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
     @overload
-    def find_lump(self, key: Literal[LumpId.ENTITIES]) -> "Entities | None": ...
+    def lump_or_none(self, key: Literal[LumpId.ENTITIES], purpose: str | None = None) -> "Entities | None": ...
     @overload
-    def find_lump(self, key: Literal[LumpId.VISIBILITY]) -> "Visibility | None": ...
+    def lump_or_none(self, key: Literal[LumpId.VISIBILITY], purpose: str | None = None) -> "Visibility | None": ...
     @overload
-    def find_lump(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR]) -> "Lightmaps | None": ...
+    def lump_or_none(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR],
+                     purpose: str | None = None) -> "Lightmaps | None": ...
     @overload
-    def find_lump(self, key: Literal[LumpId.OCCLUSION]) -> "Occlusion | None": ...
+    def lump_or_none(self, key: Literal[LumpId.OCCLUSION], purpose: str | None = None) -> "Occlusion | None": ...
     @overload
-    def find_lump(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB]) -> "PhysCollide | None": ...
+    def lump_or_none(self, key: Literal[LumpId.PHYSDISP], purpose: str | None = None) -> "PhysDisp | None": ...
     @overload
-    def find_lump(self, key: Literal[LumpId.PHYSDISP]) -> "PhysDisp | None": ...
+    def lump_or_none(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB],
+                     purpose: str | None = None) -> "PhysCollide | None": ...
     @overload
-    def find_lump(self, key: Literal[LumpId.GAME_LUMP]) -> "GameLumps | None": ...
+    def lump_or_none(self, key: Literal[LumpId.GAME_LUMP], purpose: str | None = None) -> "GameLumps | None": ...
     @overload
-    def find_lump(self, key: Literal[LumpId.PAKFILE]) -> "Pakfile | None": ...
+    def lump_or_none(self, key: Literal[LumpId.PAKFILE], purpose: str | None = None) -> "Pakfile | None": ...
     @overload
-    def find_lump(self, key: Literal[LumpId.TEXDATA_STRING_DATA]) -> "StringData | None": ...
+    def lump_or_none(self, key: Literal[LumpId.TEXDATA_STRING_DATA],
+                     purpose: str | None = None) -> "StringData | None": ...
     @overload
-    def find_lump(self, key: "ArrayLump") -> "Array | None": ...
+    def lump_or_none(self, key: "ArrayLump", purpose: str | None = None) -> "Array | None": ...
     @overload
-    def find_lump(self, key: LumpKey) -> Any: ...
+    def lump_or_none(self, key: LumpKey, purpose: str | None = None) -> Any: ...
+    # <<< generated
 
-    def find_lump(self, key: LumpKey) -> Any:
-        """The decoded lump, or None when the map has none or keeps it raw."""
+    def lump_or_none(self, key: LumpKey, purpose: str | None = None) -> Any:
+        """The decoded lump, or None when the map has none (see the table of :class:`BspFile`).
+
+        A lump kept raw (no layout known for it) gives None too, unless ``purpose``
+        (what needs the lump: "build meshes") is given: then it raises
+        :class:`UnsupportedError` naming the purpose.
+        """
         index = _lump_index(key)
         self._check_open()
         if not self.header.lumps[index].filelen and index not in self._decoded:
             return None
         value = self.get_lump(index)
-        return None if isinstance(value, RawLump) else value
+        if not isinstance(value, RawLump):
+            return value
+        if purpose is None:
+            return None
+        raise UnsupportedError(f"cannot {purpose}: {value.reason}", lump=lump_name(index, self.version),
+                               offset=self.header.lumps[index].fileofs)
 
+    # >>> generated: lump_or_raise (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
     @overload
-    def require_lump(self, key: Literal[LumpId.ENTITIES], purpose: str) -> "Entities | None": ...
+    def lump_or_raise(self, key: Literal[LumpId.ENTITIES], purpose: str) -> "Entities": ...
     @overload
-    def require_lump(self, key: Literal[LumpId.VISIBILITY], purpose: str) -> "Visibility | None": ...
+    def lump_or_raise(self, key: Literal[LumpId.VISIBILITY], purpose: str) -> "Visibility": ...
     @overload
-    def require_lump(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR],
-                     purpose: str) -> "Lightmaps | None": ...
+    def lump_or_raise(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR], purpose: str) -> "Lightmaps": ...
     @overload
-    def require_lump(self, key: Literal[LumpId.GAME_LUMP], purpose: str) -> "GameLumps | None": ...
+    def lump_or_raise(self, key: Literal[LumpId.OCCLUSION], purpose: str) -> "Occlusion": ...
     @overload
-    def require_lump(self, key: Literal[LumpId.PAKFILE], purpose: str) -> "Pakfile | None": ...
+    def lump_or_raise(self, key: Literal[LumpId.PHYSDISP], purpose: str) -> "PhysDisp": ...
     @overload
-    def require_lump(self, key: Literal[LumpId.TEXDATA_STRING_DATA], purpose: str) -> "StringData | None": ...
+    def lump_or_raise(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB], purpose: str) -> "PhysCollide": ...
     @overload
-    def require_lump(self, key: "ArrayLump", purpose: str) -> "Array | None": ...
+    def lump_or_raise(self, key: Literal[LumpId.GAME_LUMP], purpose: str) -> "GameLumps": ...
     @overload
-    def require_lump(self, key: LumpKey, purpose: str) -> Any: ...
+    def lump_or_raise(self, key: Literal[LumpId.PAKFILE], purpose: str) -> "Pakfile": ...
+    @overload
+    def lump_or_raise(self, key: Literal[LumpId.TEXDATA_STRING_DATA], purpose: str) -> "StringData": ...
+    @overload
+    def lump_or_raise(self, key: "ArrayLump", purpose: str) -> "Array": ...
+    @overload
+    def lump_or_raise(self, key: LumpKey, purpose: str) -> Any: ...
+    # <<< generated
 
-    def require_lump(self, key: LumpKey, purpose: str) -> Any:
-        """The decoded lump, None when the map has none; a lump kept raw (no layout
-        known for it) raises :class:`UnsupportedError` naming ``purpose`` (what needed it)."""
+    def lump_or_raise(self, key: LumpKey, purpose: str) -> Any:
+        """The decoded lump, for work that cannot go on without it: a missing lump raises
+        :class:`BspFormatError`, one kept raw :class:`UnsupportedError`, both naming ``purpose``."""
         index = _lump_index(key)
-        value = self.find_lump(index)
-        if value is None and index in self._decoded:
-            raw = self._decoded[index]
-            raise UnsupportedError(f"cannot {purpose}: {raw.reason}", lump=lump_name(index, self.version),
-                                   offset=self.header.lumps[index].fileofs)
-        return value
-
-    def need_lump(self, key: LumpKey, purpose: str) -> Any:
-        """Like :meth:`require_lump`, for work that cannot go on without the lump:
-        a missing one raises :class:`BspFormatError` too."""
-        index = _lump_index(key)
-        value = self.require_lump(index, purpose)
+        value = self.lump_or_none(index, purpose)
         if value is None:
             name = lump_name(index, self.version)
             raise BspFormatError(f"cannot {purpose}: the map has no {name} lump", lump=name,
@@ -691,6 +726,7 @@ class BspFile:
         return os.path.samestat(found, os.fstat(self._fd)) or os.path.realpath(target) == os.path.realpath(self._path)
 
     # ---- typed lump attributes ------------------------------------------------------
+    # >>> generated: attributes (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
     entities: LumpAttr["Entities"] = LumpAttr(LumpId.ENTITIES)
     planes: LumpAttr[Array] = LumpAttr(LumpId.PLANES)
     texdata: LumpAttr[Array] = LumpAttr(LumpId.TEXDATA)
@@ -748,7 +784,6 @@ class BspFile:
     worldlights_hdr: LumpAttr[Array] = LumpAttr(LumpId.WORLDLIGHTS_HDR)
     leaf_ambient_lighting_hdr: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_LIGHTING_HDR)
     leaf_ambient_lighting: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_LIGHTING)
-    # No built-in layout: a RawLump, or the value of a codec registered for it.
     xzippakfile: LumpAttr[Any] = LumpAttr(LumpId.XZIPPAKFILE, raw_ok=True)
     faces_hdr: LumpAttr[Array] = LumpAttr(LumpId.FACES_HDR)
     map_flags: LumpAttr[Array] = LumpAttr(LumpId.MAP_FLAGS)
@@ -756,7 +791,7 @@ class BspFile:
     overlay_system_levels: LumpAttr[Array] = LumpAttr(LumpId.OVERLAY_SYSTEM_LEVELS)
     physlevel: LumpAttr[Any] = LumpAttr(LumpId.PHYSLEVEL, raw_ok=True)
     disp_multiblend: LumpAttr[Any] = LumpAttr(LumpId.DISP_MULTIBLEND, raw_ok=True)
-
+    # <<< generated
 
 def _versions(variant: "str | Variant | None") -> "Collection[int]":
     """The BSP versions to accept: any a detection rule knows, or any at all

@@ -15,6 +15,7 @@ __all__ = [
     "UnsupportedError",
     "NotSourceMapError",
     "LimitExceededError",
+    "MissingExtraError",
 ]
 
 
@@ -100,3 +101,17 @@ class LimitExceededError(BspError):
     def __init__(self, message: str, *, limit: str, **context: object) -> None:
         self.limit = limit
         super().__init__(message, **context)  # type: ignore[arg-type]
+
+
+class MissingExtraError(BspError, ImportError):
+    """A feature needs an optional dependency that is not installed.
+
+    The message says what needs which package and the extra that installs it
+    (``pip install 'sourcebsp[deps]'``); ``extra`` and ``package`` keep them.
+    An :class:`ImportError` too, for code that catches that.
+    """
+
+    def __init__(self, what: str, package: str, extra: str) -> None:
+        self.extra = extra
+        self.package = package
+        super().__init__(f"{what} needs {package}: pip install 'sourcebsp[{extra}]'")

@@ -77,7 +77,7 @@ class Header:
     """The decoded header.  ``lumps`` always has 64 entries.
 
     A plain class rather than a dataclass: ``dataclasses`` imports ``inspect``,
-    7 ms of a process that reads only the entities or the pakfile.
+    a large part of a process that reads only the entities or the pakfile.
     """
 
     __slots__ = ("ident", "version", "lumps", "map_revision", "lump_order")

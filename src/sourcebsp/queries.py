@@ -17,7 +17,7 @@ Conventions, as the engine has them (``CM_PointLeafnum``, ``CM_Vis``):
 from __future__ import annotations
 
 from numbers import Integral
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
@@ -25,7 +25,10 @@ from .codecs.base import RawLump
 from .codecs.visibility import Visibility
 from .errors import BspFormatError
 from .lump_ids import LumpId
-from .resources import floats
+from .numeric import floats
+
+if TYPE_CHECKING:
+    from .protocols import MapReader
 
 __all__ = ["leaf_at", "cluster_at", "num_clusters", "pvs", "pas", "is_visible", "visibility"]
 
@@ -42,11 +45,11 @@ def _points(points: Any) -> tuple[np.ndarray, bool]:
     raise ValueError(f"expected a point (3,) or points (N, 3), got shape {array.shape}")
 
 
-def _record_offset(bsp: Any, lump: LumpId, index: int, table: np.ndarray) -> int:
+def _record_offset(bsp: MapReader, lump: LumpId, index: int, table: np.ndarray) -> int:
     return int(bsp.entry(lump).fileofs + index * table.dtype.itemsize)
 
 
-def _check_tree(bsp: Any, nodes: np.ndarray, planes: np.ndarray, leafs: np.ndarray) -> None:
+def _check_tree(bsp: MapReader, nodes: np.ndarray, planes: np.ndarray, leafs: np.ndarray) -> None:
     """Every plane and child index of the node lump points at something that exists."""
     bad_plane = np.flatnonzero((nodes["planenum"] < 0) | (nodes["planenum"] >= len(planes)))
     if len(bad_plane):
@@ -63,7 +66,7 @@ def _check_tree(bsp: Any, nodes: np.ndarray, planes: np.ndarray, leafs: np.ndarr
         )
 
 
-def leaf_at(bsp: Any, points: Any, *, model: int = 0) -> Any:
+def leaf_at(bsp: MapReader, points: Any, *, model: int = 0) -> Any:
     """The leaf containing each point, found by walking the node tree.
 
     Parameters
@@ -85,9 +88,9 @@ def leaf_at(bsp: Any, points: Any, *, model: int = 0) -> Any:
     one vectorized step per level of the deepest path, not one per point.
     """
     pts, single = _points(points)
-    nodes = bsp.need_lump(LumpId.NODES, "walk the BSP tree")
-    planes = bsp.need_lump(LumpId.PLANES, "walk the BSP tree")
-    leafs = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")
+    nodes = bsp.lump_or_raise(LumpId.NODES, "walk the BSP tree")
+    planes = bsp.lump_or_raise(LumpId.PLANES, "walk the BSP tree")
+    leafs = bsp.lump_or_raise(LumpId.LEAFS, "walk the BSP tree")
     if not len(nodes):
         raise BspFormatError("the map has no BSP tree (the node lump is empty)", lump="NODES",
                              offset=bsp.entry(LumpId.NODES).fileofs)
@@ -127,34 +130,34 @@ def leaf_at(bsp: Any, points: Any, *, model: int = 0) -> Any:
     return int(found[0]) if single else found
 
 
-def cluster_at(bsp: Any, points: Any) -> Any:
+def cluster_at(bsp: MapReader, points: Any) -> Any:
     """The visibility cluster of each point's leaf (-1 in solid); int or int64 array."""
     leaf = leaf_at(bsp, points)
-    clusters = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")["cluster"]
+    clusters = bsp.lump_or_raise(LumpId.LEAFS, "walk the BSP tree")["cluster"]
     if isinstance(leaf, int):
         return int(clusters[leaf])
     return clusters[leaf].astype(np.int64)
 
 
-def visibility(bsp: Any) -> Visibility:
+def visibility(bsp: MapReader) -> Visibility:
     """The decoded visibility lump (an empty :class:`Visibility` when there is none)."""
     value = bsp.get_lump(LumpId.VISIBILITY)
     if isinstance(value, RawLump):
         raise BspFormatError(f"cannot read visibility: {value.reason}", lump="VISIBILITY",
                              offset=bsp.entry(LumpId.VISIBILITY).fileofs)
-    return value  # type: ignore[no-any-return]
+    return value
 
 
-def num_clusters(bsp: Any) -> int:
+def num_clusters(bsp: MapReader) -> int:
     """``dvis_t.numclusters``; without visibility data, the highest leaf cluster + 1."""
     vis = visibility(bsp)
     if vis.present:
         return vis.num_clusters
-    leafs = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")
+    leafs = bsp.lump_or_raise(LumpId.LEAFS, "walk the BSP tree")
     return int(leafs["cluster"].max()) + 1 if len(leafs) else 0
 
 
-def _row(bsp: Any, cluster: int, kind: str) -> np.ndarray:
+def _row(bsp: MapReader, cluster: int, kind: str) -> np.ndarray:
     vis = visibility(bsp)
     if vis.present:
         return vis.pvs(cluster) if kind == "pvs" else vis.pas(cluster)
@@ -166,7 +169,7 @@ def _row(bsp: Any, cluster: int, kind: str) -> np.ndarray:
     return np.full(count, cluster != -1)
 
 
-def pvs(bsp: Any, cluster: int) -> np.ndarray:
+def pvs(bsp: MapReader, cluster: int) -> np.ndarray:
     """The clusters ``cluster`` can see, as a bool array ``(num_clusters,)``.
 
     All False for the solid cluster -1; all True when the map has no
@@ -175,12 +178,12 @@ def pvs(bsp: Any, cluster: int) -> np.ndarray:
     return _row(bsp, cluster, "pvs")
 
 
-def pas(bsp: Any, cluster: int) -> np.ndarray:
+def pas(bsp: MapReader, cluster: int) -> np.ndarray:
     """The clusters ``cluster`` can hear, as a bool array ``(num_clusters,)``."""
     return _row(bsp, cluster, "pas")
 
 
-def _clusters(bsp: Any, place: Any, count: int) -> tuple[np.ndarray, bool]:
+def _clusters(bsp: MapReader, place: Any, count: int) -> tuple[np.ndarray, bool]:
     """A cluster number (int) or points (array-like) as cluster numbers."""
     if isinstance(place, (Integral, np.integer)) and not isinstance(place, bool):
         cluster = int(place)
@@ -189,7 +192,7 @@ def _clusters(bsp: Any, place: Any, count: int) -> tuple[np.ndarray, bool]:
         return np.array([cluster], np.int64), True
     pts, single = _points(place)
     leaf = np.atleast_1d(np.asarray(leaf_at(bsp, pts), np.int64))
-    leafs = bsp.need_lump(LumpId.LEAFS, "walk the BSP tree")
+    leafs = bsp.lump_or_raise(LumpId.LEAFS, "walk the BSP tree")
     clusters = leafs["cluster"][leaf].astype(np.int64)
     bad = (clusters < -1) | (clusters >= count)
     if bad.any():
@@ -199,7 +202,7 @@ def _clusters(bsp: Any, place: Any, count: int) -> tuple[np.ndarray, bool]:
     return clusters, single
 
 
-def is_visible(bsp: Any, a: Place, b: Place) -> Any:
+def is_visible(bsp: MapReader, a: Place, b: Place) -> Any:
     """Whether ``b`` is in the PVS of ``a``.
 
     Parameters

@@ -33,14 +33,36 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from typing import Any, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Protocol
 
 import numpy as np
 
 from .errors import BspFormatError, LimitExceededError
+from .numeric import floats, sorted_unique  # noqa: F401 - their earlier home, for code not yet moved
+
+if TYPE_CHECKING:
+    from .header import Header, LumpEntry
+    from .lump_ids import LumpId
 
 __all__ = ["Budget", "budget", "current_budget", "input_size", "memory_limit", "check_memory",
-           "expand_ranges", "check_indices", "floats"]
+           "expand_ranges", "check_indices", "SizedMap"]
+
+
+class SizedMap(Protocol):
+    """What the checks read of a map: its sizes and where its lumps are.
+
+    The part of :class:`~sourcebsp.protocols.MapReader` below the codecs
+    (which call these checks, and which the full protocol names).
+    """
+
+    header: "Header"
+
+    @property
+    def file_size(self) -> int: ...
+
+    def entry(self, key: "LumpId | int | str") -> "LumpEntry": ...
+
+    def lump_name(self, key: "LumpId | int | str") -> str: ...
 
 _MIB = 1 << 20
 
@@ -87,7 +109,7 @@ def budget(**changes: Any) -> Iterator[Budget]:
         _current.reset(token)
 
 
-def input_size(bsp: Any) -> int:
+def input_size(bsp: SizedMap | int) -> int:
     """File size plus the stated uncompressed size of each compressed lump.
 
     ``bsp`` may also be a number: the size of an input that is not a map
@@ -104,12 +126,12 @@ def input_size(bsp: Any) -> int:
     return size
 
 
-def memory_limit(bsp: Any) -> int:
+def memory_limit(bsp: SizedMap | int) -> int:
     """Bytes one operation on ``bsp`` may use under the current budget."""
     return current_budget().limit(input_size(bsp))
 
 
-def check_memory(bsp: Any, needed: int, what: str, *, lump: str | None = None,
+def check_memory(bsp: SizedMap | int, needed: int, what: str, *, lump: str | None = None,
                  offset: int | None = None) -> None:
     """Raise :class:`LimitExceededError` when ``needed`` bytes are over the budget for ``bsp``.
 
@@ -129,21 +151,21 @@ def check_memory(bsp: Any, needed: int, what: str, *, lump: str | None = None,
         )
 
 
-def _record_offset(bsp: Any, lump: Any, record: int, itemsize: int) -> int | None:
+def _record_offset(bsp: SizedMap, lump: "LumpId | int | str", record: int, itemsize: int) -> int | None:
     try:
         return int(bsp.entry(lump).fileofs) + record * itemsize
     except (AttributeError, KeyError, TypeError):
         return None
 
 
-def _lump_name(bsp: Any, lump: Any) -> str:
+def _lump_name(bsp: SizedMap, lump: "LumpId | int | str") -> str:
     try:
         return str(bsp.lump_name(lump))
     except (AttributeError, KeyError, TypeError):
         return str(getattr(lump, "name", lump))
 
 
-def check_indices(index: np.ndarray, size: int, *, bsp: Any, lump: Any, field: str, target: str,
+def check_indices(index: np.ndarray, size: int, *, bsp: SizedMap, lump: "LumpId | int | str", field: str, target: str,
                   records: np.ndarray | None = None, itemsize: int = 0) -> None:
     """Every ``index`` is in ``0 .. size - 1``, or a :class:`BspFormatError` naming the first record that is not.
 
@@ -165,7 +187,7 @@ def check_indices(index: np.ndarray, size: int, *, bsp: Any, lump: Any, field: s
     )
 
 
-def expand_ranges(first: np.ndarray, count: np.ndarray, size: int, *, bsp: Any, lump: Any,
+def expand_ranges(first: np.ndarray, count: np.ndarray, size: int, *, bsp: SizedMap, lump: "LumpId | int | str",
                   fields: tuple[str, str], target: str, bytes_per_item: int = 64,
                   records: np.ndarray | None = None, itemsize: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Validate ``first, count`` ranges into a table of ``size`` rows, then expand them.
@@ -204,27 +226,3 @@ def expand_ranges(first: np.ndarray, count: np.ndarray, size: int, *, bsp: Any, 
     index = first[owner] + (np.arange(total) - starts[owner])
     return owner, index
 
-
-def floats(values: Any, dtype: Any = np.float64) -> np.ndarray:
-    """Floats read from a map as ``dtype``, without a warning for a signalling NaN.
-
-    Converting a signalling NaN (which a damaged map can hold) raises the
-    "invalid" floating-point flag, which numpy reports as a RuntimeWarning;
-    the result is a quiet NaN either way, and callers check finiteness.
-    """
-    with np.errstate(invalid="ignore"):
-        return np.asarray(values).astype(dtype)
-
-
-def sorted_unique(values: Any) -> np.ndarray:
-    """The distinct values of an integer array, sorted and flattened: ``np.unique(values)``.
-
-    numpy 2.3 and later import ``numpy.ma`` on the first plain ``np.unique``
-    call (to test for a masked array): 6 ms and 1.4 MB that every export,
-    render and decompile process would pay for this sort.
-    """
-    ordered = np.sort(np.ravel(values))
-    first = np.empty(len(ordered), bool)
-    first[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    return ordered[first]

@@ -56,8 +56,8 @@ class SavedMap(MapReader, Protocol):
 
 _ALIGNMENT = 4
 # Regions from this size are copied in the kernel: writing them from the memory map would
-# fault its pages in first (5.0 against 2.7 ms for css_de_rats' edited save).  Smaller ones
-# join their neighbours' gathered write, fewer system calls (0.28 against 0.31 ms for a 46 kB map).
+# fault its pages in first.  Smaller ones join their neighbours' gathered write: fewer
+# system calls (benchmarks/README.md, "Figures behind the code").
 _COPY_IN_KERNEL_FROM = 1 << 20
 
 class Region(NamedTuple):

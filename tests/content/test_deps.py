@@ -110,7 +110,7 @@ def test_corpus_map_lists_every_texdata_material_and_prop_model(map_path: Path) 
         graph = map_dependencies(bsp)
         names = [n for n in texture_names(bsp) if n]
         models = list(bsp.static_props.names) if bsp.entry(sourcebsp.LumpId.GAME_LUMP).filelen else []
-        pak = bsp.find_lump(sourcebsp.LumpId.PAKFILE)
+        pak = bsp.lump_or_none(sourcebsp.LumpId.PAKFILE)
         pak_names = {n.replace("\\", "/").lower() for n in pak.names()} if pak is not None else set()
     for name in names:
         path = "materials/" + name.replace("\\", "/").lower().lstrip("/")

@@ -94,7 +94,7 @@ def test_class_resources_on_every_corpus_map(map_path: Path) -> None:
     """The same answer as srctools' for every entity of every corpus map."""
     resources = ClassResources(GameFS(), map_path.stem)
     with sourcebsp.open(map_path) as bsp:
-        entities: Any = bsp.find_lump(LumpId.ENTITIES) or []
+        entities: Any = bsp.lump_or_none(LumpId.ENTITIES) or []
         for entity in entities:
             classname = (entity.classname or "").lower()
             if not classname or classname not in srctools_fgd.EntityDef.engine_classes():

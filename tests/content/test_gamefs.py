@@ -92,3 +92,19 @@ def test_custom_addon_vpk_is_custom_content(tmp_path: Path) -> None:
                                                                       ("folder", "mymod", False)]
     found = fs.find("models/addon.mdl")
     assert found is not None and found.where == "vpk" and not found.stock and fs.read(found) == b"addon"
+
+
+def test_reading_a_pakfile_location_without_a_pakfile_is_a_bsp_error() -> None:
+    """A pakfile location handed to a GameFS with no pakfile attached (found by typing the
+    attached pakfile as ``Pakfile | None``): a BspError naming the file, not an AttributeError."""
+    from sourcebsp.codecs.pakfile import Pakfile
+    from sourcebsp.content.gamefs import Location
+
+    fs = GameFS()
+    with pytest.raises(BspError, match="materials/a.vmt: no pakfile is attached"):
+        fs.read(Location("pakfile", "map.bsp", "materials/a.vmt", False))
+    pak = Pakfile()
+    pak.add("materials/a.vmt", b"x")
+    fs.attach_pakfile(pak, "map.bsp")
+    found = fs.find("MATERIALS\\A.VMT")
+    assert found is not None and found.where == "pakfile" and fs.read(found) == b"x"

@@ -78,7 +78,7 @@ def test_packing_keeps_files_already_packed(tmp_path: Path) -> None:
     assert packed == {"materials/a.vmt"}
     with sourcebsp.open(tmp_path / "out.bsp") as bsp:
         assert bsp.pakfile.read("materials/a.vtf") == b"old"
-        assert bsp.find_lump(LumpId.PAKFILE) is not None
+        assert bsp.lump_or_none(LumpId.PAKFILE) is not None
 
 
 def test_lzma_packing_keeps_sounds_stored(tmp_path: Path) -> None:

@@ -293,3 +293,32 @@ def test_brushes_tested_together_are_closed_as_when_alone(map_path, monkeypatch)
                 together.poly_offsets[together.brush_offsets[b]] : together.poly_offsets[together.brush_offsets[b + 1]]
             ].tobytes()
             assert closed_brushes(alone).tolist() == [bool(together.closed[b])], b
+
+
+def test_brushes_without_sides_and_no_brushsides_lump(tmp_path):
+    """Brushes of 0 sides in a map with no BRUSHSIDES lump (a fuzz regression, found by typing
+    the map parameter as MapReader): empty, unclosed brushes, not a TypeError; decompile runs."""
+    import json
+    import subprocess
+    import sys
+
+    from sourcebsp.examples import example_map_bytes
+    from sourcebsp.fuzz.mutate import Mutation, apply
+
+    from ..conftest import ROOT
+
+    stored = ROOT / "tests" / "fuzz_regressions" / "decompile_brushes_without_sides.bsp"
+    recipe = json.loads(stored.with_suffix(".json").read_text(encoding="utf-8"))
+    data = apply(example_map_bytes(), [Mutation(**m) for m in recipe["mutations"]])
+    assert data == stored.read_bytes()  # the stored file is what its recipe makes
+    bsp = sourcebsp.BspFile.from_bytes(data)
+    assert bsp.lump_or_none(LumpId.BRUSHSIDES) is None and len(bsp.brushes) == 7
+    assert not bsp.brushes["numsides"].any()
+    result = build_brushes(bsp)
+    assert len(result) == 7 and result.num_sides.tolist() == [0] * 7
+    assert result.closed.tolist() == [False] * 7 and len(result.points) == 0
+    vmf = tmp_path / "out.vmf"
+    done = subprocess.run([sys.executable, "-m", "sourcebsp", "decompile", str(stored), "-o", str(vmf)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "internal error" not in done.stderr, done.stderr
+    assert "7 brushes skipped (not closed)" in done.stdout and vmf.read_text().startswith("versioninfo")

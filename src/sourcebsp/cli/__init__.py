@@ -11,7 +11,7 @@ import os
 import sys
 import warnings
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (5 ms before --help)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (before --help)
 if TYPE_CHECKING:
     from typing import Callable, Sequence, TextIO
 

@@ -23,7 +23,7 @@ def _help_width() -> int:
     """The width argparse's help is wrapped to: the terminal's, less 2, as argparse measures it.
 
     Measured here because argparse measures it with ``shutil``, whose import (with
-    ``bz2`` and ``lzma``) costs every command 1.5-2 ms, even one that prints no help.
+    ``bz2`` and ``lzma``) would cost every command, even one that prints no help.
     """
     try:
         columns = int(os.environ["COLUMNS"])
@@ -168,7 +168,7 @@ def is_terminal() -> bool:
 def print_json(value: Any) -> None:
     import json
 
-    # One string, one write: json.dump writes piece by piece (a sixth slower on info's reports).
+    # One string, one write: json.dump writes piece by piece (slower on info's reports).
     sys.stdout.write(json.dumps(value, indent=2) + "\n")
 
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 def _terminal_console() -> "Console | None":
     """rich's console on stderr when rich is installed and stderr is a terminal, else None.
     Not a terminal and nothing in the environment forcing one (rich's ``TTY_COMPATIBLE``,
-    ``FORCE_COLOR``): rich, 20-30 ms to import, is not imported."""
+    ``FORCE_COLOR``): rich, a slow import, is not imported."""
     try:
         terminal = sys.stderr.isatty()
     except (AttributeError, ValueError):

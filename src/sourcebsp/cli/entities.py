@@ -25,7 +25,7 @@ def entity_text(bsp: BspFile) -> bytes:
     if not bsp.has_lump(LumpId.ENTITIES):
         return b""
     if bsp.is_loaded(LumpId.ENTITIES):
-        entities = bsp.require_lump(LumpId.ENTITIES, "write the entity text")
+        entities = bsp.lump_or_none(LumpId.ENTITIES, "write the entity text")
         data = b"" if entities is None else entities.to_bytes()
     else:
         data = bytes(bsp.lump_bytes(LumpId.ENTITIES))
@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ent:
             return _dump_ent(args.map, args.output, args.overwrite)
         with open_bsp(args.map) as bsp:
-            entities = bsp.require_lump(LumpId.ENTITIES, "read the entities")
+            entities = bsp.lump_or_none(LumpId.ENTITIES, "read the entities")
             chosen = [] if entities is None else select(entities, args.classname, args.targetname)
             if args.json:
                 _common.print_json([

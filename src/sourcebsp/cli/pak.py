@@ -206,7 +206,7 @@ def _extract(pak: Pakfile, folder: str, patterns: Sequence[str], overwrite: bool
 
 def _run(args: argparse.Namespace, output: str | None) -> int:
     with open_bsp(args.map) as bsp:
-        pak = bsp.require_lump(LumpId.PAKFILE, "read the pakfile")
+        pak = bsp.lump_or_none(LumpId.PAKFILE, "read the pakfile")
         if pak is None:  # a map without a pakfile gets an empty one, saved with the map
             pak = Pakfile()
             bsp.set_lump(LumpId.PAKFILE, pak)

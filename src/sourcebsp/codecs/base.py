@@ -1,7 +1,7 @@
 """What every lump codec shares: the context it works in, raw lumps, record layouts.
 
 No numpy here, so that opening a map and reading its entities does not import it
-(a 50 ms import, most of such a process).  Tables of fixed-size records are
+(its import would be most of such a process).  Tables of fixed-size records are
 :mod:`sourcebsp.codecs.arrays`.
 """
 from __future__ import annotations

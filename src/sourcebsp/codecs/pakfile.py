@@ -76,14 +76,18 @@ __all__ = [
     "PakfileCodec",
     "XZIP_COMMENT",
     "ZIP_STORED",
+    "ZIP_DEFLATED",
+    "ZIP_BZIP2",
     "ZIP_LZMA",
     "LAYOUTS",
 ]
 
 # Zip compression methods (zipfile.ZIP_STORED and so on, without importing zipfile).
 ZIP_STORED = 0  # what bspzip writes and every Source engine reads
+ZIP_DEFLATED = 8  # named in listings; the engine reads only stored and LZMA entries (lint rule SB204)
+ZIP_BZIP2 = 12
 ZIP_LZMA = 14  # read by CS:GO-branch engines and later TF2
-_COMPRESSION_NAMES = {ZIP_STORED: "stored", 8: "deflated", 12: "bzip2", ZIP_LZMA: "lzma"}
+_COMPRESSION_NAMES = {ZIP_STORED: "stored", ZIP_DEFLATED: "deflated", ZIP_BZIP2: "bzip2", ZIP_LZMA: "lzma"}
 Compression = Union[int, Literal["stored", "lzma"]]
 
 # MakeXZipCommentString: "XZP%c %d" (format 1 = compatible, alignment 0) in a zeroed 32-byte buffer.

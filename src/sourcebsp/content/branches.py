@@ -44,7 +44,7 @@ def map_branch(bsp: MapReader, fs: Any = None) -> tuple[Branch | None, str]:
         big = ", big-endian" if bsp.endian == ">" else ""
         return games[0], f"a {bsp.variant.name} map (BSP {bsp.version}{big})"
     if any(game.id == _SDK2013MP for game in games):  # Source 2013: singleplayer or multiplayer, told by the entities
-        entities = bsp.find_lump(LumpId.ENTITIES)
+        entities = bsp.lump_or_none(LumpId.ENTITIES)
         for entity in entities or ():
             name = (entity.classname or "").lower()
             if name in _MP_CLASSES or name.startswith(_MP_PREFIXES):

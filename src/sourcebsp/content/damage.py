@@ -52,13 +52,13 @@ _PROPERTIES: dict[str, Callable[["MapReader"], Any]] = {
     "static_props": _neutral_static_props,
     "game_lumps": _neutral_game_lumps,
 }
-_METHODS = frozenset({"find_lump", "require_lump", "count"})
+_METHODS = frozenset({"lump_or_none", "count"})
 
 
 class TolerantReader:
     """A map reader that reads a part that fails to decode as absent, recording why in ``damage``.
 
-    ``find_lump``, ``require_lump`` and ``count`` give None for a damaged lump;
+    ``lump_or_none`` and ``count`` give None for a damaged lump;
     ``static_props``, ``detail_props`` and ``game_lumps`` what a map without
     them gives.  Everything else is the map's own.
     """

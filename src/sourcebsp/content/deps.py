@@ -42,7 +42,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..protocols import MapReader
 from ..errors import BspError
@@ -55,6 +55,9 @@ from .materials import material_refs
 from .models import model_refs
 from .particles import particle_systems
 from .sounds import manifest_files, sound_file, soundscape_entries, soundscript_entries
+
+if TYPE_CHECKING:
+    from ..codecs.entities import Entity
 
 __all__ = ["Dependency", "DependencyGraph", "map_dependencies", "SKY_SIDES"]
 
@@ -225,7 +228,7 @@ class _Walker:
                         self.add(name, "model", {"lump": "dprp", "index": index})
         compiled = self.graph.compiled_names
         name = compiled[0] if len(compiled) == 1 else self.graph.map_name.lower()
-        cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
+        cubemaps = bsp.lump_or_none(LumpId.CUBEMAPS)
         if cubemaps is not None and len(cubemaps):
             # vbsp -buildcubemaps writes one texture per env_cubemap into the pakfile (checked by ``check``).
             for index, origin in enumerate(cubemaps["origin"].tolist()):
@@ -240,12 +243,12 @@ class _Walker:
             # Per-vertex static prop lighting (vrad -staticproplighting), loaded by prop index.
             if pak_name.startswith(("sp_", "sp_hdr_")) and pak_name.endswith(".vhv"):
                 self.add(pak_name, "prop-lighting", {"lump": "sprp", "index": _prop_index(pak_name)}, optional=True)
-        entities = bsp.require_lump(LumpId.ENTITIES, "list the assets entities name")
+        entities = bsp.lump_or_none(LumpId.ENTITIES, "list the assets entities name")
         for index, entity in enumerate(entities or ()):
             self.entity(index, entity, bool(bsp.detail_props is not None and len(bsp.detail_props)))
         self.map_files()
 
-    def entity(self, index: int, entity: Any, has_detail: bool) -> None:
+    def entity(self, index: int, entity: Entity, has_detail: bool) -> None:
         classname = (entity.classname or "").lower()
         for key, value in entity.items():
             value = value.strip()
@@ -275,7 +278,7 @@ class _Walker:
         if classname and classname != "worldspawn":
             self.class_loads(index, classname, entity)
 
-    def class_loads(self, index: int, classname: str, entity: Any) -> None:
+    def class_loads(self, index: int, classname: str, entity: Entity) -> None:
         """What the class loads without a key naming it (its ``Precache()``).  Optional: the
         game ships them, so they are listed (and packed) only when found."""
         try:
@@ -661,7 +664,7 @@ def map_dependencies(bsp: MapReader, fs: GameFS | None = None, *, map_name: str 
         map_name = Path(bsp.path).stem if bsp.path is not None else "map"
     # A lump that does not decode is walked as absent and reported in ``graph.damaged``.
     bsp, damaged = tolerant(bsp)
-    pak = bsp.require_lump(LumpId.PAKFILE, "look for files in the pakfile")
+    pak = bsp.lump_or_none(LumpId.PAKFILE, "look for files in the pakfile")
     fs.attach_pakfile(pak, os.fspath(bsp.path) if bsp.path is not None else map_name)
     graph = _Walker(bsp, fs, map_name, tuple(tags) or game_tags(fs)).walk()
     graph.damaged = damaged

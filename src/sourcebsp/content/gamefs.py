@@ -27,10 +27,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Literal
+from typing import TYPE_CHECKING, Any, Iterable, Literal
 
+from .._extras import needs_extra
 from ..errors import BspError
 from .vpk import VpkArchive
+
+if TYPE_CHECKING:
+    from ..codecs.pakfile import Pakfile
 
 __all__ = ["Location", "SearchPath", "GameFS", "fold", "parse_keyvalues"]
 
@@ -112,10 +116,8 @@ class SearchPath:
 
 def parse_keyvalues(text: str, name: str = "") -> Any:
     """Parse KeyValues text with srctools (the one place this module uses it)."""
-    try:
+    with needs_extra("reading game files", "deps"):
         from srctools.keyvalues import Keyvalues
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise BspError("reading game files needs srctools: pip install 'sourcebsp[deps]'") from exc
     try:
         # single_line: several pairs on one line, as the engine's own parser accepts.
         return Keyvalues.parse(text, name, allow_escapes=False, single_line=True)
@@ -134,7 +136,7 @@ class GameFS:
         #: game, not installed here), so that a file found nowhere may still be stock content.
         self.unmounted_game = False
         self._pak_names: dict[str, str] = {}
-        self._pakfile: Any = None
+        self._pakfile: Pakfile | None = None
         self._pak_source = ""
 
     # ---- mounting -------------------------------------------------------------------
@@ -268,7 +270,7 @@ class GameFS:
             raise BspError(f"VPK {vpk} does not exist")
         self._add(SearchPath("vpk", found, stock, ("content",)))
 
-    def attach_pakfile(self, pakfile: Any, source: str = "") -> None:
+    def attach_pakfile(self, pakfile: Pakfile | None, source: str = "") -> None:
         """Look in a map's pakfile (:class:`~sourcebsp.codecs.pakfile.Pakfile`) before every search path."""
         self._pakfile = pakfile
         self._pak_source = source
@@ -311,6 +313,8 @@ class GameFS:
     def read(self, location: Location) -> bytes:
         """The contents of a file found by :meth:`find`."""
         if location.where == "pakfile":
+            if self._pakfile is None:  # a location from another GameFS, or found before a detach
+                raise BspError(f"{location.name}: no pakfile is attached to read it from")
             return bytes(self._pakfile.read(location.name))
         for path in self.paths:
             if str(path.path) == location.source and path.kind == location.where:

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from ..codecs.pakfile import ZIP_LZMA, ZIP_STORED
 from ..protocols import MapReader
 from ..lump_ids import LumpId
 from .branches import BRANCHES, Branch, map_branch
@@ -29,7 +30,6 @@ from .pack import STREAMED
 __all__ = ["Finding", "Rule", "RULES", "Context", "check_map", "select_rules"]
 
 SEVERITIES = ("error", "warning", "info")
-_ZIP_STORED, _ZIP_LZMA = 0, 14
 # Output targets the engine resolves itself (CBaseEntity::FindNamedEntity's "!" names).
 _SPECIAL_TARGET = re.compile(r"^!")
 # .tth/.ttz: Vampire: Bloodlines' texture files.
@@ -77,7 +77,7 @@ class Rule:
 
 
 def _pak(ctx: Context) -> Any:
-    return ctx.bsp.find_lump(LumpId.PAKFILE)
+    return ctx.bsp.lump_or_none(LumpId.PAKFILE)
 
 
 # ---- the rules --------------------------------------------------------------------------
@@ -134,7 +134,7 @@ def _stock_packed(ctx: Context) -> Iterator[tuple[str, str]]:
 
 
 def _cubemaps_not_built(ctx: Context) -> Iterator[tuple[str, str]]:
-    cubemaps = ctx.bsp.find_lump(LumpId.CUBEMAPS)
+    cubemaps = ctx.bsp.lump_or_none(LumpId.CUBEMAPS)
     if cubemaps is None or not len(cubemaps):
         return
     pak = _pak(ctx)
@@ -153,7 +153,7 @@ def _branch_text(ctx: Context) -> str:
 
 def _lzma_pak_entries(ctx: Context) -> list[str]:
     pak = _pak(ctx)
-    return [e.name for e in pak.entries() if e.compress_type == _ZIP_LZMA] if pak is not None else []
+    return [e.name for e in pak.entries() if e.compress_type == ZIP_LZMA] if pak is not None else []
 
 
 def _compressed_unsupported(ctx: Context) -> Iterator[tuple[str, str]]:
@@ -174,7 +174,7 @@ def _not_compressed(ctx: Context) -> Iterator[tuple[str, str]]:
     if ctx.branch is None or not ctx.branch.lzma_lumps or bsp.endian != "<":
         return
     if not any(entry.compressed for _, entry in bsp.iter_lumps()):
-        game = bsp.find_lump(LumpId.GAME_LUMP)
+        game = bsp.lump_or_none(LumpId.GAME_LUMP)
         if game is None or not any(getattr(g, "compressed", False) for g in game):
             yield f"no lump is compressed ({bsp.file_size:,} bytes) although {_branch_text(ctx)} reads LZMA lumps", ""
 
@@ -190,19 +190,19 @@ def _pak_lzma_limited(ctx: Context) -> Iterator[tuple[str, str]]:
 def _pak_method(ctx: Context) -> Iterator[tuple[str, str]]:
     pak = _pak(ctx)
     for entry in pak.entries() if pak is not None else ():
-        if entry.compress_type not in (_ZIP_STORED, _ZIP_LZMA):
+        if entry.compress_type not in (ZIP_STORED, ZIP_LZMA):
             yield f"{entry.name} is stored with {entry.compression}, which no Source engine reads", entry.name
 
 
 def _compressed_streamed(ctx: Context) -> Iterator[tuple[str, str]]:
     pak = _pak(ctx)
     for entry in pak.entries() if pak is not None else ():
-        if entry.compress_type != _ZIP_STORED and STREAMED.match(fold(entry.name)):
+        if entry.compress_type != ZIP_STORED and STREAMED.match(fold(entry.name)):
             yield f"{entry.name} is compressed ({entry.compression})", entry.name
 
 
 def _output_target(ctx: Context) -> Iterator[tuple[str, str]]:
-    entities = ctx.bsp.find_lump(LumpId.ENTITIES)
+    entities = ctx.bsp.lump_or_none(LumpId.ENTITIES)
     if entities is None:
         return
     names: set[str] = set()
@@ -238,7 +238,7 @@ def _limit_counts(ctx: Context) -> Iterator[tuple[str, int, int]]:
         size = entry.fourcc if entry.compressed else entry.filelen
         if size:
             yield name, int(size), limit
-    entities = bsp.find_lump(LumpId.ENTITIES)
+    entities = bsp.lump_or_none(LumpId.ENTITIES)
     if entities is not None:
         yield "MAX_MAP_ENTITIES", len(entities), MAX_MAP_ENTITIES
 

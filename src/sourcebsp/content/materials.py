@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .._extras import needs_extra
 from ..errors import BspError
 
 __all__ = ["MaterialRefs", "material_refs"]
@@ -33,10 +34,8 @@ class MaterialRefs:
 
 def material_refs(text: str, name: str = "") -> MaterialRefs:
     """The references of the VMT ``text``; :class:`BspError` when it is not a VMT."""
-    try:
+    with needs_extra("reading materials", "deps"):
         from srctools.vmt import Material, VarType, get_parm_type
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise BspError("reading materials needs srctools: pip install 'sourcebsp[deps]'") from exc
     try:
         material = Material.parse(text.splitlines(keepends=True), name)
     except Exception as exc:  # srctools' tokenizer errors: the file is not a VMT

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from .._extras import needs_extra
 from ..errors import BspError
 
 __all__ = ["ModelRefs", "model_refs", "check_model"]
@@ -66,12 +67,10 @@ def check_model(name: str, mdl: bytes) -> None:
 
 def model_refs(name: str, mdl: bytes, phy: bytes | None = None) -> ModelRefs:
     """The references of the model ``name`` (its ``.mdl`` bytes, and its ``.phy`` when there is one)."""
-    try:
+    with needs_extra("reading models", "deps"):
         from srctools.filesys import VirtualFileSystem
         from srctools.keyvalues import Keyvalues
         from srctools.mdl import Model
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise BspError("reading models needs srctools: pip install 'sourcebsp[deps]'") from exc
     check_model(name, mdl)
     files: dict[str, bytes] = {"model.mdl": mdl}
     if phy is not None:

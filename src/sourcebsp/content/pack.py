@@ -62,7 +62,7 @@ def apply_pack(bsp: MapReader, graph: DependencyGraph, plan: PackPlan, *, lzma: 
     caches stay stored)."""
     from ..lump_ids import LumpId
 
-    pak = bsp.require_lump(LumpId.PAKFILE, "pack files")
+    pak = bsp.lump_or_none(LumpId.PAKFILE, "pack files")
     if pak is None:
         from ..codecs.pakfile import Pakfile
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import re
 
+from .._extras import needs_extra
 from ..errors import BspError
 
 __all__ = ["particle_systems"]
@@ -30,10 +31,8 @@ def _check_string_count(data: bytes, name: str) -> None:
 def particle_systems(data: bytes, name: str = "") -> dict[str, list[str]]:
     """{system name (lower case): materials (``.vmt`` paths under ``materials/``) and
     models (``models/...mdl``) it draws} of one PCF file."""
-    try:
+    with needs_extra("reading particles", "deps"):
         from srctools.particles import Particle
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise BspError("reading particles needs srctools: pip install 'sourcebsp[deps]'") from exc
     _check_string_count(data, name)
     try:
         systems = Particle.parse(io.BytesIO(data))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from .._extras import needs_extra
 from ..errors import BspError
 from .gamefs import parse_keyvalues
 
@@ -21,10 +22,8 @@ def sound_file(name: str) -> str:
 
 def soundscript_entries(text: str, name: str = "") -> dict[str, list[str]]:
     """{entry name (lower case): its wave files (``sound/...``)} of a soundscript."""
-    try:
+    with needs_extra("reading soundscripts", "deps"):
         from srctools.sndscript import Sound
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise BspError("reading soundscripts needs srctools: pip install 'sourcebsp[deps]'") from exc
     root = parse_keyvalues(text, name)
     try:
         sounds = Sound.parse(root)

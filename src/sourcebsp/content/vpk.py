@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .._extras import needs_extra
 from ..errors import BspError
 
 __all__ = ["VpkArchive", "write_vpk"]
@@ -28,10 +29,8 @@ class VpkArchive:
 
     def _open(self) -> dict[str, str]:
         if self._names is None:
-            try:
+            with needs_extra("reading VPK archives", "deps"):
                 from srctools.vpk import VPK
-            except ImportError as exc:  # pragma: no cover - depends on the install
-                raise BspError("reading VPK archives needs srctools: pip install 'sourcebsp[deps]'") from exc
             try:
                 vpk = VPK(self.path)
             except (OSError, ValueError) as exc:

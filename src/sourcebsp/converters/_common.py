@@ -5,9 +5,13 @@ import contextlib
 import functools
 import os
 import re
-from typing import Any, Callable, Iterator, Literal
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal
 
 import numpy as np
+
+from .._extras import import_extra
+if TYPE_CHECKING:
+    from ..protocols import MapReader, MapSource
 
 Units = Literal["hammer", "meters"]
 Progress = Callable[[str], None]
@@ -329,18 +333,13 @@ def format_many(values: Any, decimals: int = 6) -> list[str]:
 
 
 def require(module: str, what: str) -> Any:
-    """Import an optional dependency, or raise ImportError naming the extra to install."""
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(f"{what} needs the {module.split('.')[0]!r} package: "
-                          f"pip install 'sourcebsp[export]'") from exc
+    """Import an optional dependency of the exports, or raise
+    :class:`~sourcebsp.errors.MissingExtraError` naming the extra to install."""
+    return import_extra(module, what, "export")
 
 
 @contextlib.contextmanager
-def opened(bsp_or_path: Any) -> Iterator[Any]:
+def opened(bsp_or_path: MapSource) -> Iterator[MapReader]:
     """A BspFile: the one given, or the map at a path (closed afterwards)."""
     if isinstance(bsp_or_path, (str, os.PathLike)):
         from .. import open_bsp

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -58,6 +58,10 @@ from .vmf_solids import (
 )
 from .vmf_textures import default_axes, game_of, material_names, tool_name
 from .vmf_writer import VmfEntity, VmfMap, VmfSolid, format_numbers
+
+if TYPE_CHECKING:
+    from ..codecs.entities import Entity
+    from ..codecs.occlusion import Occlusion
 
 __all__ = ["DecompileOptions", "DecompileStats", "DECOMPILE_STEPS", "OCCLUDER_DEPTH", "MOVEDIR_CLASSES",
            "ANGLES_ZEROED_CLASSES", "build_vmf", "rotation_rule", "output_text", "viscluster_boxes"]
@@ -239,7 +243,7 @@ def _group_brushes(solids: dict[int, VmfSolid], brushes: BrushSet, owner: np.nda
     return groups
 
 
-def occluder_specs(bsp: MapReader, occlusion: Any, index: int, game: str) -> list[PlaneSpec]:
+def occluder_specs(bsp: MapReader, occlusion: Occlusion, index: int, game: str) -> list[PlaneSpec]:
     """The planes of a brush for each polygon of occluder ``index``."""
     vertexes = bsp.vertexes["point"].astype(np.float64)
     planes = bsp.planes
@@ -269,7 +273,7 @@ def _leaf_areas(leafs: np.ndarray) -> np.ndarray:
     return leafs["area_flags"].astype(np.int64) & mask
 
 
-def viscluster_boxes(bsp: Any, entities: list[Any]) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], str | None]:
+def viscluster_boxes(bsp: MapReader, entities: list[Any]) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], str | None]:
     """``(cluster, mins, maxs)`` of each cluster that only a ``func_viscluster`` explains, and why none can be.
 
     vbsp (SDK 2013 ``prtfile.cpp`` ``NumberLeafs``) gives every non-solid
@@ -286,8 +290,8 @@ def viscluster_boxes(bsp: Any, entities: list[Any]) -> tuple[list[tuple[int, np.
     When a solid world leaf has a cluster, vbsp never numbered the clusters
     (it writes no portal file for a map that leaks): the second value says so.
     """
-    leafs = bsp.find_lump(LumpId.LEAFS)
-    if leafs is None or not len(leafs) or bsp.find_lump(LumpId.MODELS) is None:
+    leafs = bsp.lump_or_none(LumpId.LEAFS)
+    if leafs is None or not len(leafs) or bsp.lump_or_none(LumpId.MODELS) is None:
         return [], None
     world = leaf_models(bsp) == 0
     cluster = leafs["cluster"].astype(np.int64)
@@ -318,7 +322,7 @@ def _box_spec(mins: np.ndarray, maxs: np.ndarray, material: str) -> PlaneSpec:
     return normals, dists, [material] * 6, [-1] * 6
 
 
-def _visclusters(bsp: Any, entities: list[Any], game: str, counter: IdCounter,
+def _visclusters(bsp: MapReader, entities: list[Any], game: str, counter: IdCounter,
                  stats: DecompileStats) -> list[VmfEntity]:
     boxes, reason = viscluster_boxes(bsp, entities)
     if reason is not None:
@@ -358,7 +362,7 @@ def _outputs(outputs: list[tuple[str, str]], io_format: str) -> list[tuple[str, 
     return [(k, output_text(k, v, io_format)) for k, v in outputs]
 
 
-def _world_entity(worldspawn: Any, io_format: str = "map") -> tuple[VmfEntity, int]:
+def _world_entity(worldspawn: Entity | None, io_format: str = "map") -> tuple[VmfEntity, int]:
     pairs: list[tuple[str, str]] = [("classname", "worldspawn")]
     outputs: list[tuple[str, str]] = []
     mapversion = 1
@@ -370,7 +374,7 @@ def _world_entity(worldspawn: Any, io_format: str = "map") -> tuple[VmfEntity, i
     return VmfEntity(1, pairs, outputs), mapversion
 
 
-def _lump_entity(entity: Any, index: int, groups: _BrushGroups, placements: dict[int, _Placement],
+def _lump_entity(entity: Entity, index: int, groups: _BrushGroups, placements: dict[int, _Placement],
                  occluder_solids: Callable[[int], list[VmfSolid]], stats: DecompileStats,
                  io_format: str = "map") -> VmfEntity:
     """One entity of the entity lump, with the solids that belong to it."""
@@ -379,7 +383,7 @@ def _lump_entity(entity: Any, index: int, groups: _BrushGroups, placements: dict
     m = entity.model_index
     solids: list[VmfSolid] = []
     placement = placements.get(m) if m is not None else None
-    if placement is not None and placement.entity == index:
+    if m is not None and placement is not None and placement.entity == index:
         solids = groups.model.get(m, [])
         if placement.rule != "none":
             label = entity.get("targetname") or entity.get("model") or ""
@@ -412,7 +416,7 @@ def _entities(bsp: MapReader, entities: list[Any], groups: _BrushGroups, placeme
     world, mapversion = _world_entity(worldspawn, io_format)
     world.solids = groups.world + extra_world
     vmf = VmfMap(world, mapversion=mapversion)
-    occlusion = bsp.find_lump(LumpId.OCCLUSION)
+    occlusion = bsp.lump_or_none(LumpId.OCCLUSION)
 
     def occluder_solids(index: int) -> list[VmfSolid]:
         if occlusion is None or not 0 <= index < len(occlusion):
@@ -472,8 +476,8 @@ def cubemap_sides(bsp: MapReader, faces: np.ndarray, face_ids: np.ndarray) -> di
     vbsp names a material copy fixed up for the sample at ``(x, y, z)``
     ``maps/<map>/<material>_x_y_z`` (then maybe ``_depth_<n>`` or ``_wvt_patch``).
     """
-    cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
-    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    cubemaps = bsp.lump_or_none(LumpId.CUBEMAPS)
+    texinfo = bsp.lump_or_none(LumpId.TEXINFO)
     if cubemaps is None or texinfo is None or not len(faces):
         return {}
     by_origin: dict[tuple[int, int, int], int] = {}
@@ -630,7 +634,7 @@ def build_vmf(bsp: MapReader, options: DecompileOptions | None = None,
 
     names = material_names(bsp)
     game = game_of(bsp)
-    lump = bsp.find_lump(LumpId.ENTITIES)
+    lump = bsp.lump_or_none(LumpId.ENTITIES)
     entities = list(lump) if lump is not None else []
 
     brushes = build_brushes(bsp)

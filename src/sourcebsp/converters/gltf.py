@@ -41,7 +41,7 @@ import numpy as np
 
 from ..lump_ids import LumpId
 from ..errors import BspFormatError
-from ..resources import floats, sorted_unique
+from ..numeric import floats, sorted_unique
 from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, reflectivity
 from ..model.lightmaps import LightmapAtlas, build_atlas, encode_png
 from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
@@ -50,6 +50,7 @@ from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report
 if TYPE_CHECKING:
     from ..content.gamefs import GameFS
     from ..content.studiomodel import StudioModel
+    from ..protocols import MapReader, MapSource
     from .gltf_textures import TextureLibrary
 
 __all__ = ["ExportStats", "export_glb", "glb_bytes", "model_glb_bytes", "export_model_glb", "EXPORT_STEPS"]
@@ -125,14 +126,14 @@ class _Blob:
 
 
 
-def _pick_atlas(bsp: Any, hdr: bool | None) -> LightmapAtlas | None:
+def _pick_atlas(bsp: MapReader, hdr: bool | None) -> LightmapAtlas | None:
     # Built directly as 8-bit sRGB: the PNG is all the export needs of its pixels.
     if hdr is None:
         return build_atlas(bsp, hdr=False, tonemapped=True) or build_atlas(bsp, hdr=True, tonemapped=True)
     return build_atlas(bsp, hdr=hdr, tonemapped=True)
 
 
-def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
+def glb_bytes(bsp_or_path: MapSource, *, models: Any = "all", include_tools: bool = False,
               units: Units = "hammer", hdr: bool | None = None, props: bool = True,
               progress: Progress | None = None, stats: ExportStats | None = None,
               game: "GameFS | None" = None, textures: bool = False, texture_size: int | None = None,
@@ -154,7 +155,7 @@ def glb_bytes(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = Fa
                                 texture_size=texture_size, skybox=skybox))
 
 
-def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStats:
+def export_glb(bsp_or_path: MapSource, path: str | Path, **options: Any) -> ExportStats:
     """Write the map to ``path`` as ``.glb`` (atomically); options as :func:`glb_bytes`.
 
     The file is written piece by piece: the whole ``.glb`` never exists in memory at once.
@@ -167,7 +168,7 @@ def export_glb(bsp_or_path: Any, path: str | Path, **options: Any) -> ExportStat
     return stats
 
 
-def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = False,
+def _glb_pieces(bsp_or_path: MapSource, *, models: Any = "all", include_tools: bool = False,
                 units: Units = "hammer", hdr: bool | None = None, props: bool = True,
                 progress: Progress | None = None, stats: ExportStats | None = None,
                 game: "GameFS | None" = None, textures: bool = False,
@@ -191,12 +192,12 @@ def _glb_pieces(bsp_or_path: Any, *, models: Any = "all", include_tools: bool = 
 
             game = GameFS()  # the pakfile alone
         if game is not None:
-            game.attach_pakfile(bsp.find_lump(LumpId.PAKFILE), str(getattr(bsp, "path", "") or "map"))
+            game.attach_pakfile(bsp.lump_or_none(LumpId.PAKFILE), str(getattr(bsp, "path", "") or "map"))
         prop_models = _prop_models(game, prop_nodes) if game is not None and prop_nodes else None
         library = _load_textures(game, mesh, prop_models or {}, texture_size) \
             if textures and game is not None else None
-        name = Path(bsp.path).stem if getattr(bsp, "path", None) else "map"
-        texdata = bsp.find_lump(LumpId.TEXDATA)
+        name = bsp.path.stem if bsp.path is not None else "map"
+        texdata = bsp.lump_or_none(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
     png = None
     if atlas is not None:
@@ -376,7 +377,7 @@ def _finite(values: np.ndarray, what: str) -> np.ndarray:
     return values
 
 
-def _static_props(bsp: Any, scale: float) -> list[dict[str, Any]]:
+def _static_props(bsp: MapReader, scale: float) -> list[dict[str, Any]]:
     """Node fields (name, translation, rotation, scale, extras) of every static prop."""
     try:
         props = bsp.static_props

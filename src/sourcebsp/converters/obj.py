@@ -11,14 +11,17 @@ metres.  Static props are listed as comments (OBJ has no empty nodes).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..lump_ids import LumpId
 from ..model.geometry import build_mesh, iter_models, reflectivity
-from ..resources import sorted_unique
+from ..numeric import sorted_unique
 from ._common import Progress, Units, format_line_blocks, opened, report, to_y_up, unit_scale
+
+if TYPE_CHECKING:
+    from ..protocols import MapSource
 
 __all__ = ["export_obj", "material_name"]
 
@@ -33,7 +36,7 @@ def _text(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", include_tools: bool = False,
+def export_obj(bsp_or_path: MapSource, path: str | Path, *, models: Any = "all", include_tools: bool = False,
                units: Units = "hammer", progress: Progress | None = None) -> dict[str, Any]:
     """Write ``path`` (``.obj``) and the ``.mtl`` beside it; returns counts of what was written."""
     path = Path(path)
@@ -42,7 +45,7 @@ def export_obj(bsp_or_path: Any, path: str | Path, *, models: Any = "all", inclu
     with opened(bsp_or_path) as bsp:
         mesh = build_mesh(bsp, models=models, include_tools=include_tools)
         report(progress, "meshes")
-        texdata = bsp.find_lump(LumpId.TEXDATA)
+        texdata = bsp.lump_or_none(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
         try:
             props = bsp.static_props

@@ -19,16 +19,19 @@ against it: the camera is staring at a wall.  A first start scoring under
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from ..errors import BspError
 from ..model.geometry import angles_matrix
 from ..protocols import MapReader
-from ..resources import sorted_unique
+from ..numeric import sorted_unique
 from .render_raster import Frame, project_perspective
 from .render_scene import Scene
+
+if TYPE_CHECKING:
+    from ..codecs.entities import Entity
 
 __all__ = ["Camera", "CameraError", "PLAYER_STARTS", "EYE_HEIGHT", "player_starts", "entity_camera",
            "draw_perspective", "score_frame", "choose_camera"]
@@ -74,7 +77,7 @@ def entity_floats(text: str | None, count: int = 3) -> np.ndarray | None:
     return np.array(values) if len(values) == count and np.all(np.isfinite(values)) else None
 
 
-def _entity_angles(entity: Any) -> np.ndarray:
+def _entity_angles(entity: Entity) -> np.ndarray:
     angles = entity_floats(entity.get("angles"))
     if angles is None:
         yaw = entity_floats(entity.get("angle"), 1)

@@ -40,7 +40,7 @@ from .. import queries
 from ..errors import BspError
 from ..lump_ids import LumpId
 from ..protocols import MapReader
-from ..resources import sorted_unique
+from ..numeric import sorted_unique
 from .render_camera import entity_floats
 from .render_raster import Band, Frame, pixel_values
 from .render_shade import Modulate
@@ -204,8 +204,8 @@ def pvs_culler(bsp: MapReader, face: np.ndarray) -> Callable[[np.ndarray], np.nd
     """
     try:
         vis = queries.visibility(bsp)
-        leafs = bsp.find_lump(LumpId.LEAFS)
-        leaffaces = bsp.find_lump(LumpId.LEAFFACES)
+        leafs = bsp.lump_or_none(LumpId.LEAFS)
+        leaffaces = bsp.lump_or_none(LumpId.LEAFFACES)
         if not vis.present or leafs is None or leaffaces is None or not len(leaffaces):
             return None
         count = int(np.max(face)) + 1 if len(face) else 0

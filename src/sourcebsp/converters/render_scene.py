@@ -118,7 +118,7 @@ class Scene:
 def _reflectivity(bsp: MapReader, count: int) -> np.ndarray:
     """Linear average colour of every texdata entry (0.5 grey where unknown)."""
     out = np.full((max(count, 1), 3), 0.5)
-    value = reflectivity(bsp.find_lump("TEXDATA"), 0.5)
+    value = reflectivity(bsp.lump_or_none("TEXDATA"), 0.5)
     n = min(len(value), len(out))
     out[:n] = value[:n]
     return out

@@ -28,10 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from .._extras import needs_extra
 from ..errors import BspError
 from ..model.geometry import angles_matrix
 from ..protocols import MapReader
-from ..resources import sorted_unique
+from ..numeric import sorted_unique
 
 __all__ = ["GameFiles", "texture_images", "prop_geometry", "PropGeometry", "TEXTURE_SIZE",
            "MAX_PROP_TRIANGLES"]
@@ -68,9 +69,10 @@ class GameFiles:
         notes: list[str] = []
         if not _srctools():
             if game is not None:
-                raise ImportError("textures from a game folder need srctools: pip install 'sourcebsp[render]'")
+                with needs_extra("textures from a game folder", "render"):
+                    import srctools  # noqa: F401 - raises, naming the extra
             return None
-        pak = bsp.find_lump("PAKFILE")
+        pak = bsp.lump_or_none("PAKFILE")
         fsys = None
         if game is not None:
             fsys = _mount(Path(game), notes)

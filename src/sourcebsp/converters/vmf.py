@@ -64,7 +64,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .._io import atomic_write
 from ._common import opened, report
@@ -72,11 +72,14 @@ from .decompile import DECOMPILE_STEPS, DecompileOptions, DecompileStats, build_
 from .vmf_checks import Problem, check_vmf
 from .vmf_writer import VmfMap
 
+if TYPE_CHECKING:
+    from ..protocols import MapSource
+
 __all__ = ["decompile", "decompile_text", "decompile_report", "build_vmf", "check_vmf", "DecompileOptions",
            "DecompileStats", "DECOMPILE_STEPS", "Problem", "VmfMap"]
 
 
-def decompile_text(bsp_or_path: Any, *, props: bool = True, overlays: bool = True, cubemaps: bool = True,
+def decompile_text(bsp_or_path: MapSource, *, props: bool = True, overlays: bool = True, cubemaps: bool = True,
                    detail_as_world: bool = False, rotation_fix: bool = True, ladders: bool = True,
                    visgroups: bool = True, cameras: bool = True, visclusters: bool = False, io_format: str = "map",
                    check: bool = False, progress: Callable[[str], None] | None = None) -> tuple[str, DecompileStats]:
@@ -97,7 +100,7 @@ def decompile_text(bsp_or_path: Any, *, props: bool = True, overlays: bool = Tru
     return text, stats
 
 
-def decompile(bsp_or_path: Any, path: str | Path, *, props: bool = True, overlays: bool = True,
+def decompile(bsp_or_path: MapSource, path: str | Path, *, props: bool = True, overlays: bool = True,
               cubemaps: bool = True, detail_as_world: bool = False, rotation_fix: bool = True, ladders: bool = True,
               visgroups: bool = True, cameras: bool = True, visclusters: bool = False, io_format: str = "map",
               check: bool = False, progress: Callable[[str], None] | None = None) -> DecompileStats:

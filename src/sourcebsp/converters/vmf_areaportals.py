@@ -51,8 +51,8 @@ _OUTPUT_FIELDS = re.compile("[,\x1b]")
 
 def areaportal_keys(bsp: MapReader, brushes: BrushSet, rows: list[int]) -> dict[int, int]:
     """Portal key (``portalnumber``) of each areaportal brush, by the AREAPORTALS entry on one of its sides."""
-    portals = bsp.find_lump(LumpId.AREAPORTALS)
-    verts = bsp.find_lump(LumpId.CLIPPORTALVERTS)
+    portals = bsp.lump_or_none(LumpId.AREAPORTALS)
+    verts = bsp.lump_or_none(LumpId.CLIPPORTALVERTS)
     out: dict[int, int] = {}
     if portals is None or verts is None or not rows:
         return out
@@ -101,7 +101,7 @@ def entity_boxes(bsp: MapReader, entities: list[Any],
                  placement: dict[int, tuple[np.ndarray, np.ndarray]]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """World bounds of each entity with a place: its brush model's box (MODELS, placed by
     ``placement[model] = (origin, rotation)``), else the point of its ``origin``."""
-    models = bsp.find_lump(LumpId.MODELS)
+    models = bsp.lump_or_none(LumpId.MODELS)
     out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for i, e in enumerate(entities):
         m = e.model_index

@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
 from ..protocols import MapReader
-from ..resources import floats
+from ..numeric import floats
 from .vmf_writer import VmfDisp
 
 __all__ = ["DISP_BRUSH_DEPTH", "CORNER_EPSILON", "DispFace", "displacement_faces", "disp_block"]
@@ -64,7 +64,7 @@ class DispFace:
 def displacement_faces(bsp: MapReader, faces: np.ndarray, face_points: np.ndarray,
                        face_offsets: np.ndarray) -> list[DispFace]:
     """The base face of every displacement of the map."""
-    dispinfo = bsp.require_lump(LumpId.DISPINFO, "decompile displacements")
+    dispinfo = bsp.lump_or_none(LumpId.DISPINFO, "decompile displacements")
     if dispinfo is None or not len(dispinfo):
         return []
     planes = bsp.planes
@@ -100,13 +100,13 @@ def disp_block(bsp: MapReader, disp: DispFace, normal: np.ndarray) -> VmfDisp:
                              offset=bsp.entry(LumpId.DISPINFO).fileofs + disp.index * dispinfo.dtype.itemsize)
     w = (1 << power) + 1
     nverts, ntris = w * w, 2 * (w - 1) * (w - 1)
-    verts = bsp.require_lump(LumpId.DISP_VERTS, "decompile displacements")
+    verts = bsp.lump_or_none(LumpId.DISP_VERTS, "decompile displacements")
     first = int(row["disp_vert_start"])
     if verts is None or first < 0 or first + nverts > len(verts):
         raise BspFormatError(f"displacement {disp.index} needs DISP_VERTS {first}..{first + nverts - 1}",
                              lump="DISP_VERTS", offset=bsp.entry(LumpId.DISP_VERTS).fileofs)
     dv = verts[first : first + nverts]
-    tris = bsp.require_lump(LumpId.DISP_TRIS, "decompile displacements")
+    tris = bsp.lump_or_none(LumpId.DISP_TRIS, "decompile displacements")
     tfirst = int(row["disp_tri_start"])
     if tris is not None and 0 <= tfirst and tfirst + ntris <= len(tris):
         raw = tris[tfirst : tfirst + ntris].astype(np.int64)

@@ -95,7 +95,7 @@ def static_prop_pairs(bsp: MapReader) -> list[tuple[list[tuple[str, str]], tuple
     ``lighting_origin`` is where an ``info_lighting`` must go (None when the
     prop has none).
     """
-    if bsp.find_lump(LumpId.GAME_LUMP) is None:
+    if bsp.lump_or_none(LumpId.GAME_LUMP) is None:
         return []
     props = bsp.static_props
     if props is None or not len(props):
@@ -159,7 +159,7 @@ def static_prop_pairs(bsp: MapReader) -> list[tuple[list[tuple[str, str]], tuple
 
 # ---- cubemaps ---------------------------------------------------------------------
 def cubemap_pairs(bsp: MapReader) -> list[list[tuple[str, str]]]:
-    cubemaps = bsp.find_lump(LumpId.CUBEMAPS)
+    cubemaps = bsp.lump_or_none(LumpId.CUBEMAPS)
     if cubemaps is None:
         return []
     return [
@@ -172,11 +172,11 @@ def cubemap_pairs(bsp: MapReader) -> list[list[tuple[str, str]]]:
 # ---- overlays ---------------------------------------------------------------------
 def overlay_pairs(bsp: MapReader, face_side_ids: np.ndarray, materials: list[str]) -> list[list[tuple[str, str]]]:
     """``info_overlay`` keys of every overlay; ``face_side_ids`` gives a VMF side id per face (-1: none)."""
-    overlays = bsp.find_lump(LumpId.OVERLAYS)
+    overlays = bsp.lump_or_none(LumpId.OVERLAYS)
     if overlays is None or not len(overlays):
         return []
-    texinfo = bsp.find_lump(LumpId.TEXINFO)
-    fades = bsp.find_lump(LumpId.OVERLAY_FADES)
+    texinfo = bsp.lump_or_none(LumpId.TEXINFO)
+    fades = bsp.lump_or_none(LumpId.OVERLAY_FADES)
     count, order = split_render_order(overlays)
     out = []
     for i, o in enumerate(overlays):

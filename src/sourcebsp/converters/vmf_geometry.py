@@ -25,7 +25,7 @@ import numpy as np
 
 from ..model.brushes import BrushSet
 from ..protocols import MapReader
-from ..resources import sorted_unique
+from ..numeric import sorted_unique
 
 __all__ = ["plane_points", "defined_planes", "defined_plane_errors", "candidate_pairs", "face_sides", "faces_within",
            "prism_planes", "CONTAIN_EPSILON", "SNAP_ON_PLANE", "PLANE_RULE", "WRITTEN_DECIMALS", "MAP_EXTENT",

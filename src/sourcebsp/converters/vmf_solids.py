@@ -93,7 +93,7 @@ class FaceMatch:
 def _face_models(bsp: MapReader, n_faces: int) -> np.ndarray:
     """The model of each face (``dmodel_t`` firstface/numfaces), -1 for faces of none."""
     out = np.full(n_faces, -1, np.int64)
-    models = bsp.find_lump(LumpId.MODELS)
+    models = bsp.lump_or_none(LumpId.MODELS)
     if models is None:
         return out
     first = models["firstface"].astype(np.int64)
@@ -107,7 +107,7 @@ def _face_models(bsp: MapReader, n_faces: int) -> np.ndarray:
 def match_faces(bsp: MapReader, brushes: BrushSet, owner: np.ndarray) -> FaceMatch:
     """The faces of ``bsp`` matched to the sides of ``brushes`` (owned by the models ``owner``)."""
     faces = face_table(bsp)
-    if len(faces) and bsp.find_lump(LumpId.VERTEXES) is not None:
+    if len(faces) and bsp.lump_or_none(LumpId.VERTEXES) is not None:
         points, offsets = face_corner_points(bsp, faces)
     else:
         points, offsets = np.zeros((0, 3)), np.zeros(len(faces) + 1, np.int64)
@@ -117,8 +117,8 @@ def match_faces(bsp: MapReader, brushes: BrushSet, owner: np.ndarray) -> FaceMat
     if len(faces):
         side[faces["dispinfo"] != -1] = -1
     whole = faces_within(points, offsets, side, brushes)
-    faceids = bsp.find_lump(LumpId.FACEIDS)
-    uses_ldr = bsp.find_lump(LumpId.FACES) is not None  # FACEIDS follow the LDR faces
+    faceids = bsp.lump_or_none(LumpId.FACEIDS)
+    uses_ldr = bsp.lump_or_none(LumpId.FACES) is not None  # FACEIDS follow the LDR faces
     ids = (np.asarray(faceids).astype(np.int64)
            if faceids is not None and len(faceids) == len(faces) and uses_ldr else None)
     return FaceMatch(faces, points, offsets, side, whole, ids)

@@ -190,7 +190,7 @@ def side_materials(texinfo_index: np.ndarray, contents: np.ndarray, bsp: MapRead
     """
     game = game_of(bsp)
     names = material_names(bsp) if names is None else names
-    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    texinfo = bsp.lump_or_none(LumpId.TEXINFO)
     n_ti = 0 if texinfo is None else len(texinfo)
     ti = np.asarray(texinfo_index, np.int64)
     ok = (ti >= 0) & (ti < n_ti)
@@ -269,7 +269,7 @@ def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.nda
     the world), or None; ``rotations`` ``(N, 3, 3)`` turns a brush entity's
     model into the world (its texture vectors turn with it), or None.
     """
-    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    texinfo = bsp.lump_or_none(LumpId.TEXINFO)
     n = len(texinfo_index)
     normals = np.asarray(normals, np.float64).reshape(-1, 3)
     ti = np.asarray(texinfo_index, np.int64)

@@ -9,12 +9,15 @@ promise being tested: whatever the bytes, each one returns or raises a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from .. import open_bsp
 from ..lump_ids import LumpId
+
+if TYPE_CHECKING:
+    from ..protocols import MapReader
 
 __all__ = ["ENTRY_POINTS", "EntryPoint"]
 
@@ -53,11 +56,11 @@ def _static_props(path: Path, scratch: Path) -> None:
         bsp.detail_props
 
 
-def _pakfile(bsp: Any) -> Any:
+def _pakfile(bsp: MapReader) -> Any:
     """The decoded pakfile, or None for a map without one."""
     from ..codecs.pakfile import Pakfile
 
-    value = bsp.find_lump(LumpId.PAKFILE)
+    value = bsp.lump_or_none(LumpId.PAKFILE)
     return value if isinstance(value, Pakfile) else None
 
 
@@ -89,10 +92,10 @@ def _visibility(path: Path, scratch: Path) -> None:
                 bsp.pas(cluster)
 
 
-def _probe_points(bsp: object) -> np.ndarray:
+def _probe_points(bsp: MapReader) -> np.ndarray:
     """A few points inside the world: the corners and centre of model 0, and the origin."""
     points = [np.zeros(3)]
-    models = bsp.find_lump(LumpId.MODELS)  # type: ignore[attr-defined]
+    models = bsp.lump_or_none(LumpId.MODELS)
     if models is not None and len(models):
         # The probe is the harness's, not the library's: it may not warn on a damaged model.
         with np.errstate(all="ignore"):

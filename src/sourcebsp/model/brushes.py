@@ -42,13 +42,19 @@ with the square of a brush's sides) against the budget of
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
+from ..codecs.brushes import BRUSHSIDE
+from ..codecs.geometry import PLANE
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
-from ..resources import check_indices, check_memory, expand_ranges, floats, sorted_unique
+from ..numeric import floats, sorted_unique
+from ..resources import check_indices, check_memory, expand_ranges
+
+if TYPE_CHECKING:
+    from ..protocols import MapReader
 
 __all__ = [
     "ON_EPSILON", "NORMAL_EPSILON", "DIST_EPSILON", "SNAP_EPSILON", "BIG",
@@ -66,7 +72,7 @@ BIG = float(1 << 17)
 
 
 # ---- lumps ------------------------------------------------------------------------
-def _check(index: np.ndarray, size: int, what: str, bsp: Any, lump: LumpId) -> None:
+def _check(index: np.ndarray, size: int, what: str, bsp: MapReader, lump: LumpId) -> None:
     if len(index) and (int(index.min()) < 0 or int(index.max()) >= size):
         bad = int(index.max()) if int(index.max()) >= size else int(index.min())
         raise BspFormatError(f"refers to {what} {bad}, but there are {size}", lump=lump.name,
@@ -427,7 +433,7 @@ _BYTES_PER_SIDE = 2048
 _BYTES_PER_SIDE_PAIR = 256
 
 
-def _validated_sides(bsp: Any, brushes: np.ndarray, sides: Any, planes: Any,
+def _validated_sides(bsp: MapReader, brushes: np.ndarray, sides: np.ndarray, planes: np.ndarray,
                      indices: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The chosen brushes, and the owner and row of each of their sides, checked before use.
 
@@ -440,13 +446,13 @@ def _validated_sides(bsp: Any, brushes: np.ndarray, sides: Any, planes: Any,
     _check(chosen, len(brushes), "brush", bsp, LumpId.BRUSHES)
     rows = brushes[chosen]
     owner, side_idx = expand_ranges(
-        rows["firstside"], rows["numsides"], 0 if sides is None else len(sides), bsp=bsp,
+        rows["firstside"], rows["numsides"], len(sides), bsp=bsp,
         lump=LumpId.BRUSHES, fields=("firstside", "numsides"), target="BRUSHSIDES",
         bytes_per_item=_BYTES_PER_SIDE, records=chosen, itemsize=brushes.dtype.itemsize)
     if len(side_idx):
         used = side_idx[sides["bevel"][side_idx] == 0]  # bevel sides are skipped, their planes unused
         planenum = sides["planenum"][used]
-        check_indices(planenum, 0 if planes is None else len(planes), bsp=bsp,
+        check_indices(planenum, len(planes), bsp=bsp,
                       lump=LumpId.BRUSHSIDES, field="planenum", target="PLANES", records=used,
                       itemsize=sides.dtype.itemsize)
         normal, dist = floats(planes["normal"][planenum]), floats(planes["dist"][planenum])
@@ -465,23 +471,26 @@ def _validated_sides(bsp: Any, brushes: np.ndarray, sides: Any, planes: Any,
     return chosen, owner, side_idx
 
 
-def build_brushes(bsp: Any, indices: np.ndarray | None = None) -> BrushSet:
+def build_brushes(bsp: MapReader, indices: np.ndarray | None = None) -> BrushSet:
     """The side polygons of the map's brushes (all, or those in ``indices``).
 
     Bevel sides are skipped; ``texinfo``, ``dispinfo`` and ``planenum`` come
     from ``dbrushside_t``.  Raises :class:`~sourcebsp.errors.BspFormatError`
     when a brush refers to a side or plane that does not exist.
     """
-    brushes = bsp.require_lump(LumpId.BRUSHES, "build brushes")
-    sides = bsp.require_lump(LumpId.BRUSHSIDES, "build brushes")
-    planes = bsp.require_lump(LumpId.PLANES, "build brushes")
+    brushes = bsp.lump_or_none(LumpId.BRUSHES, "build brushes")
+    sides = bsp.lump_or_none(LumpId.BRUSHSIDES, "build brushes")
+    planes = bsp.lump_or_none(LumpId.PLANES, "build brushes")
     if brushes is None or not len(brushes):
         empty = np.zeros(0, np.int64)
         return BrushSet(empty, np.zeros(1, np.int64), empty, empty, np.zeros((0, 3)), np.zeros(0),
                         empty, empty, np.zeros(1, np.int64), np.zeros((0, 3)), np.zeros(0, bool))
+    # A map may lack BRUSHSIDES or PLANES while its brushes have no sides: empty tables then.
+    sides = np.zeros(0, BRUSHSIDE) if sides is None else sides
+    planes = np.zeros(0, PLANE) if planes is None else planes
     chosen, owner, side_idx = _validated_sides(bsp, brushes, sides, planes, indices)
     rows = brushes[chosen]
-    side_rows = sides[side_idx] if len(side_idx) else sides[:0]
+    side_rows = sides[side_idx]
     bevel = side_rows["bevel"].astype(np.int64) != 0
     use = ~bevel
     owner, side_idx, side_rows = owner[use], side_idx[use], side_rows[use]
@@ -509,7 +518,7 @@ def build_brushes(bsp: Any, indices: np.ndarray | None = None) -> BrushSet:
     return result
 
 
-def model_brushes(bsp: Any) -> list[np.ndarray]:
+def model_brushes(bsp: MapReader) -> list[np.ndarray]:
     """The brush indices of every model (``dmodel_t``), found through its BSP tree.
 
     Model ``N``'s head node leads to its leaves; their leaf brushes are its
@@ -518,22 +527,22 @@ def model_brushes(bsp: Any) -> list[np.ndarray]:
     model whose range of brush indices encloses them (vbsp writes each
     entity's brushes together), else to the world.
     """
-    models = bsp.require_lump(LumpId.MODELS, "build brushes")
+    models = bsp.lump_or_none(LumpId.MODELS, "build brushes")
     if models is None or not len(models):
         return []
     owner = brush_models_of(bsp)
     return [np.flatnonzero(owner == m) for m in range(len(models))]
 
 
-def leaf_models(bsp: Any) -> np.ndarray:
+def leaf_models(bsp: MapReader) -> np.ndarray:
     """The model whose tree reaches each leaf (-1: none), ``(L,)``.
 
     A leaf reached from several head nodes goes to the highest model number
     (a brush entity's, not the world's).
     """
-    models = bsp.require_lump(LumpId.MODELS, "find the leaves of each model")
-    nodes = bsp.require_lump(LumpId.NODES, "find the leaves of each model")
-    leafs = bsp.require_lump(LumpId.LEAFS, "find the leaves of each model")
+    models = bsp.lump_or_none(LumpId.MODELS, "find the leaves of each model")
+    nodes = bsp.lump_or_none(LumpId.NODES, "find the leaves of each model")
+    leafs = bsp.lump_or_none(LumpId.LEAFS, "find the leaves of each model")
     leaf_model = np.full(0 if leafs is None else len(leafs), -1, np.int64)
     if models is None or not len(models) or leafs is None:
         return leaf_model
@@ -570,12 +579,12 @@ def leaf_models(bsp: Any) -> np.ndarray:
     return leaf_model
 
 
-def brush_models_of(bsp: Any) -> np.ndarray:
+def brush_models_of(bsp: MapReader) -> np.ndarray:
     """The model that owns each brush (see :func:`model_brushes`), ``(B,)``."""
-    models = bsp.require_lump(LumpId.MODELS, "build brushes")
-    brushes = bsp.require_lump(LumpId.BRUSHES, "build brushes")
-    leafs = bsp.require_lump(LumpId.LEAFS, "build brushes")
-    leafbrushes = bsp.require_lump(LumpId.LEAFBRUSHES, "build brushes")
+    models = bsp.lump_or_none(LumpId.MODELS, "build brushes")
+    brushes = bsp.lump_or_none(LumpId.BRUSHES, "build brushes")
+    leafs = bsp.lump_or_none(LumpId.LEAFS, "build brushes")
+    leafbrushes = bsp.lump_or_none(LumpId.LEAFBRUSHES, "build brushes")
     n_brushes = 0 if brushes is None else len(brushes)
     owner = np.zeros(n_brushes, np.int64)
     if models is None or not len(models) or not n_brushes or leafs is None or leafbrushes is None:

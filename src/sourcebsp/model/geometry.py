@@ -55,9 +55,11 @@ from ..flags import (
 )
 from ..lump_ids import LumpId
 from ..codecs.geometry import FACE  # noqa: I001 - kept apart from the imports above
-from ..resources import expand_ranges, floats, sorted_unique
+from ..numeric import floats, sorted_unique
+from ..resources import expand_ranges
 
 if TYPE_CHECKING:
+    from ..protocols import MapReader
     from ..codecs.entities import Entity
 
 __all__ = [
@@ -83,7 +85,7 @@ _BYTES_PER_CORNER = 256
 
 
 # ---- lumps ------------------------------------------------------------------------
-def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
+def face_table(bsp: MapReader, *, hdr: bool = False) -> np.ndarray:
     """The ``dface_t`` array meshes are built from.
 
     ``FACES`` normally; ``FACES_HDR`` when ``FACES`` is empty (HDR-only maps,
@@ -91,22 +93,22 @@ def face_table(bsp: Any, *, hdr: bool = False) -> np.ndarray:
     describe the same polygons; they differ in their lightmap offsets.
     """
     # A face lump of unknown layout raises: never a face-less mesh.
-    ldr = bsp.require_lump(LumpId.FACES, "build meshes")
+    ldr = bsp.lump_or_none(LumpId.FACES, "build meshes")
     if not hdr and ldr is not None and len(ldr):
-        return ldr  # type: ignore[no-any-return]  # FACES_HDR is not read (or decompressed) for nothing
-    high = bsp.require_lump(LumpId.FACES_HDR, "build meshes")
+        return ldr  # FACES_HDR is not read (or decompressed) for nothing
+    high = bsp.lump_or_none(LumpId.FACES_HDR, "build meshes")
     if high is not None and len(high):
-        return high  # type: ignore[no-any-return]
+        return high
     if ldr is not None and len(ldr):
-        return ldr  # type: ignore[no-any-return]
+        return ldr
     return np.zeros(0, FACE)
 
 
-def texture_names(bsp: Any) -> list[str]:
+def texture_names(bsp: MapReader) -> list[str]:
     """The material name of every texdata entry (``""`` when it cannot be found)."""
-    texdata = bsp.find_lump(LumpId.TEXDATA)
-    table = bsp.find_lump(LumpId.TEXDATA_STRING_TABLE)
-    strings = bsp.find_lump(LumpId.TEXDATA_STRING_DATA)
+    texdata = bsp.lump_or_none(LumpId.TEXDATA)
+    table = bsp.lump_or_none(LumpId.TEXDATA_STRING_TABLE)
+    strings = bsp.lump_or_none(LumpId.TEXDATA_STRING_DATA)
     if texdata is None:
         return []
     names = []
@@ -129,10 +131,10 @@ def reflectivity(texdata: Any, default: float) -> np.ndarray:
     return np.clip(np.where(np.isfinite(value), value, default), 0.0, 1.0)
 
 
-def face_textures(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
+def face_textures(bsp: MapReader, faces: np.ndarray | None = None) -> np.ndarray:
     """The texdata index of every face (``-1`` for a face without texinfo)."""
     faces = face_table(bsp) if faces is None else faces
-    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    texinfo = bsp.lump_or_none(LumpId.TEXINFO)
     ti = faces["texinfo"].astype(np.int64)
     if texinfo is None or not len(texinfo):
         return np.full(len(faces), -1, np.int64)
@@ -142,7 +144,7 @@ def face_textures(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def hidden_faces(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
+def hidden_faces(bsp: MapReader, faces: np.ndarray | None = None) -> np.ndarray:
     """Bool per face: True for faces the engine does not draw.
 
     Those are faces whose texinfo has one of :data:`HIDDEN_FLAGS` (nodraw,
@@ -151,7 +153,7 @@ def hidden_faces(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
     which is drawn as a black surface.
     """
     faces = face_table(bsp) if faces is None else faces
-    texinfo = bsp.find_lump(LumpId.TEXINFO)
+    texinfo = bsp.lump_or_none(LumpId.TEXINFO)
     ti = faces["texinfo"].astype(np.int64)
     if texinfo is None:
         return np.ones(len(faces), bool)
@@ -167,7 +169,7 @@ def hidden_faces(bsp: Any, faces: np.ndarray | None = None) -> np.ndarray:
 
 
 # ---- polygons ---------------------------------------------------------------------
-def face_polygons(bsp: Any, faces: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def face_polygons(bsp: MapReader, faces: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Vertex indices of every face polygon, in stored (clockwise) order.
 
     Returns ``(indices, offsets)``: face ``k``'s corners are
@@ -178,14 +180,14 @@ def face_polygons(bsp: Any, faces: np.ndarray | None = None) -> tuple[np.ndarray
     offsets = np.zeros(len(faces) + 1, np.int64)
     if not len(faces) or not counts.any():
         return np.zeros(0, np.int64), offsets
-    surfedges = bsp.need_lump(LumpId.SURFEDGES, "build meshes")
+    surfedges = bsp.lump_or_raise(LumpId.SURFEDGES, "build meshes")
     # Validate every range before expanding it (an edge count of 2**28 must not allocate GiBs).
     _, se_index = expand_ranges(faces["firstedge"], counts, len(surfedges), bsp=bsp, lump=LumpId.FACES,
                                 fields=("firstedge", "numedges"), target="SURFEDGES",
                                 bytes_per_item=_BYTES_PER_CORNER, itemsize=faces.dtype.itemsize)
     np.cumsum(counts, out=offsets[1:])
-    edges = bsp.need_lump(LumpId.EDGES, "build meshes")
-    vertexes = bsp.need_lump(LumpId.VERTEXES, "build meshes")
+    edges = bsp.lump_or_raise(LumpId.EDGES, "build meshes")
+    vertexes = bsp.lump_or_raise(LumpId.VERTEXES, "build meshes")
     se = surfedges[se_index].astype(np.int64)
     edge = np.abs(se)
     _check_range(edge, len(edges), "EDGES", bsp, LumpId.SURFEDGES)
@@ -199,11 +201,11 @@ def face_polygons(bsp: Any, faces: np.ndarray | None = None) -> tuple[np.ndarray
 MAX_COORDINATE = float(1 << 24)
 
 
-def vertex_points(bsp: Any, indices: np.ndarray) -> np.ndarray:
+def vertex_points(bsp: MapReader, indices: np.ndarray) -> np.ndarray:
     """``VERTEXES`` points ``indices`` as float64 ``(N, 3)``, checked finite and within :data:`MAX_COORDINATE`."""
     if not len(indices):
         return np.zeros((0, 3))
-    vertexes = bsp.need_lump(LumpId.VERTEXES, "build meshes")
+    vertexes = bsp.lump_or_raise(LumpId.VERTEXES, "build meshes")
     points = floats(vertexes["point"][indices])
     bad = ~(np.abs(points) <= MAX_COORDINATE).all(axis=1)  # also catches NaN
     if bad.any():
@@ -214,7 +216,7 @@ def vertex_points(bsp: Any, indices: np.ndarray) -> np.ndarray:
     return points
 
 
-def _check_range(index: np.ndarray, size: int, target: str, bsp: Any, lump: LumpId) -> None:
+def _check_range(index: np.ndarray, size: int, target: str, bsp: MapReader, lump: LumpId) -> None:
     if len(index) and (int(index.min()) < 0 or int(index.max()) >= size):
         bad = int(index.max()) if int(index.max()) >= size else int(index.min())
         raise BspFormatError(f"refers to {target} entry {bad}, but there are {size}",
@@ -302,9 +304,9 @@ class BrushModel:
         return m
 
 
-def brush_models(bsp: Any) -> list[BrushModel]:
+def brush_models(bsp: MapReader) -> list[BrushModel]:
     """Every ``dmodel_t`` with the entity that uses it (``"model" "*N"``)."""
-    models = bsp.find_lump(LumpId.MODELS)
+    models = bsp.lump_or_none(LumpId.MODELS)
     if models is None:
         return []
     out = [
@@ -332,7 +334,7 @@ def brush_models(bsp: Any) -> list[BrushModel]:
     return out
 
 
-def _read_entities(bsp: Any) -> "Iterable[Entity]":
+def _read_entities(bsp: MapReader) -> "Iterable[Entity]":
     """The map's entities for a reader that keeps a few keys of each.
 
     The decoded lump when it is loaded (its edits count); otherwise the lump's
@@ -342,7 +344,7 @@ def _read_entities(bsp: Any) -> "Iterable[Entity]":
     from ..codecs.entities import EntitiesCodec, iter_entities
 
     if bsp.is_loaded(LumpId.ENTITIES) or not isinstance(bsp.codec(LumpId.ENTITIES), EntitiesCodec):
-        return bsp.find_lump(LumpId.ENTITIES) or ()
+        return bsp.lump_or_none(LumpId.ENTITIES) or ()
     if not bsp.has_lump(LumpId.ENTITIES):
         return ()
     return iter_entities(bsp.lump_bytes(LumpId.ENTITIES), lump=bsp.lump_name(LumpId.ENTITIES),
@@ -441,7 +443,7 @@ def _select_models(models: list[BrushModel], selection: ModelSelection) -> list[
     return chosen
 
 
-def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool = False) -> MapMesh:
+def build_mesh(bsp: MapReader, *, models: ModelSelection = "all", include_tools: bool = False) -> MapMesh:
     """Triangulate the faces of the chosen models, displacements in place of their base faces.
 
     Parameters
@@ -467,7 +469,7 @@ def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool 
     wanted &= faces["numedges"] >= 3
     selected = np.flatnonzero(wanted)
     disp = faces["dispinfo"][selected].astype(np.int64) != -1
-    dispinfo = bsp.find_lump(LumpId.DISPINFO)
+    dispinfo = bsp.lump_or_none(LumpId.DISPINFO)
     if disp.any() and dispinfo is None:
         raise BspFormatError("faces refer to displacements but the map has no DISPINFO lump",
                              lump="FACES", offset=bsp.entry(LumpId.FACES).fileofs)
@@ -487,7 +489,7 @@ def build_mesh(bsp: Any, *, models: ModelSelection = "all", include_tools: bool 
     )
 
 
-def _check_finite(bsp: Any, mesh: dict[str, np.ndarray], faces: np.ndarray) -> None:
+def _check_finite(bsp: MapReader, mesh: dict[str, np.ndarray], faces: np.ndarray) -> None:
     """Every corner, normal and texture coordinate is a finite float32: otherwise the map is broken."""
     for key, lump, what in (("positions", None, "a corner that is not a finite point"),
                             ("normals", LumpId.PLANES, "a normal that is not finite"),
@@ -524,8 +526,8 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return out
 
 
-def _texture_sizes(bsp: Any, texdata_index: np.ndarray) -> np.ndarray:
-    texdata = bsp.find_lump(LumpId.TEXDATA)
+def _texture_sizes(bsp: MapReader, texdata_index: np.ndarray) -> np.ndarray:
+    texdata = bsp.lump_or_none(LumpId.TEXDATA)
     size = np.ones((len(texdata_index), 2), np.float64)
     if texdata is None or not len(texdata):
         return size
@@ -541,13 +543,13 @@ def _project(points: np.ndarray, vecs: np.ndarray) -> np.ndarray:
     return np.asarray(np.einsum("nk,njk->nj", points, vecs[:, :, :3].astype(np.float64)) + vecs[:, :, 3])
 
 
-def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _uvs(bsp: MapReader, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Texture UVs and lightmap luxels of ``points``, float32 ``(N, 2)`` each.
 
     Computed in float64, in runs of corners: a corner's temporaries (texinfo
     vectors gathered and widened, projections) take about 200 bytes.
     """
-    texinfo = bsp.need_lump(LumpId.TEXINFO, "build meshes")
+    texinfo = bsp.lump_or_raise(LumpId.TEXINFO, "build meshes")
     ti = faces["texinfo"][face_of_vertex].astype(np.int64)
     _check_range(ti, len(texinfo), "TEXINFO", bsp, LumpId.FACES)
     uv = np.empty((len(points), 2), np.float32)
@@ -564,8 +566,8 @@ def _uvs(bsp: Any, faces: np.ndarray, face_of_vertex: np.ndarray, points: np.nda
     return uv, luxels
 
 
-def _face_normals(bsp: Any, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
-    planes = bsp.need_lump(LumpId.PLANES, "build meshes")
+def _face_normals(bsp: MapReader, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
+    planes = bsp.lump_or_raise(LumpId.PLANES, "build meshes")
     pn = faces["planenum"][which].astype(np.int64)
     _check_range(pn, len(planes), "PLANES", bsp, LumpId.FACES)
     normal = planes["normal"][pn].astype(np.float64)
@@ -573,7 +575,7 @@ def _face_normals(bsp: Any, faces: np.ndarray, which: np.ndarray) -> np.ndarray:
     return normal / np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)  # type: ignore[no-any-return]
 
 
-def _plain_faces(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
+def _plain_faces(bsp: MapReader, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
     sub = faces[which]
     indices, offsets = face_polygons(bsp, sub)
     counts = np.diff(offsets)
@@ -615,10 +617,10 @@ def _grid_triangles(power: int) -> np.ndarray:
     return np.stack([first, second], axis=1).reshape(-1, 3)
 
 
-def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
-    dispinfo = bsp.need_lump(LumpId.DISPINFO, "build meshes")
-    dispverts = bsp.find_lump(LumpId.DISP_VERTS)
-    disptris = bsp.find_lump(LumpId.DISP_TRIS)
+def _displacements(bsp: MapReader, faces: np.ndarray, which: np.ndarray) -> dict[str, np.ndarray]:
+    dispinfo = bsp.lump_or_raise(LumpId.DISPINFO, "build meshes")
+    dispverts = bsp.lump_or_none(LumpId.DISP_VERTS)
+    disptris = bsp.lump_or_none(LumpId.DISP_TRIS)
     sub = faces[which]
     if np.any(sub["numedges"] != 4):
         bad = int(which[np.flatnonzero(sub["numedges"] != 4)[0]])
@@ -643,7 +645,7 @@ def _displacements(bsp: Any, faces: np.ndarray, which: np.ndarray) -> dict[str, 
     return _concat(parts)
 
 
-def _disp_group(bsp: Any, faces: np.ndarray, which: np.ndarray, info: np.ndarray, corners: np.ndarray,
+def _disp_group(bsp: MapReader, faces: np.ndarray, which: np.ndarray, info: np.ndarray, corners: np.ndarray,
                 face_normals: np.ndarray, disp_index: np.ndarray, power: int,
                 dispverts: np.ndarray | None, disptris: np.ndarray | None) -> dict[str, np.ndarray]:
     """Grids of every displacement of one power, all at once."""

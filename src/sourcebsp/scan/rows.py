@@ -196,7 +196,7 @@ def _lumps(bsp: "MapReader") -> Columns:
 
 
 def _entities(bsp: "MapReader") -> Columns:
-    entities = bsp.require_lump(LumpId.ENTITIES, "read the entities")
+    entities = bsp.lump_or_none(LumpId.ENTITIES, "read the entities")
     listed = [] if entities is None else list(entities)
     pairs = [e.items() for e in listed]
     # classname, targetname and origin as Entity gives them (the last value of the key, its case
@@ -247,7 +247,7 @@ def _props(bsp: "MapReader") -> Columns:
 
 
 def _pakfiles(bsp: "MapReader") -> Columns:
-    pak = bsp.require_lump(LumpId.PAKFILE, "read the pakfile")
+    pak = bsp.lump_or_none(LumpId.PAKFILE, "read the pakfile")
     entries = [] if pak is None else pak.entries()
     return {"name": [e.name for e in entries], "size": [e.size for e in entries],
             "compressed_size": [e.compressed_size for e in entries]}
