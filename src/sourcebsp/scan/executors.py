@@ -64,7 +64,7 @@ def run_local(paths: Sequence[str], game: str | None, known: Collection[str], jo
     context = multiprocessing.get_context("fork" if fork else None)
     if fork and paths:
         # The first map is read here: it loads what every map needs (the codecs, the check rules,
-        # srctools' entity database: 0.3-1 s), which each forked worker then starts with.
+        # srctools' entity database: most of a worker's start), which each forked worker then starts with.
         yield map_result(paths[0], game, known)
         paths = paths[1:]
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_set_known,
