@@ -13,6 +13,8 @@ from mypy import api  # in the test extra
 
 from sourcebsp.examples import example_map_bytes
 
+from .content._studiomodels import box_spec, write_model
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CACHE = ["--cache-dir", "/tmp/sourcebsp-mypy-cache"]
@@ -68,6 +70,9 @@ def test_python_blocks_run_on_the_example_map(tmp_path: Path) -> None:
         (tmp_path / name).write_bytes(example_map_bytes())
     (tmp_path / "mymod").mkdir()
     (tmp_path / "mymod" / "gameinfo.txt").write_text(GAMEINFO, encoding="utf-8")
+    # The studio model block's barrel: a small model built in code, beside the script and in the mod.
+    write_model(tmp_path, "barrel01", box_spec())
+    write_model(tmp_path / "mymod" / "models" / "props", "barrel01", box_spec())
     script = tmp_path / "readme_blocks.py"
     script.write_text("\n".join(_python_blocks()), encoding="utf-8")
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env={**_env(), "HOME": str(tmp_path)},

@@ -27,10 +27,10 @@ def list_maps(names: Sequence[str]) -> list[str]:
 
 
 def _client(address: str, jobs: int) -> Any:
-    try:
+    from .._extras import needs_extra
+
+    with needs_extra("--dask", "dask"):
         import dask.distributed
-    except ImportError:
-        raise _common.CommandError("--dask needs dask.distributed: pip install 'sourcebsp[dask]'") from None
     # Through Any: dask's constructors carry no type hints.
     Client: Any = dask.distributed.Client
     LocalCluster: Any = dask.distributed.LocalCluster
@@ -71,10 +71,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"--jobs must be 1 or more, not {args.jobs}")
 
     def body() -> int:
-        try:
+        from .._extras import needs_extra
+
+        with needs_extra("scan", "scan"):
             from ..scan import scan
-        except ImportError:
-            raise _common.CommandError("scan needs pyarrow: pip install 'sourcebsp[scan]'") from None
         out = args.output
         if os.path.lexists(out):
             if not os.path.isdir(out) or os.path.islink(out):

@@ -34,21 +34,25 @@ class Damage:
         return {"lump": self.lump, "offset": self.offset, "error": self.reason}
 
 
-def _neutral_static_props(bsp: "MapReader") -> Any:
+def _neutral_static_props(bsp: MapReader) -> Any:
     from ..codecs.staticprops import StaticProps
 
     return StaticProps.empty(bsp_version=bsp.version, endian=bsp.endian)
 
 
-def _neutral_game_lumps(bsp: "MapReader") -> Any:
+def _neutral_game_lumps(bsp: MapReader) -> Any:
     from ..codecs.gamelumps import GameLumps
 
     return GameLumps()
 
 
 # What a damaged part reads as: what a map without that part gives.
+def _no_detail_props(bsp: MapReader) -> None:
+    return None
+
+
 _PROPERTIES: dict[str, Callable[["MapReader"], Any]] = {
-    "detail_props": lambda bsp: None,
+    "detail_props": _no_detail_props,
     "static_props": _neutral_static_props,
     "game_lumps": _neutral_game_lumps,
 }
@@ -63,7 +67,7 @@ class TolerantReader:
     them gives.  Everything else is the map's own.
     """
 
-    def __init__(self, bsp: "MapReader") -> None:
+    def __init__(self, bsp: MapReader) -> None:
         self._bsp = bsp
         self.damage: list[Damage] = []
 
@@ -94,7 +98,7 @@ class TolerantReader:
         return guarded
 
 
-def tolerant(bsp: "MapReader") -> tuple["MapReader", list[Damage]]:
+def tolerant(bsp: MapReader) -> tuple[MapReader, list[Damage]]:
     """``bsp`` read tolerantly (the same reader when it already is), and its damage list."""
     reader = bsp if isinstance(bsp, TolerantReader) else TolerantReader(bsp)
     return cast("MapReader", reader), reader.damage

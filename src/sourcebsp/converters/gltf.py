@@ -644,7 +644,7 @@ class SkyBox:
         return inside
 
 
-def find_skybox(bsp: Any) -> SkyBox | None:
+def find_skybox(bsp: MapReader) -> SkyBox | None:
     """The map's 3D skybox, or None without a ``sky_camera`` inside an area of its own."""
     from .. import queries
 
@@ -659,8 +659,8 @@ def find_skybox(bsp: Any) -> SkyBox | None:
     if origin.shape != (3,) or not np.isfinite(origin).all() or not np.isfinite(size) or size <= 0:
         return None
     leaf = int(np.asarray(queries.leaf_at(bsp, origin[None]))[0])
-    leafs = bsp.get_lump(LumpId.LEAFS)
-    if not 0 <= leaf < len(leafs) or "area_flags" not in (leafs.dtype.names or ()):
+    leafs = bsp.lump_or_none(LumpId.LEAFS)  # None: kept raw (a layout sourcebsp does not know)
+    if leafs is None or not 0 <= leaf < len(leafs) or "area_flags" not in (leafs.dtype.names or ()):
         return None
     area = leafs["area_flags"].astype(np.int64) & 0x1FF  # bspfile.h: short area:9, flags:7
     if area[leaf] == 0:  # area 0 is the solid outside: no skybox area to cut out

@@ -154,12 +154,12 @@ def _map_row(map_id: str | None, path: str, size: int | None, **values: Any) -> 
             for name, _ in COLUMNS["maps"]}
 
 
-def _count(bsp: "MapReader", lump: LumpId) -> int | None:
+def _count(bsp: MapReader, lump: LumpId) -> int | None:
     """The records of a lump as ``info`` counts them (0 when absent, None when it stays raw)."""
     return bsp.count(lump) if bsp.has_lump(lump) else 0
 
 
-def _tables(bsp: "MapReader", fs: "GameFS") -> dict[str, Columns]:
+def _tables(bsp: MapReader, fs: "GameFS") -> dict[str, Columns]:
     from ..content.lint import check_map
     from ..model.geometry import texture_names
 
@@ -180,7 +180,7 @@ def _tables(bsp: "MapReader", fs: "GameFS") -> dict[str, Columns]:
     return tables
 
 
-def _lumps(bsp: "MapReader") -> Columns:
+def _lumps(bsp: MapReader) -> Columns:
     # As ``info`` lists them: the non-empty directory entries; a compressed lump's fourCC is its real size.
     listed = list(bsp.iter_lumps())
     entries = [entry for _, entry in listed]
@@ -195,7 +195,7 @@ def _lumps(bsp: "MapReader") -> Columns:
     }
 
 
-def _entities(bsp: "MapReader") -> Columns:
+def _entities(bsp: MapReader) -> Columns:
     entities = bsp.lump_or_none(LumpId.ENTITIES, "read the entities")
     listed = [] if entities is None else list(entities)
     pairs = [e.items() for e in listed]
@@ -229,7 +229,7 @@ def _three_numbers(text: str | None) -> tuple[float, float, float] | None:
         return None
 
 
-def _props(bsp: "MapReader") -> Columns:
+def _props(bsp: MapReader) -> Columns:
     import numpy as np
 
     props = bsp.static_props
@@ -246,7 +246,7 @@ def _props(bsp: "MapReader") -> Columns:
     }
 
 
-def _pakfiles(bsp: "MapReader") -> Columns:
+def _pakfiles(bsp: MapReader) -> Columns:
     pak = bsp.lump_or_none(LumpId.PAKFILE, "read the pakfile")
     entries = [] if pak is None else pak.entries()
     return {"name": [e.name for e in entries], "size": [e.size for e in entries],
