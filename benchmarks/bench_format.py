@@ -27,7 +27,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from sourcebsp.converters import _common, obj, vmf, vmf_writer
+from sourcebsp.converters import _common, obj, vmf
+from sourcebsp.converters.vmf import writer as vmf_writer
 
 CORPUS = Path(os.environ.get("SOURCEBSP_CORPUS", Path(__file__).resolve().parents[1] / "../shared/corpus"))
 DEFAULT_MAPS = ["css_de_rats.bsp", "l4d2_map_cannals_escape01.bsp", "tf2c_vipr_downfall.bsp", "css_2000.bsp"]

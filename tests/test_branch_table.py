@@ -11,7 +11,7 @@ import sourcebsp
 from sourcebsp import BspFile, header, variants, writeplan
 from sourcebsp.cli import _common
 from sourcebsp.content import branches
-from sourcebsp.converters.vmf_textures import TOOL_TEXTURES, game_of
+from sourcebsp.converters.vmf.textures import TOOL_TEXTURES, game_of
 from sourcebsp.header import Header
 from sourcebsp.lump_ids import LumpId
 from sourcebsp.variants import VARIANTS

@@ -246,7 +246,7 @@ class Variant(NamedTuple):
     static_prop_layout: str = ""  # the StaticPropLump_t its compiler writes (codecs.staticprops layout name)
     # The lump_t versions its compiler writes where they are not SDK 2013's (None: it writes no such lump).
     lump_versions: Mapping[int, int | None] = MappingProxyType({})
-    tool_textures: str = "default"  # the tool-texture vocabulary (converters.vmf_textures.TOOL_TEXTURES)
+    tool_textures: str = "default"  # the tool-texture vocabulary (converters.vmf.textures.TOOL_TEXTURES)
     never_lzma: frozenset[int] = _NEVER_LZMA
     marker_lumps: frozenset[int] = frozenset()  # lumps only this branch writes: a file with one is its
     detected: bool = True  # picked from the header alone (else only by name, or by the file's content)

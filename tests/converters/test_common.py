@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sourcebsp.converters._common import format_many
-from sourcebsp.converters.vmf_writer import format_number
+from sourcebsp.converters.vmf.writer import format_number
 
 # The regex implementation format_many replaced (kept here as the reference its
 # output must match byte for byte).

@@ -39,7 +39,7 @@ import pytest
 
 import sourcebsp
 from sourcebsp.converters.vmf import DecompileOptions, build_vmf, decompile, decompile_text
-from sourcebsp.converters.vmf_textures import clean_material_name, tool_category
+from sourcebsp.converters.vmf.textures import clean_material_name, tool_category
 from sourcebsp.lump_ids import LumpId
 
 from ._vmf_reference import (
@@ -651,7 +651,7 @@ def test_writes_the_file_and_never_the_input(tmp_path):
 
 # ---- numbers and a map built in code -------------------------------------------------------
 def test_numbers_are_written_as_hammer_writes_them():
-    from sourcebsp.converters.vmf_writer import format_many, format_number
+    from sourcebsp.converters.vmf.writer import format_many, format_number
 
     values = np.array([0, -0.0, 16, -100.5, 0.25, 1e-9, -1e-9, 123456.7890123, 1e6, -4.37114e-08, 0.000001])
     assert [format_number(v) for v in values] == \

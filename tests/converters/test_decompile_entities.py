@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sourcebsp.converters.decompile import ANGLES_ZEROED_CLASSES, MOVEDIR_CLASSES, rotation_rule
+from sourcebsp.converters.vmf.decompile import ANGLES_ZEROED_CLASSES, MOVEDIR_CLASSES, rotation_rule
 from sourcebsp.converters.vmf import DecompileOptions, build_vmf
 from sourcebsp.examples.helpers import Box
 

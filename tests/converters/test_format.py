@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from sourcebsp.converters import _common, vmf_writer
+from sourcebsp.converters import _common
+from sourcebsp.converters.vmf import writer as vmf_writer
 from sourcebsp.converters._common import format_line_blocks, format_lines
 from sourcebsp.converters.vmf import decompile
 

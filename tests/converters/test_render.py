@@ -13,10 +13,10 @@ import pytest
 
 import sourcebsp
 from sourcebsp.converters import render as rd
-from sourcebsp.converters import render_overview as ov
-from sourcebsp.converters.render_camera import EYE_HEIGHT, PLAYER_STARTS, player_starts
-from sourcebsp.converters.render_raster import Frame, clip_near, project_orthographic, rasterize
-from sourcebsp.converters.render_scene import _BOX_TRIANGLES, LUMINANCE
+from sourcebsp.converters.render import overview as ov
+from sourcebsp.converters.render.camera import EYE_HEIGHT, PLAYER_STARTS, player_starts
+from sourcebsp.converters.render.raster import Frame, clip_near, project_orthographic, rasterize
+from sourcebsp.converters.render.scene import _BOX_TRIANGLES, LUMINANCE
 from sourcebsp.errors import BspFormatError
 from sourcebsp.examples import build_example_map
 from sourcebsp.examples.room import ROOM, WALL_MATERIAL
@@ -296,7 +296,7 @@ def test_textures_from_a_game_folder(tmp_path):
 
 def test_pvs_culling_hides_nothing_that_shows(map_path):
     """The player view drawn with and without PVS culling shows the same faces."""
-    from sourcebsp.converters.render_camera import draw_perspective
+    from sourcebsp.converters.render.camera import draw_perspective
 
     bsp = sourcebsp.open(map_path)
     if expected(bsp).triangles == 0:
@@ -353,7 +353,7 @@ def test_broken_textures_and_models_are_skipped_with_a_note():
 
 
 def test_a_wall_at_arms_length_scores_lower():
-    from sourcebsp.converters.render_camera import Camera, draw_perspective, score_frame
+    from sourcebsp.converters.render.camera import Camera, draw_perspective, score_frame
 
     bsp = build_example_map()
     scene = rd._scene(bsp, False, None, None, False, False)

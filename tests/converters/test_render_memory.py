@@ -18,8 +18,8 @@ import pytest
 
 import sourcebsp
 from sourcebsp.converters import render as rd
-from sourcebsp.converters import render_raster
-from sourcebsp.converters.render_raster import rasterize
+from sourcebsp.converters.render import raster as render_raster
+from sourcebsp.converters.render.raster import rasterize
 from sourcebsp.examples import build_example_map
 
 from ..model._expected import expected

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sourcebsp.converters import render as rd
-from sourcebsp.converters.render_scene import MARKER
+from sourcebsp.converters.render.scene import MARKER
 from sourcebsp.examples import build_example_map
 from sourcebsp.examples.room import PROP_MODEL, PROP_ORIGIN
 

@@ -1,13 +1,13 @@
-"""Geometry of the decompiler (sourcebsp.converters.vmf_geometry): plane points, faces to sides, cost."""
+"""Geometry of the decompiler (sourcebsp.converters.vmf.geometry): plane points, faces to sides, cost."""
 from __future__ import annotations
 
 import numpy as np
 
 from sourcebsp.converters.vmf import build_vmf
-from sourcebsp.converters.vmf_geometry import (
+from sourcebsp.converters.vmf.geometry import (
     MAP_EXTENT, PLANE_RULE, SNAP_ON_PLANE, candidate_pairs, defined_plane_errors, plane_points,
 )
-from sourcebsp.converters.vmf_writer import format_number
+from sourcebsp.converters.vmf.writer import format_number
 from sourcebsp.examples.helpers import Box
 from sourcebsp.model.brushes import brush_models_of, build_brushes
 from sourcebsp.model.geometry import face_table
@@ -167,9 +167,9 @@ def test_work_in_runs_gives_what_all_at_once_gives(map_path, monkeypatch):
     """Faces to sides and plane points are worked out in runs to bound memory: runs of a few
     rows (many runs, items larger than a run) give exactly the arrays of one pass over all."""
     import sourcebsp
-    from sourcebsp.converters import vmf_geometry
-    from sourcebsp.converters.vmf_solids import BrushFrames, match_faces, side_table
-    from sourcebsp.converters.vmf_textures import material_names
+    from sourcebsp.converters.vmf import geometry as vmf_geometry
+    from sourcebsp.converters.vmf.solids import BrushFrames, match_faces, side_table
+    from sourcebsp.converters.vmf.textures import material_names
 
     with sourcebsp.open(map_path) as bsp:
         if not bsp.has_lump("BRUSHES"):

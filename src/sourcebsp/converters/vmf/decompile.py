@@ -9,7 +9,7 @@ left behind).  Where each part of the VMF comes from:
   the world with ``detail_as_world``); those with ``CONTENTS_LADDER`` into
   one ``func_ladder`` each (vbsp merges ``func_ladder`` into the world);
   those with ``CONTENTS_AREAPORTAL`` to their ``func_areaportal``
-  (:mod:`~sourcebsp.converters.vmf_areaportals`: the AREAPORTALS entry on
+  (:mod:`~sourcebsp.converters.vmf.areaportals`: the AREAPORTALS entry on
   one of their sides, else vbsp's numbering, the entity's target or what
   opens it);
 * brush entities: an entity with ``"model" "*N"`` gets model N's brushes,
@@ -25,7 +25,7 @@ left behind).  Where each part of the VMF comes from:
 * ``func_occluder``: each polygon of its occluder (OCCLUSION lump) becomes a
   brush, the polygon extruded :data:`OCCLUDER_DEPTH` units behind it, its
   front ``tools/toolsoccluder`` and its other sides nodraw;
-* displacements: see :mod:`sourcebsp.converters.vmf_disp`;
+* displacements: see :mod:`sourcebsp.converters.vmf.disp`;
 * ``func_viscluster`` (only with ``visclusters``): see :func:`viscluster_boxes`;
 * side ids: where the map has a FACEIDS lump (the Hammer side id of each
   face), a side takes the id most of its faces carry; the other sides get
@@ -40,28 +40,28 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..codecs.entities import Output
-from ..flags import Contents
-from ..lump_ids import LumpId
-from ..model.brushes import BrushSet, brush_models_of, build_brushes, leaf_models
-from ..model.geometry import angles_matrix, texture_names
-from ..protocols import MapReader
-from ..queries import leaf_at
-from .vmf_entities import COMPILER_KEYS, cubemap_pairs, overlay_pairs, split_keys, static_prop_pairs
-from .vmf_areaportals import (
+from ...codecs.entities import Output
+from ...flags import Contents
+from ...lump_ids import LumpId
+from ...model.brushes import BrushSet, brush_models_of, build_brushes, leaf_models
+from ...model.geometry import angles_matrix, texture_names
+from ...protocols import MapReader
+from ...queries import leaf_at
+from .entities import COMPILER_KEYS, cubemap_pairs, overlay_pairs, split_keys, static_prop_pairs
+from .areaportals import (
     AREAPORTAL_CLASSES, PortalOwners, areaportal_keys, areaportal_owners, entity_boxes,
 )
-from .vmf_geometry import PLANE_RULE, prism_planes
-from .vmf_solids import (
+from .geometry import PLANE_RULE, prism_planes
+from .solids import (
     FaceMatch, IdCounter, PlaneSpec, SideTable, attach_displacements, brush_frames, brush_solids, made_solids,
     match_faces, restore_side_ids, side_table,
 )
-from .vmf_textures import default_axes, game_of, material_names, tool_name
-from .vmf_writer import VmfEntity, VmfMap, VmfSolid, format_numbers
+from .textures import default_axes, game_of, material_names, tool_name
+from .writer import VmfEntity, VmfMap, VmfSolid, format_numbers
 
 if TYPE_CHECKING:
-    from ..codecs.entities import Entity
-    from ..codecs.occlusion import Occlusion
+    from ...codecs.entities import Entity
+    from ...codecs.occlusion import Occlusion
 
 __all__ = ["DecompileOptions", "DecompileStats", "DECOMPILE_STEPS", "OCCLUDER_DEPTH", "MOVEDIR_CLASSES",
            "ANGLES_ZEROED_CLASSES", "build_vmf", "rotation_rule", "output_text", "viscluster_boxes"]
@@ -134,7 +134,7 @@ class DecompileStats:
     perpendicular_axes_fixed: int = 0  # sides whose texture axes were perpendicular to them
     sides_off_plane: int = 0  # BSP sides whose plane points are more than 1e-3 units off the BSP plane
     max_off_plane: float = 0.0
-    #: BSP sides whose written points define a plane off their BSP plane by vmf_geometry.PLANE_RULE.
+    #: BSP sides whose written points define a plane off their BSP plane by geometry.PLANE_RULE.
     sides_off_plane_rule: int = 0
     #: The side whose defined plane is farthest from its BSP plane (relative to the rule):
     #: {"side": VMF side id, "brush": BRUSHES row, "brushside": BRUSHSIDES row, "normal_error", "dist_error"}.
@@ -144,7 +144,7 @@ class DecompileStats:
     cameras: int = 0
     visgroups: int = 0
     visclusters: int = 0  # func_viscluster entities rebuilt (with the visclusters option)
-    problems: list[Any] | None = None  # compile-readiness problems (vmf_checks.Problem), None: not checked
+    problems: list[Any] | None = None  # compile-readiness problems (checks.Problem), None: not checked
     entity_classes: dict[str, int] = field(default_factory=dict)  # entities written, by class
 
     @property

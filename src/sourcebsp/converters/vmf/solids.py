@@ -6,7 +6,7 @@ results of earlier stages) and returns new values:
 * :func:`brush_frames`: where each brush's model is placed: its entity's
   origin and, for rotated brush entities, its rotation;
 * :func:`match_faces`: the brush side each face was cut from
-  (:func:`~sourcebsp.converters.vmf_geometry.face_sides`), and FACEIDS;
+  (:func:`~sourcebsp.converters.vmf.geometry.face_sides`), and FACEIDS;
 * :func:`side_table`: every side's plane points, material and texture axes
   in world space;
 * :func:`restore_side_ids`: Hammer's side ids from FACEIDS;
@@ -21,17 +21,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..flags import Contents
-from ..lump_ids import LumpId
-from ..model.brushes import BrushSet, clip_brushes
-from ..model.geometry import face_table
-from ..protocols import MapReader
-from .vmf_disp import CORNER_EPSILON, DISP_BRUSH_DEPTH, DispFace, disp_block, displacement_faces
-from .vmf_geometry import (
+from ...flags import Contents
+from ...lump_ids import LumpId
+from ...model.brushes import BrushSet, clip_brushes
+from ...model.geometry import face_table
+from ...protocols import MapReader
+from .disp import CORNER_EPSILON, DISP_BRUSH_DEPTH, DispFace, disp_block, displacement_faces
+from .geometry import (
     defined_plane_errors, face_corner_points, face_sides, faces_within, plane_points, prism_planes,
 )
-from .vmf_textures import side_materials, texture_axes, tool_name
-from .vmf_writer import VmfSide, VmfSolid
+from .textures import side_materials, texture_axes, tool_name
+from .writer import VmfSide, VmfSolid
 
 __all__ = [
     "IdCounter", "BrushFrames", "FaceMatch", "SideTable", "DispResult", "PlaneSpec",
@@ -138,7 +138,7 @@ class SideTable:
     perpendicular_axes: int  # sides whose texinfo axes were perpendicular to them (given default axes)
     off_plane: np.ndarray  # (S,) farthest plane point from the side's BSP plane
     #: (S,) how far the plane the written points define is from the BSP plane: largest normal
-    #: component, distance (vmf_geometry.defined_plane_errors; the rule is vmf_geometry.PLANE_RULE).
+    #: component, distance (geometry.defined_plane_errors; the rule is geometry.PLANE_RULE).
     plane_normal_error: np.ndarray
     plane_dist_error: np.ndarray
 

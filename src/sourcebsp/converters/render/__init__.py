@@ -6,7 +6,7 @@ Views:
   down, orthographic, north (+Y) up; sky, tool and nodraw faces removed,
   only the playable space (clusters reachable from the player starts) and
   its height range shown, so roofs and ceilings are cut away
-  (:mod:`~sourcebsp.converters.render_overview`); floors are coloured by
+  (:mod:`~sourcebsp.converters.render.overview`); floors are coloured by
   texture colour and lightmap with a height tint (higher is lighter), and
   height steps and walls are outlined.  Optional markers for spawns and
   objectives; :func:`overview_text` gives the overview file games read.
@@ -14,12 +14,12 @@ Views:
   culled, so ceilings do not hide the rooms below, but roofs do).
 * ``"player"``: perspective from a player start at eye height along its
   angles, or from another start or direction when that picture is poor
-  (:mod:`~sourcebsp.converters.render_camera`); or from a camera given as
+  (:mod:`~sourcebsp.converters.render.camera`); or from a camera given as
   numbers or as a named entity.
 
 Colour is the texture's average colour (TEXDATA ``reflectivity``) times the
 lightmap; with textures found in the pakfile or a game folder
-(:mod:`~sourcebsp.converters.render_textures`) real texels are sampled
+(:mod:`~sourcebsp.converters.render.textures`) real texels are sampled
 through the face UVs.  Static props are drawn as the bounding boxes of their
 models when the model files are found.
 """
@@ -32,18 +32,18 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from .._io import atomic_write
-from ..errors import BspError
-from ..model.geometry import build_mesh
-from ..model.lightmaps import build_atlas
-from ..protocols import MapReader, MapSource
-from . import render_overview as ov
-from ._common import Progress, opened, report, require
-from .render_camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camera, draw_perspective, \
+from ..._io import atomic_write
+from ...errors import BspError
+from ...model.geometry import build_mesh
+from ...model.lightmaps import build_atlas
+from ...protocols import MapReader, MapSource
+from . import overview as ov
+from .._common import Progress, opened, report, require
+from .camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camera, draw_perspective, \
     entity_camera, player_starts
-from .render_raster import clip_near, project_orthographic
-from .render_scene import Scene, build_scene
-from .render_shade import contrast, shade
+from .raster import clip_near, project_orthographic
+from .scene import Scene, build_scene
+from .shade import contrast, shade
 
 __all__ = ["RenderResult", "NothingToDraw", "CameraError", "render", "save_image", "render_file", "render_png",
            "overview_text", "level_sections", "PLAYER_STARTS", "EYE_HEIGHT", "RENDER_STEPS", "VIEWS", "IMAGE_FORMATS"]
@@ -102,7 +102,7 @@ def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: Any, tex
     atlas = (build_atlas(bsp, hdr=False) or build_atlas(bsp, hdr=True)) if hdr is None else build_atlas(bsp, hdr=hdr)
     images, geometry, missing, notes = None, None, 0, []
     if textures or props:
-        from . import render_textures as rt
+        from . import textures as rt
 
         files = rt.GameFiles.for_map(bsp, game)
         if textures and files is not None:
@@ -191,7 +191,7 @@ def _player(bsp: MapReader, scene: Scene, width: int, height: int, fov: float, c
         starts = player_starts(bsp)
         inside = None
         if bsp.has_lump("NODES"):
-            from .. import queries
+            from ... import queries
 
             def inside(points: np.ndarray) -> np.ndarray:
                 return np.asarray(queries.cluster_at(bsp, points)) >= 0

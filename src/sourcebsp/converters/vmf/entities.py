@@ -12,7 +12,7 @@
   (gamebspfile.h ``STATIC_PROP_*`` flags turned back into their keys).  A
   prop lit from a lighting origin gets an ``info_lighting`` entity there.
 * Cubemap samples become ``env_cubemap`` (``cubemapsize`` is stored as is;
-  :mod:`~sourcebsp.converters.decompile` fills ``sides`` with the sides whose
+  :mod:`~sourcebsp.converters.vmf.decompile` fills ``sides`` with the sides whose
   materials vbsp patched for the sample).
 * Overlays become ``info_overlay``: ``vecUVPoints[0..2].z`` hold BasisU,
   ``vecUVPoints[3].z`` is 1 when BasisV is flipped, ``BasisV = cross(normal,
@@ -31,12 +31,12 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..codecs.entities import Output
-from ..codecs.overlays import split_render_order
-from ..flags import StaticPropFlags
-from ..lump_ids import LumpId
-from ..protocols import MapReader
-from .vmf_writer import format_number, format_numbers
+from ...codecs.entities import Output
+from ...codecs.overlays import split_render_order
+from ...flags import StaticPropFlags
+from ...lump_ids import LumpId
+from ...protocols import MapReader
+from .writer import format_number, format_numbers
 
 __all__ = [
     "COMPILER_KEYS", "split_keys", "static_prop_pairs", "cubemap_pairs", "overlay_pairs",

@@ -40,10 +40,10 @@ import re
 
 import numpy as np
 
-from ..lump_ids import LumpId
-from ..flags import Contents, Surf
-from ..model.geometry import texture_names
-from ..protocols import MapReader
+from ...lump_ids import LumpId
+from ...flags import Contents, Surf
+from ...model.geometry import texture_names
+from ...protocols import MapReader
 
 __all__ = [
     "TOOL_TEXTURES", "clean_material_name", "tool_category", "game_of", "material_names",

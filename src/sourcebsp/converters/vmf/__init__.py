@@ -8,34 +8,34 @@ What comes back (details in the modules named):
 * world brushes, ``func_detail`` and brush entities, with sides textured
   from their texinfo and tool textures restored from brush contents and
   surface flags (:mod:`~sourcebsp.model.brushes`,
-  :mod:`~sourcebsp.converters.vmf_textures`, :mod:`~sourcebsp.converters.decompile`);
+  :mod:`~sourcebsp.converters.vmf.textures`, :mod:`~sourcebsp.converters.vmf.decompile`);
   the plane every side's three points define is its BSP plane (normal
   within 1e-5 per component, distance within 1e-3:
-  :data:`~sourcebsp.converters.vmf_geometry.PLANE_RULE`); texture axes whose
+  :data:`~sourcebsp.converters.vmf.geometry.PLANE_RULE`); texture axes whose
   projection is perpendicular to the side are replaced by Hammer's default axes;
 * rotated brush entities turned into place, their ``angles`` dropped, except
   the classes whose ``angles`` is a direction or is zeroed by the game
-  (:data:`~sourcebsp.converters.decompile.MOVEDIR_CLASSES`,
-  :data:`~sourcebsp.converters.decompile.ANGLES_ZEROED_CLASSES`);
+  (:data:`~sourcebsp.converters.vmf.decompile.MOVEDIR_CLASSES`,
+  :data:`~sourcebsp.converters.vmf.decompile.ANGLES_ZEROED_CLASSES`);
 * ``func_ladder`` (from ``CONTENTS_LADDER`` world brushes),
   ``func_areaportal`` brushes (from ``CONTENTS_AREAPORTAL``, owners from the
   AREAPORTALS lump or, when it is empty, vbsp's numbering, targets and
-  referrers: :mod:`~sourcebsp.converters.vmf_areaportals`) and
+  referrers: :mod:`~sourcebsp.converters.vmf.areaportals`) and
   ``func_occluder`` brushes (from the OCCLUSION lump);
   water brushes come back as world brushes with their contents' materials;
 * every entity of the entity lump with its keys and outputs, static props
   as ``prop_static``, cubemap samples as ``env_cubemap`` with the sides
   whose materials vbsp patched for them, overlays as ``info_overlay``
-  (:mod:`~sourcebsp.converters.vmf_entities`);
-* displacements as ``dispinfo`` blocks (:mod:`~sourcebsp.converters.vmf_disp`);
+  (:mod:`~sourcebsp.converters.vmf.entities`);
+* displacements as ``dispinfo`` blocks (:mod:`~sourcebsp.converters.vmf.disp`);
 * Hammer's side ids from the FACEIDS lump, entity ids from ``hammerid``;
 * visgroups for what was rebuilt (Detail, Areaportals, Ladders,
   Displacements, Reconstructed) and a camera at each player start;
 * with ``visclusters``, a ``func_viscluster`` box around each cluster only
-  a func_viscluster explains (:func:`~sourcebsp.converters.decompile.viscluster_boxes`).
+  a func_viscluster explains (:func:`~sourcebsp.converters.vmf.decompile.viscluster_boxes`).
 
 :func:`decompile_report` gives a fidelity report; ``check=True`` runs the
-compile-readiness rules (:mod:`~sourcebsp.converters.vmf_checks`).
+compile-readiness rules (:mod:`~sourcebsp.converters.vmf.checks`).
 
 What cannot come back, because the compiler does not keep it: brushes made
 only of hint and skip sides (vbsp keeps no brush for them), the brushes of
@@ -66,14 +66,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .._io import atomic_write
-from ._common import opened, report
+from ..._io import atomic_write
+from .._common import opened, report
 from .decompile import DECOMPILE_STEPS, DecompileOptions, DecompileStats, build_vmf
-from .vmf_checks import Problem, check_vmf
-from .vmf_writer import VmfMap
+from .checks import Problem, check_vmf
+from .writer import VmfMap
 
 if TYPE_CHECKING:
-    from ..protocols import MapSource
+    from ...protocols import MapSource
 
 __all__ = ["decompile", "decompile_text", "decompile_report", "build_vmf", "check_vmf", "DecompileOptions",
            "DecompileStats", "DECOMPILE_STEPS", "Problem", "VmfMap"]
@@ -86,7 +86,7 @@ def decompile_text(bsp_or_path: MapSource, *, props: bool = True, overlays: bool
     """The VMF text of a map (a :class:`~sourcebsp.BspFile` or a path) and the decompile's statistics.
 
     With ``check``, the document is checked for compile-readiness
-    (:func:`~sourcebsp.converters.vmf_checks.check_vmf`) and
+    (:func:`~sourcebsp.converters.vmf.checks.check_vmf`) and
     ``stats.problems`` lists what it breaks.
     """
     options = DecompileOptions(props=props, overlays=overlays, cubemaps=cubemaps, detail_as_world=detail_as_world,
@@ -117,14 +117,14 @@ def decompile(bsp_or_path: MapSource, path: str | Path, *, props: bool = True, o
         Keep ``CONTENTS_DETAIL`` brushes in the world instead of a ``func_detail``.
     rotation_fix : bool
         Turn the solids of rotated brush entities and drop their ``angles``
-        (see :mod:`~sourcebsp.converters.decompile` for the classes left alone).
+        (see :mod:`~sourcebsp.converters.vmf.decompile` for the classes left alone).
     ladders : bool
         Rebuild ``func_ladder`` entities from ``CONTENTS_LADDER`` world brushes.
     visgroups, cameras : bool
         Group what was rebuilt in Hammer visgroups; put a camera at each player start.
     visclusters : bool
         Rebuild ``func_viscluster`` boxes around the clusters only a
-        func_viscluster explains (:func:`~sourcebsp.converters.decompile.viscluster_boxes`).
+        func_viscluster explains (:func:`~sourcebsp.converters.vmf.decompile.viscluster_boxes`).
     io_format : {"map", "old", "new"}
         The separator of outputs in ``connections``: as the map has them,
         commas (Hammer 4.x) or ESC (later Hammers).
@@ -150,7 +150,7 @@ def decompile_report(stats: DecompileStats, name: str = "") -> dict[str, Any]:
     map came back (BSP brushes written, sides off their BSP plane, texture
     axes replaced; ``sides.off_plane_rule``: sides whose written points
     define a plane off their BSP plane by
-    :data:`~sourcebsp.converters.vmf_geometry.PLANE_RULE`, and
+    :data:`~sourcebsp.converters.vmf.geometry.PLANE_RULE`, and
     ``sides.worst_plane``: the side farthest off relative to that rule, its
     VMF side id, BRUSHES and BRUSHSIDES rows, normal and distance errors), what was rebuilt (ladders, areaportals, occluders,
     displacement brushes, cubemap sides), how each rotated brush entity was

@@ -32,11 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import BspFormatError
-from ..lump_ids import LumpId
-from ..protocols import MapReader
-from ..numeric import floats
-from .vmf_writer import VmfDisp
+from ...errors import BspFormatError
+from ...lump_ids import LumpId
+from ...protocols import MapReader
+from ...numeric import floats
+from .writer import VmfDisp
 
 __all__ = ["DISP_BRUSH_DEPTH", "CORNER_EPSILON", "DispFace", "displacement_faces", "disp_block"]
 

@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from .._extras import needs_extra
-from ..errors import BspError
-from ..model.geometry import angles_matrix
-from ..protocols import MapReader
-from ..numeric import sorted_unique
+from ..._extras import needs_extra
+from ...errors import BspError
+from ...model.geometry import angles_matrix
+from ...protocols import MapReader
+from ...numeric import sorted_unique
 
 __all__ = ["GameFiles", "texture_images", "prop_geometry", "PropGeometry", "TEXTURE_SIZE",
            "MAX_PROP_TRIANGLES"]
@@ -101,7 +101,7 @@ class GameFiles:
 def _mount(folder: Path, notes: list[str]) -> Any:
     """The game as every command mounts it (:func:`sourcebsp.content.mount`): a folder with
     ``gameinfo.txt`` by its search paths, any other folder as it is."""
-    from ..content import mount
+    from ...content import mount
 
     if not folder.is_dir():
         raise FileNotFoundError(2, "no such game folder", str(folder))
@@ -211,8 +211,8 @@ def texture_images(files: GameFiles, materials: list[str]) -> tuple[np.ndarray, 
 
 def _model_bounds(files: GameFiles, name: str) -> tuple[np.ndarray, np.ndarray] | None:
     """The model's box from its ``.mdl`` header: the view bounds, the hull when those are empty."""
-    from ..content.studiomodel.mdl import read_mdl
-    from ..errors import BspError
+    from ...content.studiomodel.mdl import read_mdl
+    from ...errors import BspError
 
     path = name.replace("\\", "/").lower()
     data = files.read(path)
@@ -248,8 +248,8 @@ class PropGeometry:
 
 def _load_model(files: GameFiles, name: str) -> Any:
     """The studio model ``name`` with its mesh (None when its files are missing or broken)."""
-    from ..content.studiomodel import VTX_SUFFIXES, build_model
-    from ..errors import BspError
+    from ...content.studiomodel import VTX_SUFFIXES, build_model
+    from ...errors import BspError
 
     path = name.replace("\\", "/").lower()
     mdl = files.read(path)

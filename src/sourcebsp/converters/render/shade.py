@@ -6,7 +6,7 @@ automatic exposure.  Without usable lightmaps the light comes from the face
 normal and a fixed sun direction.
 
 Memory stays near 25 bytes a covered pixel whatever the picture: the frame
-keeps only the triangle of every pixel (:mod:`.render_raster`), and the
+keeps only the triangle of every pixel (:mod:`.raster`), and the
 picture is made in passes over bands of rows, keeping between passes only
 what the next one needs (one float32 colour and a flag per covered pixel):
 
@@ -27,9 +27,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..model.lightmaps import tonemap
-from .render_raster import Band, Frame
-from .render_scene import LM_UV, LUMINANCE, TEX_UV, Scene
+from ...model.lightmaps import tonemap
+from .raster import Band, Frame
+from .scene import LM_UV, LUMINANCE, TEX_UV, Scene
 
 __all__ = ["Shaded", "Modulate", "shade", "contrast"]
 

@@ -39,19 +39,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..lump_ids import LumpId
-from ..errors import BspFormatError
-from ..numeric import floats, sorted_unique
-from ..model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, reflectivity
-from ..model.lightmaps import LightmapAtlas, build_atlas, encode_png
-from ._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
+from ...lump_ids import LumpId
+from ...errors import BspFormatError
+from ...numeric import floats, sorted_unique
+from ...model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, reflectivity
+from ...model.lightmaps import LightmapAtlas, build_atlas, encode_png
+from .._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
                       unit_scale)
 
 if TYPE_CHECKING:
-    from ..content.gamefs import GameFS
-    from ..content.studiomodel import StudioModel
-    from ..protocols import MapReader, MapSource
-    from .gltf_textures import TextureLibrary
+    from ...content.gamefs import GameFS
+    from ...content.studiomodel import StudioModel
+    from ...protocols import MapReader, MapSource
+    from .textures import TextureLibrary
 
 __all__ = ["ExportStats", "export_glb", "glb_bytes", "model_glb_bytes", "export_model_glb", "EXPORT_STEPS"]
 
@@ -145,7 +145,7 @@ def glb_bytes(bsp_or_path: MapSource, *, models: Any = "all", include_tools: boo
     ``game``: a mounted game (:func:`sourcebsp.content.mount`) to find the
     static props' models in, after the map's pakfile.  ``textures``: embed
     the base textures (PNG, at most ``texture_size`` texels a side) of the
-    materials found in the pakfile or the game (see :mod:`.gltf_textures`).
+    materials found in the pakfile or the game (see :mod:`.textures`).
     ``skybox``: the 3D skybox (the world's faces and props in ``sky_camera``'s
     area) as a node of its own, scaled by ``sky_camera``'s scale around the
     playable space, as a player sees it.
@@ -160,7 +160,7 @@ def export_glb(bsp_or_path: MapSource, path: str | Path, **options: Any) -> Expo
 
     The file is written piece by piece: the whole ``.glb`` never exists in memory at once.
     """
-    from .._io import atomic_write
+    from ..._io import atomic_write
 
     stats = ExportStats()
     atomic_write(path, *_glb_pieces(bsp_or_path, stats=stats, **options))
@@ -188,7 +188,7 @@ def _glb_pieces(bsp_or_path: MapSource, *, models: Any = "all", include_tools: b
                 if inside:
                     node["extras"]["skybox"] = True
         if textures and game is None:
-            from ..content.gamefs import GameFS
+            from ...content.gamefs import GameFS
 
             game = GameFS()  # the pakfile alone
         if game is not None:
@@ -418,9 +418,9 @@ def _static_props(bsp: MapReader, scale: float) -> list[dict[str, Any]]:
 
 def _prop_models(game: "GameFS", prop_nodes: list[dict[str, Any]]) -> "dict[str, StudioModel | str]":
     """{prop model name: its model, or why it is not drawn}, each model read once, the map's pakfile first."""
-    from ..content.gamefs import fold
-    from ..content.studiomodel import load_model
-    from ..errors import BspError
+    from ...content.gamefs import fold
+    from ...content.studiomodel import load_model
+    from ...errors import BspError
 
     read: dict[str, StudioModel | str] = {}  # by the name the engine looks up: each file read once
     found: dict[str, StudioModel | str] = {}
@@ -541,7 +541,7 @@ def model_glb_bytes(model: "StudioModel", *, skin: int = 0, units: Units = "hamm
 
 def export_model_glb(model: "StudioModel", path: str | Path, *, skin: int = 0, units: Units = "hammer") -> None:
     """Write a studio model's LOD 0 mesh to ``path`` as ``.glb`` (atomically)."""
-    from .._io import atomic_write
+    from ..._io import atomic_write
 
     atomic_write(path, *model_glb_pieces(model, skin=skin, units=units))
 
@@ -552,7 +552,7 @@ def export_model_glb(model: "StudioModel", path: str | Path, *, skin: int = 0, u
 def _load_textures(game: "GameFS", mesh: MapMesh, prop_models: "dict[str, StudioModel | str]",
                    size: int | None) -> "TextureLibrary":
     """Every material's look and texture read while the map (and its pakfile) is open."""
-    from .gltf_textures import DEFAULT_TEXTURE_SIZE, TextureLibrary
+    from .textures import DEFAULT_TEXTURE_SIZE, TextureLibrary
 
     library = TextureLibrary.for_game(game, DEFAULT_TEXTURE_SIZE if size is None else size)
     names = [t for t in mesh.textures if t]
@@ -577,7 +577,7 @@ class _Images:
         self.sampler: int | None = None
 
     def texture(self, name: str) -> int | None:
-        from ..content.gamefs import fold
+        from ...content.gamefs import fold
 
         key = fold(name)
         if key not in self.index:
@@ -646,7 +646,7 @@ class SkyBox:
 
 def find_skybox(bsp: MapReader) -> SkyBox | None:
     """The map's 3D skybox, or None without a ``sky_camera`` inside an area of its own."""
-    from .. import queries
+    from ... import queries
 
     camera = next((e for e in bsp.entities if str(e.get("classname", "")).lower() == "sky_camera"), None)
     if camera is None or not bsp.has_lump(LumpId.LEAFS) or not bsp.has_lump(LumpId.NODES):

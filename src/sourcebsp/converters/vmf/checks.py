@@ -1,6 +1,6 @@
 """Compile-readiness of a VMF document: the rules Hammer and vbsp hold a map to.
 
-:func:`check_vmf` lists every rule a :class:`~sourcebsp.converters.vmf_writer.VmfMap`
+:func:`check_vmf` lists every rule a :class:`~sourcebsp.converters.vmf.writer.VmfMap`
 breaks (an empty list: the map is ready to open and compile):
 
 * ``solid-sides``: a solid has at least 4 sides;
@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.brushes import BIG, clip_brushes
-from .vmf_geometry import WRITTEN_DECIMALS, defined_planes
-from .vmf_textures import perpendicular_axes
-from .vmf_writer import VmfMap, format_number
+from ...model.brushes import BIG, clip_brushes
+from .geometry import WRITTEN_DECIMALS, defined_planes
+from .textures import perpendicular_axes
+from .writer import VmfMap, format_number
 
 __all__ = ["Problem", "check_vmf", "MAX_OVERLAY_SIDES", "RULES"]
 

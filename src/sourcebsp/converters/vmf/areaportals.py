@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from ..codecs.entities import Output
-from ..lump_ids import LumpId
-from ..model.brushes import BrushSet
-from ..protocols import MapReader
+from ...codecs.entities import Output
+from ...lump_ids import LumpId
+from ...model.brushes import BrushSet
+from ...protocols import MapReader
 
 __all__ = ["AREAPORTAL_CLASSES", "TARGET_REACH", "TIE", "PortalOwners", "areaportal_keys", "areaportal_owners",
            "entity_boxes"]

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.brushes import BrushSet
-from ..protocols import MapReader
-from ..numeric import sorted_unique
+from ...model.brushes import BrushSet
+from ...protocols import MapReader
+from ...numeric import sorted_unique
 
 __all__ = ["plane_points", "defined_planes", "defined_plane_errors", "candidate_pairs", "face_sides", "faces_within",
            "prism_planes", "CONTAIN_EPSILON", "SNAP_ON_PLANE", "PLANE_RULE", "WRITTEN_DECIMALS", "MAP_EXTENT",
@@ -489,7 +489,7 @@ def prism_planes(polygon: np.ndarray, normal: np.ndarray, depth: float) -> tuple
 
 def face_corner_points(bsp: MapReader, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Corner positions and offsets of ``faces`` (polygons as stored, clockwise)."""
-    from ..model.geometry import face_polygons, vertex_points
+    from ...model.geometry import face_polygons, vertex_points
 
     indices, offsets = face_polygons(bsp, faces)
     return vertex_points(bsp, indices), offsets

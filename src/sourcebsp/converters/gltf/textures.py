@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..content.gamefs import fold
-from .render_textures import _PARSE_ERRORS
+from ...content.gamefs import fold
+from ..render.textures import _PARSE_ERRORS
 
 if TYPE_CHECKING:
-    from ..content.gamefs import GameFS
+    from ...content.gamefs import GameFS
 
 __all__ = ["MaterialLook", "TextureImage", "TextureLibrary", "DEFAULT_TEXTURE_SIZE"]
 
@@ -136,7 +136,7 @@ class TextureLibrary:
     def _decode(self, key: str) -> TextureImage | None:
         from srctools.vtf import VTF
 
-        from ..model.lightmaps import encode_png
+        from ...model.lightmaps import encode_png
 
         data = self._read(f"materials/{key}.vtf")
         if data is None:

@@ -5,8 +5,8 @@ static prop boxes) with per-corner attributes (lightmap atlas UV, texture
 UV) and per-triangle colour sources: the texture's average colour
 (TEXDATA ``reflectivity``, linear) and, when real textures were found, an
 index into a stack of small texture images.  Shading is deferred: once a
-:class:`~sourcebsp.converters.render_raster.Frame` is drawn, each covered
-pixel is shaded by :mod:`~sourcebsp.converters.render_shade`.
+:class:`~sourcebsp.converters.render.raster.Frame` is drawn, each covered
+pixel is shaded by :mod:`~sourcebsp.converters.render.shade`.
 """
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..model.geometry import MapMesh, reflectivity
-from ..model.lightmaps import LightmapAtlas
-from ..protocols import MapReader
-from .render_textures import NEUTRAL
+from ...model.geometry import MapMesh, reflectivity
+from ...model.lightmaps import LightmapAtlas
+from ...protocols import MapReader
+from .textures import NEUTRAL
 
 if TYPE_CHECKING:
-    from .render_textures import PropGeometry
+    from .textures import PropGeometry
 
 __all__ = ["Scene", "PackedAtlas", "build_scene", "LUMINANCE"]
 

@@ -36,14 +36,14 @@ from typing import Callable
 
 import numpy as np
 
-from .. import queries
-from ..errors import BspError
-from ..lump_ids import LumpId
-from ..protocols import MapReader
-from ..numeric import sorted_unique
-from .render_camera import entity_floats
-from .render_raster import Band, Frame, pixel_values
-from .render_shade import Modulate
+from ... import queries
+from ...errors import BspError
+from ...lump_ids import LumpId
+from ...protocols import MapReader
+from ...numeric import sorted_unique
+from .camera import entity_floats
+from .raster import Band, Frame, pixel_values
+from .shade import Modulate
 
 __all__ = ["Marker", "OverviewFrame", "FloorMap", "playable_clusters", "reachable_floors", "pvs_culler",
            "markers", "overview_text", "draw_markers", "radar_shading"]
@@ -110,7 +110,7 @@ def markers(bsp: MapReader) -> list[Marker]:
     """Spawns and objectives of the map, with team colours where the map says (``TeamNum``)."""
     if not bsp.has_lump("ENTITIES"):
         return []
-    from ..model.geometry import brush_models
+    from ...model.geometry import brush_models
 
     models = None
     out = []
@@ -351,7 +351,7 @@ def reachable_floors(floors: np.ndarray, anchors: np.ndarray, *, layers: int = 4
     neighbouring cells join when their floors differ by at most a jump.
     Without anchors the largest joined area counts.
     """
-    from .render_raster import project_orthographic
+    from .raster import project_orthographic
 
     if not len(floors):
         return None

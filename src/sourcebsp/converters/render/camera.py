@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..errors import BspError
-from ..model.geometry import angles_matrix
-from ..protocols import MapReader
-from ..numeric import sorted_unique
-from .render_raster import Frame, project_perspective
-from .render_scene import Scene
+from ...errors import BspError
+from ...model.geometry import angles_matrix
+from ...protocols import MapReader
+from ...numeric import sorted_unique
+from .raster import Frame, project_perspective
+from .scene import Scene
 
 if TYPE_CHECKING:
-    from ..codecs.entities import Entity
+    from ...codecs.entities import Entity
 
 __all__ = ["Camera", "CameraError", "PLAYER_STARTS", "EYE_HEIGHT", "player_starts", "entity_camera",
            "draw_perspective", "score_frame", "choose_camera"]
@@ -115,7 +115,7 @@ def entity_camera(bsp: MapReader, targetname: str) -> Camera:
             origin = entity_floats(entity.get("origin"))
             model = entity.get("model") or ""
             if (origin is None or not origin.any()) and model.startswith("*") and model[1:].isdigit():
-                from ..model.geometry import brush_models
+                from ...model.geometry import brush_models
 
                 models = brush_models(bsp)
                 index = int(model[1:])
