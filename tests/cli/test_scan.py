@@ -199,6 +199,25 @@ def test_bz2_maps_give_the_rows_of_the_plain_map(tmp_path: Path, corpus_file) ->
         assert strip, name if name not in ("findings", "props") else True
 
 
+def test_variant_reads_every_map_as_that_branch(tmp_path: Path, corpus_file,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """--variant NAME reads the maps as that branch, as every reading command's --variant does
+    (info --json names it), in this process and in worker processes alike."""
+    path = corpus_file("csgo_2000.bsp")
+    forced = cli_json(capsys, "info", str(path), "--json", "--variant", "alien_swarm")["variant"]
+    detected = cli_json(capsys, "info", str(path), "--json")["variant"]
+    assert forced == "alien_swarm" != detected
+    for jobs in ("1", "2"):
+        out = tmp_path / f"tables{jobs}"
+        assert main(["scan", str(path), str(corpus_file("css_2000.bsp")), "-o", str(out), "-j", jobs,
+                     "--variant", "alien_swarm"]) == 0
+        rows = read_tables(out)["maps"]
+        assert [(r["variant"], r["error"]) for r in rows] == [(forced, None), (forced, None)]
+    capsys.readouterr()
+    assert main(["scan", str(path), "-o", str(tmp_path / "t3")]) == 0
+    assert read_tables(tmp_path / "t3")["maps"][0]["variant"] == detected
+
+
 def test_game_folder_reaches_the_check_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from ..content._maps import build_game, build_map
 

@@ -66,6 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="an earlier output: maps with a sha256 it holds are not read again, their rows are copied")
     ap.add_argument("--game", metavar="DIR", help="the game or mod folder for the check rules (as check --game)")
     _common.overwrite_option(ap, "OUT_DIR")
+    _common.variant_option(ap)
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error(f"--jobs must be 1 or more, not {args.jobs}")
@@ -101,7 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             with counter("scan", len(paths)) as advance:
                 report = scan(paths, out, jobs=args.jobs, client=client, since=args.since, game=args.game,
-                              overwrite=args.overwrite, progress=lambda result: done(result, advance))
+                              overwrite=args.overwrite, progress=lambda result: done(result, advance),
+                              variant=args.variant)
         except FileNotFoundError as exc:  # a --since folder without its tables
             raise _common.CommandError(f"{exc.strerror}: {exc.filename}") from None
         except ValueError as exc:  # a --since table of another schema
@@ -118,4 +120,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_summary(report, out), file=sys.stderr)
         return 0
 
-    return _common.run(body)
+    return _common.run(body, args)

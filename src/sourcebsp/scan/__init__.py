@@ -42,7 +42,8 @@ class ScanReport(NamedTuple):
 
 def scan(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str], *, jobs: int = 1,
          client: Any = None, since: str | os.PathLike[str] | None = None, game: str | os.PathLike[str] | None = None,
-         overwrite: bool = False, progress: Callable[[MapResult], None] | None = None) -> ScanReport:
+         overwrite: bool = False, progress: Callable[[MapResult], None] | None = None,
+         variant: str | None = None) -> ScanReport:
     """Read every map file of ``paths`` and write the tables into the folder ``out_dir``.
 
     Parameters
@@ -64,6 +65,9 @@ def scan(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str
         A game folder for the ``check`` rules that look for assets (as ``check --game``).
     progress
         Called with each map's result, in order, as it is written.
+    variant
+        The engine branch to read every map as (:func:`sourcebsp.variant_names`);
+        None: each map's detected one.
 
     Returns
     -------
@@ -80,11 +84,11 @@ def scan(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str
     game_dir = None if game is None else os.path.abspath(game)
     results: Iterator[MapResult]
     if client is not None:
-        results = executors.run_dask(work, game_dir, known, client)
+        results = executors.run_dask(work, game_dir, known, client, variant)
     elif jobs > 1 and len(work) > 1:
-        results = executors.run_local(work, game_dir, known, min(jobs, len(work)))
+        results = executors.run_local(work, game_dir, known, min(jobs, len(work)), variant)
     else:
-        results = executors.run_here(work, game_dir, known)
+        results = executors.run_here(work, game_dir, known, variant)
     read = errors = size = 0
     written: set[str] = set()  # maps whose rows are in (a map found twice is one map: its rows once)
     reused: set[str] = set()

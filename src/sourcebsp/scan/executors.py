@@ -28,8 +28,8 @@ def _set_known(known: Collection[str]) -> None:
     _known = known
 
 
-def _local_task(path: str, game: str | None) -> MapResult:
-    return map_result(path, game, _known)
+def _local_task(path: str, game: str | None, variant: str | None) -> MapResult:
+    return map_result(path, game, _known, variant)
 
 
 def _ordered(submit: Callable[[str], Any], paths: Sequence[str], window: int,
@@ -48,13 +48,15 @@ def _ordered(submit: Callable[[str], Any], paths: Sequence[str], window: int,
         yield done
 
 
-def run_here(paths: Sequence[str], game: str | None, known: Collection[str]) -> Iterator[MapResult]:
+def run_here(paths: Sequence[str], game: str | None, known: Collection[str],
+             variant: str | None = None) -> Iterator[MapResult]:
     """In this process, one map after another."""
     for path in paths:
-        yield map_result(path, game, known)
+        yield map_result(path, game, known, variant)
 
 
-def run_local(paths: Sequence[str], game: str | None, known: Collection[str], jobs: int) -> Iterator[MapResult]:
+def run_local(paths: Sequence[str], game: str | None, known: Collection[str], jobs: int,
+              variant: str | None = None) -> Iterator[MapResult]:
     """In ``jobs`` worker processes (forked where the platform can: they start with sourcebsp loaded)."""
     import multiprocessing
     import threading
@@ -65,12 +67,12 @@ def run_local(paths: Sequence[str], game: str | None, known: Collection[str], jo
     if fork and paths:
         # The first map is read here: it loads what every map needs (the codecs, the check rules,
         # srctools' entity database: most of a worker's start), which each forked worker then starts with.
-        yield map_result(paths[0], game, known)
+        yield map_result(paths[0], game, known, variant)
         paths = paths[1:]
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_set_known,
                              initargs=(known,)) as pool:
         def submit(path: str) -> "Future[MapResult]":
-            return pool.submit(_local_task, path, game)
+            return pool.submit(_local_task, path, game, variant)
 
         def result(future: "Future[MapResult]") -> MapResult:
             return future.result()
@@ -78,7 +80,8 @@ def run_local(paths: Sequence[str], game: str | None, known: Collection[str], jo
         yield from _ordered(submit, paths, jobs * IN_FLIGHT_PER_WORKER, result)
 
 
-def run_dask(paths: Sequence[str], game: str | None, known: Collection[str], client: Any) -> Iterator[MapResult]:
+def run_dask(paths: Sequence[str], game: str | None, known: Collection[str], client: Any,
+             variant: str | None = None) -> Iterator[MapResult]:
     """On the cluster of a ``dask.distributed.Client``: its workers read the files by path (a shared
     file system); the known ids go to each worker once."""
     threads = sum(client.nthreads().values()) or 1
@@ -88,7 +91,7 @@ def run_dask(paths: Sequence[str], game: str | None, known: Collection[str], cli
         [shared] = client.scatter([frozenset(known)], broadcast=True)
 
     def submit(path: str) -> Any:
-        return client.submit(map_result, path, game, shared, pure=False)
+        return client.submit(map_result, path, game, shared, variant, pure=False)
 
     def result(future: Any) -> MapResult:
         done: MapResult = future.result()

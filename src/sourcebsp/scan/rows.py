@@ -118,12 +118,13 @@ def _game(game: str | None) -> "GameFS":
     return fs
 
 
-def map_result(path: str, game: str | None = None, known: Collection[str] = ()) -> MapResult:
+def map_result(path: str, game: str | None = None, known: Collection[str] = (), variant: str | None = None) -> MapResult:
     """Every table's rows for the file at ``path``; never raises for a bad file.
 
     A file that cannot be read as a map gives one ``maps`` row with ``error``
     set (and the header facts when the header was read), and no other rows.
-    A file whose sha256 is in ``known`` is not read (see :class:`MapResult`).
+    A file whose sha256 is in ``known`` is not read (see :class:`MapResult`).  ``variant``
+    names the engine branch to read it as (None: the detected one), as ``--variant`` does.
     """
     try:
         map_id, size = file_id(path)
@@ -133,7 +134,7 @@ def map_result(path: str, game: str | None = None, known: Collection[str] = ()) 
         return MapResult(map_id, path, size, True, {})
     header: dict[str, Any] = {}
     try:
-        with open_bsp(path) as bsp:
+        with open_bsp(path, variant=variant) as bsp:
             header = {"version": bsp.version, "variant": bsp.variant.name, "revision": bsp.map_revision}
             tables = _tables(bsp, _game(game))
     except Exception as exc:  # noqa: BLE001 - any failure is this map's error row, never the scan's end
