@@ -1,0 +1,69 @@
+"""codecs/counts.py: the element counts ``info`` prints, without numpy.
+
+The record sizes there are written out a second time; they are held here to
+the dtypes of every built-in layout table, and each count to what the codec
+itself counts after decoding, on every lump of every corpus map.
+"""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+import sourcebsp
+from sourcebsp.codecs import counts
+from sourcebsp.variants import VARIANTS, LazyLayouts
+
+
+def test_size_table_matches_every_dtype_and_codec_of_every_branch() -> None:
+    derived = counts.derive_tables()
+    assert set(derived) == set(counts.TABLES)
+    for name, table in derived.items():
+        assert table == counts.TABLES[name], name
+        assert not [k for v in table.values() for k in v.values() if str(k).startswith("unknown")], name
+    # Every built-in variant reads with one of those tables.
+    assert {v.layouts.table for v in VARIANTS.values() if isinstance(v.layouts, LazyLayouts)} <= set(counts.TABLES)
+
+
+def test_lookup_resolves_lump_versions_as_the_variant_does() -> None:
+    for variant in VARIANTS.values():
+        if not isinstance(variant.layouts, LazyLayouts):
+            continue
+        for lump in range(64):
+            for version in (0, 1, 2, 3, 7):
+                codec = variant.codec(lump, version)
+                kind = counts.lookup(variant.layouts.table, lump, version)
+                assert (kind == "raw") == (codec is None), (variant.name, lump, version)
+                if codec is not None:
+                    assert kind == counts.kind_of(getattr(codec, "dtype", codec)), (variant.name, lump, version)
+    assert counts.lookup("no such table", 1, 0) is None
+
+
+def test_counts_equal_the_decoded_counts_on_every_corpus_lump(map_path: Path) -> None:
+    with sourcebsp.open(map_path) as bsp:
+        table = bsp.variant.layouts.table
+        checked = 0
+        for lump, entry in bsp.iter_lumps():
+            kind = counts.lookup(table, int(lump), entry.version)
+            if kind in ("codec", "raw"):
+                continue
+            got = counts.count_from_bytes(kind, bsp.lump_bytes(lump), bsp.endian)
+            assert got == bsp.count(lump), bsp.lump_name(lump)
+            checked += 1
+        assert checked > 0
+
+
+@pytest.mark.parametrize("kind, data", [
+    (12, b"\0" * 13),  # not a whole number of records
+    ("strings", b"name\0last"),  # the last name without its NUL
+    ("visibility", struct.pack("<3i", 1, 12, 99)),  # a row offset past the lump
+    ("visibility", struct.pack("<i", -1)),
+    (("counted", 40, 12, 4), struct.pack("<3i", 0, 0, 0) + b"x"),  # bytes after the vertex indices
+    (("counted", 40, 12, 4), struct.pack("<i", 5)),
+    (("physdisp", 2), struct.pack("<3H", 2, 1, 1) + b"x"),  # one blob byte short
+    ("physcollide", struct.pack("<4i", 0, 8, 0, 1) + struct.pack("<i", 9) + b"\0" * 4),  # solid past dataSize
+    ("physcollide", struct.pack("<4i", 0, 0, 0, 0)),  # no terminator
+])
+def test_what_the_codec_would_reject_is_left_to_the_codec(kind: counts.Kind, data: bytes) -> None:
+    assert counts.count_from_bytes(kind, memoryview(data), "<") is counts.UNKNOWN
