@@ -4,9 +4,8 @@ A table of records holds ``length / itemsize`` elements, the other lumps say
 their count in their first bytes (or a chain of headers, the collision
 models): none needs numpy, a 50 ms import and most of an ``info`` process.
 The record sizes below are the built-in layout tables' dtypes written out
-once more, without numpy; tests/test_counts.py holds them to
-:func:`derive_tables` (the dtypes themselves) for every branch, lump and
-lump version.
+once more, without numpy; tests/test_counts.py derives them from the dtypes
+themselves and holds them to it for every branch, lump and lump version.
 
 A count is given only where it checks all that the lump's codec checks; for
 anything else (a length the record does not divide, an offset out of range,
@@ -20,7 +19,7 @@ from typing import Any, Mapping, Union
 
 from ..header import Endian
 
-__all__ = ["Kind", "TABLES", "UNKNOWN", "count_from_bytes", "derive_tables", "kind_of", "lookup"]
+__all__ = ["Kind", "TABLES", "UNKNOWN", "count_from_bytes", "lookup"]
 
 # An int: a table of records of that size.  "codec": decoded by its own codec, which needs no
 # numpy (entities, pakfile, game lump).  "visibility", "lightmaps", "physcollide", "strings":
@@ -180,39 +179,3 @@ def _physcollide(data: memoryview, endian: Endian) -> Any:
         if solid != limit:
             return UNKNOWN
         models, position = models + 1, end
-
-
-def kind_of(found: Any) -> Kind:
-    """The kind of a layout table's entry (a numpy dtype or a codec): what :data:`TABLES` holds
-    for it.  For the tests: the codecs' modules import numpy."""
-    if not hasattr(found, "decode"):
-        return int(found.itemsize)
-    name = type(found).__name__
-    if name == "OcclusionCodec":
-        from .occlusion import OCCLUDER_POLY, OCCLUDER_VERTEX_INDEX
-
-        return ("counted", found.occluder.itemsize, OCCLUDER_POLY.itemsize, OCCLUDER_VERTEX_INDEX.itemsize)
-    if name == "PhysDispCodec":
-        return ("physdisp", found.field.itemsize)
-    return {"EntitiesCodec": "codec", "PakfileCodec": "codec", "GameLumpCodec": "codec",
-            "VisibilityCodec": "visibility", "LightmapsCodec": "lightmaps", "PhysCollideCodec": "physcollide",
-            "StringDataCodec": "strings"}.get(name, f"unknown {name}")
-
-
-def derive_tables() -> dict[str, _Table]:
-    """:data:`TABLES` as the built-in layout tables give it, resolved as
-    :meth:`sourcebsp.variants.Variant.codec` resolves a lump version (imports every codec)."""
-    from .. import variants
-
-    derived: dict[str, _Table] = {}
-    for name in variants._TABLE_NAMES:
-        table: _Table = {}
-        for lump, versions in getattr(variants, name).items():
-            kinds: dict[int | None, Kind] = {v: kind_of(c) for v, c in versions.items() if v is not None}
-            if None in versions:
-                kinds[None] = kind_of(versions[None])
-            elif len(set(map(id, versions.values()))) == 1:
-                kinds[None] = kind_of(next(iter(versions.values())))
-            table[int(lump)] = kinds
-        derived[name] = table
-    return derived
