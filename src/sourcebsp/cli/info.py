@@ -185,8 +185,8 @@ def describe_all(paths: Sequence[str], *, strict: bool, jobs: int,
     from concurrent.futures import ProcessPoolExecutor
 
     # fork starts a worker in milliseconds with sourcebsp already imported (spawn and
-    # forkserver import it again, 0.2 s per worker with numpy, which each worker imports
-    # itself, at the same time as the others); it is safe while this process runs no other thread.
+    # forkserver import it again in every worker at once; numpy too, for a lump only its codec
+    # can count); it is safe while this process runs no other thread.
     fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
     context = multiprocessing.get_context("fork" if fork else None)
     # The maps dealt out in turn, largest first, so that each worker gets a like share of the
