@@ -116,8 +116,8 @@ def test_info_loads_no_numpy(tmp_path: Path, bare: set[str], map_path: Path, jso
     body = f"from sourcebsp.cli import main\nsys.argv[1:] = {args!r}\nprint(main())"
     loaded, printed = _modules(tmp_path, body)
     assert printed.splitlines()[-1] == "0"
-    assert _unwanted(loaded, (NOT_FOR_READING - {"json"} if json_out else NOT_FOR_READING) | {"numpy"},
-                     bare) == set()
+    forbidden = (NOT_FOR_READING - {"json"} if json_out else NOT_FOR_READING) | {"numpy", "dataclasses", "inspect"}
+    assert _unwanted(loaded, forbidden, bare) == set()
     assert "sourcebsp.codecs.pakfile" in loaded or not sourcebsp.open(map_path).has_lump(LumpId.PAKFILE)
     with sourcebsp.open(map_path) as bsp:
         decoded = {int(lump): bsp.count(lump) for lump, _ in bsp.iter_lumps()}  # numpy here
