@@ -475,8 +475,56 @@ def bench_map(path: Path, settings: Settings, cache: Path) -> dict[str, Any]:
         ref = reference.get((row["operation"], row["mode"]))
         row["ratio"] = row["seconds"] / ref if row["seconds"] is not None and ref else None
         row["map"] = path.name
-    return {"map": str(path), "name": path.name, "size": path.stat().st_size, "version": _bsp_version(path),
-            "repeat": settings.repeat, "rows": rows}
+    result = {"map": str(path), "name": path.name, "size": path.stat().st_size, "version": _bsp_version(path),
+              "repeat": settings.repeat, "rows": rows}
+    result["goals"] = goals(result, decompressed_size(path))
+    return result
+
+
+def decompressed_size(path: Path) -> int:
+    """The file's size with every LZMA lump at its uncompressed size (the size decoded data has)."""
+    size = path.stat().st_size
+    # Each stored block: the 17-byte lzma_header_t and the stream; _lzma_lumps gives the
+    # stream after a 13-byte .lzma header (properties, 64-bit size).
+    return size + sum(actual - (len(stream) - 13 + 17) for stream, actual in _lzma_lumps(path))
+
+
+MIB = 1 << 20
+
+
+def goals(result: dict[str, Any], unpacked: int) -> list[dict[str, Any]]:
+    """Issue 31's goals for one map, each as sourcebsp's figure beside its bound, from the rows
+    of this run: a ratio to a peer or to the machine's limit, or a peak memory."""
+    rows = {(r["library"], r["operation"], r["mode"]): r for r in result["rows"]}
+    size, out = result["size"], []
+
+    def ratio(name: str, mine: Any, theirs: Any, bound: float, key: str = "seconds") -> None:
+        if mine and theirs and mine.get(key) and theirs.get(key):
+            value = mine[key] / theirs[key]
+            out.append({"goal": name, "value": round(value, 3), "bound": bound, "met": value <= bound})
+
+    def memory(name: str, operation: str, base: int, per: float, extra: int) -> None:
+        row = rows.get((REFERENCE, operation, "process"))
+        if row and row.get("above_import") is not None:
+            bound = per * base + extra
+            out.append({"goal": name, "value": round(row["above_import"] / MIB, 1), "bound": round(bound / MIB, 1),
+                        "met": row["above_import"] <= bound})
+
+    if unpacked != size:  # an LZMA map: decoding beside liblzma alone, one thread, same process
+        ratio("open+decode / liblzma decode of its lumps (in process, wall)",
+              rows.get((REFERENCE, "open+decode", "in process")),
+              rows.get((MACHINE, "liblzma decode of the lumps", "limit")), 1.15)
+    for key in ("seconds", "cpu"):
+        ratio(f"cli info / sourcepp open+decode (whole process, {'wall' if key == 'seconds' else 'cpu'})",
+              rows.get((REFERENCE, "cli info", "process")), rows.get(("sourcepp", "open+decode", "process")), 1.0, key)
+    for mode in ("in process", "process"):
+        ratio(f"save unchanged (no fsync) / srctools ({'whole process' if mode == 'process' else mode})",
+              rows.get((REFERENCE, "save unchanged (no fsync)", mode)),
+              rows.get(("srctools", "save unchanged (no fsync)", mode)), 1.0)
+    memory("export glb peak above imports, MiB (<= 4x the decompressed size)", "export glb", unpacked, 4, 0)
+    memory("render peak above imports, MiB (<= 4x the file + 32 MiB)", "render", size, 4, 32 * MIB)
+    memory("decompile vmf peak above imports, MiB (<= 6x the file + 32 MiB)", "decompile vmf", size, 6, 32 * MIB)
+    return out
 
 
 # ---- output -------------------------------------------------------------------------
@@ -529,6 +577,8 @@ def print_map(result: dict[str, Any], versions: dict[str, str | None]) -> None:
                   + ", ".join(
                 f"{r['operation']} {r['file_multiple']:.2f}x" + (" (baseline)" if r["library"] == BASELINE else "")
                 for r in memory))
+    for goal in result.get("goals", []):
+        print(f"  goal: {goal['goal']}: {goal['value']} (bound {goal['bound']}: {'met' if goal['met'] else 'NOT met'})")
     limits = [r for r in result["rows"] if r["library"] == MACHINE]
     if limits:
         print("the machine: " + "; ".join(

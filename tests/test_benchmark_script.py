@@ -158,3 +158,33 @@ def test_missing_and_failing_libraries_are_reported(bench, small_map, monkeypatc
         assert by[("sourcebsp", operation)]["seconds"] > 0
     out = capsys.readouterr().out
     assert "not installed" in out and "cannot read this map" in out
+
+
+def test_decompressed_size_and_goals(bench, corpus_file) -> None:
+    """Issue 31's goal rows: each from this run's rows, beside its bound."""
+    lzma_map, plain = corpus_file("tf2c_vipr_downfall.bsp"), corpus_file("tf2_mp_lobby.bsp")
+    with sourcebsp.open(lzma_map) as bsp:
+        compressed = [entry for _, entry in bsp.iter_lumps() if entry.compressed]
+        unpacked = bsp.file_size + sum(entry.fourcc - entry.filelen for entry in compressed)
+    # Lump lengths may include padding after the stream (a few bytes), not counted in the streams
+    assert 0 <= unpacked - bench.decompressed_size(lzma_map) < 4 * 64
+    assert bench.decompressed_size(plain) == plain.stat().st_size
+    size = 1_000_000
+    rows = [
+        {"library": "sourcebsp", "operation": "open+decode", "mode": "in process", "seconds": 0.05},
+        {"library": "machine", "operation": "liblzma decode of the lumps", "mode": "limit", "seconds": 0.04},
+        {"library": "sourcebsp", "operation": "cli info", "mode": "process", "seconds": 0.06, "cpu": 0.06},
+        {"library": "sourcepp", "operation": "open+decode", "mode": "process", "seconds": 0.08, "cpu": 0.03},
+        {"library": "sourcebsp", "operation": "render", "mode": "process", "seconds": 1.0,
+         "above_import": 4 * size + 32 * 2**20 + 1},
+    ]
+    found = bench.goals({"size": size, "rows": rows}, 2 * size)
+    lzma = next(g for g in found if g["goal"].startswith("open+decode / liblzma"))
+    assert (lzma["value"], lzma["bound"], lzma["met"]) == (1.25, 1.15, False)
+    info = [g for g in found if g["goal"].startswith("cli info")]
+    assert [(g["value"], g["met"]) for g in info] == [(0.75, True), (2.0, False)]  # wall, then CPU
+    render = next(g for g in found if g["goal"].startswith("render"))
+    assert render["met"] is False and render["bound"] == round((4 * size + 32 * 2**20) / 2**20, 1)
+    # No LZMA row for a plain map, none for a peer that did not run.
+    plain_goals = bench.goals({"size": size, "rows": rows}, size)
+    assert not [g for g in plain_goals if "liblzma" in g["goal"] or "save" in g["goal"]]
