@@ -380,13 +380,33 @@ PROCESS_FLOORS = {"python start and exit": "", "python and import numpy": "impor
 _FLOOR_SCRIPT = "{imports}\nimport resource\nrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\nprint(rss, rss)"
 
 
-def process_floors(repeat: int, env: dict[str, str]) -> list[dict[str, Any]]:
+#: For a map with LZMA lumps: the interpreter that reads the file and decodes those lumps with
+#: liblzma on one thread (Python's ``lzma``), the floor of any process that reads every lump
+#: (``info`` included, which decompresses them to find damage).
+LZMA_FLOOR = "python and liblzma decode of the lumps"
+_LZMA_FLOOR_SCRIPT = """import lzma, struct, sys
+data = open(sys.argv[1], "rb").read()
+order = ">" if data[:4] == b"PSBV" else "<"
+for index in range(64):
+    offset, length = struct.unpack_from(order + "ii", data, 8 + 16 * index)
+    blob = data[offset:offset + length] if length > 0 and offset >= 0 else b""
+    if blob[:4] == b"LZMA" and len(blob) >= 17:
+        actual, packed = struct.unpack_from("<II", blob, 4)
+        lzma.decompress(blob[12:17] + struct.pack("<Q", actual) + blob[17:17 + packed], lzma.FORMAT_ALONE)
+""" + _FLOOR_SCRIPT.format(imports="")
+
+
+def process_floors(repeat: int, env: dict[str, str], path: Path | None = None) -> list[dict[str, Any]]:
     """Whole-process floors, timed like the libraries' processes (best wall of ``repeat``
-    runs, taking turns run by run); a process's distance to its floor is its own cost."""
-    runs: dict[str, list[dict[str, float]]] = {name: [] for name in PROCESS_FLOORS}
+    runs, taking turns run by run); a process's distance to its floor is its own cost.
+    With ``path`` of a map with LZMA lumps, also :data:`LZMA_FLOOR` for it."""
+    commands = {name: [sys.executable, "-c", _FLOOR_SCRIPT.format(imports=imports)]
+                for name, imports in PROCESS_FLOORS.items()}
+    if path is not None and _lzma_lumps(path):
+        commands[LZMA_FLOOR] = [sys.executable, "-c", _LZMA_FLOOR_SCRIPT, str(path)]
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
     for _ in range(repeat):
-        for name, imports in PROCESS_FLOORS.items():
-            command = [sys.executable, "-c", _FLOOR_SCRIPT.format(imports=imports)]
+        for name, command in commands.items():
             runs[name].append(run_process(command, env))
     rows = []
     for name, measured in runs.items():
@@ -469,7 +489,7 @@ def bench_map(path: Path, settings: Settings, cache: Path) -> dict[str, Any]:
         if settings.limits:
             rows.extend(machine_limits(path, settings.repeat, workdir))
             if settings.processes:
-                rows.extend(process_floors(settings.process_repeat, child_environment(None, cache)))
+                rows.extend(process_floors(settings.process_repeat, child_environment(None, cache), path))
     reference = {(r["operation"], r["mode"]): r["seconds"] for r in rows if r["library"] == REFERENCE}
     for row in rows:
         ref = reference.get((row["operation"], row["mode"]))
@@ -517,6 +537,10 @@ def goals(result: dict[str, Any], unpacked: int) -> list[dict[str, Any]]:
     for key in ("seconds", "cpu"):
         ratio(f"cli info / sourcepp open+decode (whole process, {'wall' if key == 'seconds' else 'cpu'})",
               rows.get((REFERENCE, "cli info", "process")), rows.get(("sourcepp", "open+decode", "process")), 1.0, key)
+    for key in ("seconds", "cpu"):  # an LZMA map: beside the interpreter that only decodes its lumps
+        ratio(f"cli info / {LZMA_FLOOR} (whole process, {'wall' if key == 'seconds' else 'cpu'})",
+              rows.get((REFERENCE, "cli info", "process")), rows.get((MACHINE, f"{LZMA_FLOOR} (whole process)", "limit")),
+              1.0, key)
     for mode in ("in process", "process"):
         ratio(f"save unchanged (no fsync) / srctools ({'whole process' if mode == 'process' else mode})",
               rows.get((REFERENCE, "save unchanged (no fsync)", mode)),

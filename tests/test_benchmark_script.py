@@ -100,6 +100,17 @@ def test_process_floors(bench, tmp_path) -> None:
     assert bare["seconds"] > 0 and with_numpy["seconds"] > 0
     # numpy's extension modules and OpenBLAS are mapped and touched: several MiB more.
     assert with_numpy["peak_rss"] > bare["peak_rss"] + (4 << 20)
+    assert bench.LZMA_FLOOR + " (whole process)" not in rows
+
+
+def test_lzma_floor_decodes_the_lumps(bench, corpus_file, tmp_path) -> None:
+    lzma_map = corpus_file("tf2c_vipr_downfall.bsp")
+    rows = {r["operation"]: r for r in bench.process_floors(1, bench.child_environment(None, tmp_path), lzma_map)}
+    floor = rows[bench.LZMA_FLOOR + " (whole process)"]
+    # The decoded lumps (3.5 MB) and liblzma's dictionaries are in its peak beside the bare interpreter.
+    unpacked = sum(size for _, size in bench._lzma_lumps(lzma_map))
+    assert floor["peak_rss"] > rows["python start and exit (whole process)"]["peak_rss"] + unpacked // 4
+    assert floor["cpu"] > 0
 
 
 def test_default_maps(bench, tmp_path) -> None:
