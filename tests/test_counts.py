@@ -14,6 +14,8 @@ import pytest
 
 import sourcebsp
 from sourcebsp.codecs import counts
+from sourcebsp.codecs.base import LumpContext
+from sourcebsp.errors import BspError
 from sourcebsp.variants import VARIANTS, LazyLayouts
 
 
@@ -104,3 +106,47 @@ def test_counts_equal_the_decoded_counts_on_every_corpus_lump(map_path: Path) ->
 ])
 def test_what_the_codec_would_reject_is_left_to_the_codec(kind: counts.Kind, data: bytes) -> None:
     assert counts.count_from_bytes(kind, memoryview(data), "<") is counts.UNKNOWN
+    with pytest.raises(BspError):  # the codec itself rejects the lump
+        _codec(kind).decode(memoryview(data), _CONTEXT)
+
+
+@pytest.mark.parametrize("kind, data", [
+    ("visibility", struct.pack("<i", 0)),  # no clusters
+    ("visibility", struct.pack("<3i", 1, 12, 12) + b"\xff"),
+    ("strings", b""),
+    ("strings", b"a\0\0b\0"),  # an empty name between two
+    (("counted", 36, 12, 4), struct.pack("<i", 1) + b"\0" * 36 + struct.pack("<2i", 0, 0)),
+    (("physdisp", 4), struct.pack("<3I", 2, 1, 2) + b"xyz"),
+    ("physcollide", b""),
+    ("physcollide", struct.pack("<4i", 3, 8, 2, 1) + struct.pack("<i", 4) + b"abcd" + b"k\0"
+     + struct.pack("<4i", -1, -1, 0, 0)),
+    ("lightmaps", b"\0" * 9),  # two samples and a tail
+    (12, b""),
+])
+def test_counts_of_edge_cases_equal_the_codecs(kind: counts.Kind, data: bytes) -> None:
+    codec = _codec(kind)
+    assert counts.count_from_bytes(kind, memoryview(data), "<") == codec.count(codec.decode(memoryview(data), _CONTEXT))
+
+
+_CONTEXT = LumpContext(0, "TEST", 0, 20, "<", 1000)
+
+
+def _codec(kind: counts.Kind) -> Any:
+    """The built-in codec of a kind (numpy: the test may import it)."""
+    import numpy as np
+
+    from sourcebsp.codecs.arrays import ArrayCodec
+    from sourcebsp.codecs.lighting import LightmapsCodec
+    from sourcebsp.codecs.occlusion import OCCLUDER, OCCLUDER_V1, OcclusionCodec
+    from sourcebsp.codecs.physics import PhysCollideCodec, PhysDispCodec
+    from sourcebsp.codecs.textures import StringDataCodec
+    from sourcebsp.codecs.visibility import VisibilityCodec
+
+    if isinstance(kind, int):
+        return ArrayCodec(np.dtype(f"V{kind}"))
+    if isinstance(kind, tuple):
+        if kind[0] == "counted":
+            return OcclusionCodec(OCCLUDER if kind[1] == OCCLUDER.itemsize else OCCLUDER_V1)
+        return PhysDispCodec("<u2" if kind[1] == 2 else "<u4")
+    return {"visibility": VisibilityCodec, "strings": StringDataCodec, "physcollide": PhysCollideCodec,
+            "lightmaps": LightmapsCodec}[kind]()
