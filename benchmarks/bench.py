@@ -380,13 +380,33 @@ PROCESS_FLOORS = {"python start and exit": "", "python and import numpy": "impor
 _FLOOR_SCRIPT = "{imports}\nimport resource\nrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\nprint(rss, rss)"
 
 
-def process_floors(repeat: int, env: dict[str, str]) -> list[dict[str, Any]]:
+#: For a map with LZMA lumps: the interpreter that reads the file and decodes those lumps with
+#: liblzma on one thread (Python's ``lzma``), the floor of any process that reads every lump
+#: (``info`` included, which decompresses them to find damage).
+LZMA_FLOOR = "python and liblzma decode of the lumps"
+_LZMA_FLOOR_SCRIPT = """import lzma, struct, sys
+data = open(sys.argv[1], "rb").read()
+order = ">" if data[:4] == b"PSBV" else "<"
+for index in range(64):
+    offset, length = struct.unpack_from(order + "ii", data, 8 + 16 * index)
+    blob = data[offset:offset + length] if length > 0 and offset >= 0 else b""
+    if blob[:4] == b"LZMA" and len(blob) >= 17:
+        actual, packed = struct.unpack_from("<II", blob, 4)
+        lzma.decompress(blob[12:17] + struct.pack("<Q", actual) + blob[17:17 + packed], lzma.FORMAT_ALONE)
+""" + _FLOOR_SCRIPT.format(imports="")
+
+
+def process_floors(repeat: int, env: dict[str, str], path: Path | None = None) -> list[dict[str, Any]]:
     """Whole-process floors, timed like the libraries' processes (best wall of ``repeat``
-    runs, taking turns run by run); a process's distance to its floor is its own cost."""
-    runs: dict[str, list[dict[str, float]]] = {name: [] for name in PROCESS_FLOORS}
+    runs, taking turns run by run); a process's distance to its floor is its own cost.
+    With ``path`` of a map with LZMA lumps, also :data:`LZMA_FLOOR` for it."""
+    commands = {name: [sys.executable, "-c", _FLOOR_SCRIPT.format(imports=imports)]
+                for name, imports in PROCESS_FLOORS.items()}
+    if path is not None and _lzma_lumps(path):
+        commands[LZMA_FLOOR] = [sys.executable, "-c", _LZMA_FLOOR_SCRIPT, str(path)]
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
     for _ in range(repeat):
-        for name, imports in PROCESS_FLOORS.items():
-            command = [sys.executable, "-c", _FLOOR_SCRIPT.format(imports=imports)]
+        for name, command in commands.items():
             runs[name].append(run_process(command, env))
     rows = []
     for name, measured in runs.items():
@@ -469,14 +489,66 @@ def bench_map(path: Path, settings: Settings, cache: Path) -> dict[str, Any]:
         if settings.limits:
             rows.extend(machine_limits(path, settings.repeat, workdir))
             if settings.processes:
-                rows.extend(process_floors(settings.process_repeat, child_environment(None, cache)))
+                rows.extend(process_floors(settings.process_repeat, child_environment(None, cache), path))
     reference = {(r["operation"], r["mode"]): r["seconds"] for r in rows if r["library"] == REFERENCE}
     for row in rows:
         ref = reference.get((row["operation"], row["mode"]))
         row["ratio"] = row["seconds"] / ref if row["seconds"] is not None and ref else None
         row["map"] = path.name
-    return {"map": str(path), "name": path.name, "size": path.stat().st_size, "version": _bsp_version(path),
-            "repeat": settings.repeat, "rows": rows}
+    result = {"map": str(path), "name": path.name, "size": path.stat().st_size, "version": _bsp_version(path),
+              "repeat": settings.repeat, "rows": rows}
+    result["goals"] = goals(result, decompressed_size(path))
+    return result
+
+
+def decompressed_size(path: Path) -> int:
+    """The file's size with every LZMA lump at its uncompressed size (the size decoded data has)."""
+    size = path.stat().st_size
+    # Each stored block: the 17-byte lzma_header_t and the stream; _lzma_lumps gives the
+    # stream after a 13-byte .lzma header (properties, 64-bit size).
+    return size + sum(actual - (len(stream) - 13 + 17) for stream, actual in _lzma_lumps(path))
+
+
+MIB = 1 << 20
+
+
+def goals(result: dict[str, Any], unpacked: int) -> list[dict[str, Any]]:
+    """Issue 31's goals for one map, each as sourcebsp's figure beside its bound, from the rows
+    of this run: a ratio to a peer or to the machine's limit, or a peak memory."""
+    rows = {(r["library"], r["operation"], r["mode"]): r for r in result["rows"]}
+    size, out = result["size"], []
+
+    def ratio(name: str, mine: Any, theirs: Any, bound: float, key: str = "seconds") -> None:
+        if mine and theirs and mine.get(key) and theirs.get(key):
+            value = mine[key] / theirs[key]
+            out.append({"goal": name, "value": round(value, 3), "bound": bound, "met": value <= bound})
+
+    def memory(name: str, operation: str, base: int, per: float, extra: int) -> None:
+        row = rows.get((REFERENCE, operation, "process"))
+        if row and row.get("above_import") is not None:
+            bound = per * base + extra
+            out.append({"goal": name, "value": round(row["above_import"] / MIB, 1), "bound": round(bound / MIB, 1),
+                        "met": row["above_import"] <= bound})
+
+    if unpacked != size:  # an LZMA map: decoding beside liblzma alone, one thread, same process
+        ratio("open+decode / liblzma decode of its lumps (in process, wall)",
+              rows.get((REFERENCE, "open+decode", "in process")),
+              rows.get((MACHINE, "liblzma decode of the lumps", "limit")), 1.15)
+    for key in ("seconds", "cpu"):
+        ratio(f"cli info / sourcepp open+decode (whole process, {'wall' if key == 'seconds' else 'cpu'})",
+              rows.get((REFERENCE, "cli info", "process")), rows.get(("sourcepp", "open+decode", "process")), 1.0, key)
+    for key in ("seconds", "cpu"):  # an LZMA map: beside the interpreter that only decodes its lumps
+        ratio(f"cli info / {LZMA_FLOOR} (whole process, {'wall' if key == 'seconds' else 'cpu'})",
+              rows.get((REFERENCE, "cli info", "process")), rows.get((MACHINE, f"{LZMA_FLOOR} (whole process)", "limit")),
+              1.0, key)
+    for mode in ("in process", "process"):
+        ratio(f"save unchanged (no fsync) / srctools ({'whole process' if mode == 'process' else mode})",
+              rows.get((REFERENCE, "save unchanged (no fsync)", mode)),
+              rows.get(("srctools", "save unchanged (no fsync)", mode)), 1.0)
+    memory("export glb peak above imports, MiB (<= 4x the decompressed size)", "export glb", unpacked, 4, 0)
+    memory("render peak above imports, MiB (<= 4x the file + 32 MiB)", "render", size, 4, 32 * MIB)
+    memory("decompile vmf peak above imports, MiB (<= 6x the file + 32 MiB)", "decompile vmf", size, 6, 32 * MIB)
+    return out
 
 
 # ---- output -------------------------------------------------------------------------
@@ -529,6 +601,8 @@ def print_map(result: dict[str, Any], versions: dict[str, str | None]) -> None:
                   + ", ".join(
                 f"{r['operation']} {r['file_multiple']:.2f}x" + (" (baseline)" if r["library"] == BASELINE else "")
                 for r in memory))
+    for goal in result.get("goals", []):
+        print(f"  goal: {goal['goal']}: {goal['value']} (bound {goal['bound']}: {'met' if goal['met'] else 'NOT met'})")
     limits = [r for r in result["rows"] if r["library"] == MACHINE]
     if limits:
         print("the machine: " + "; ".join(

@@ -100,6 +100,17 @@ def test_process_floors(bench, tmp_path) -> None:
     assert bare["seconds"] > 0 and with_numpy["seconds"] > 0
     # numpy's extension modules and OpenBLAS are mapped and touched: several MiB more.
     assert with_numpy["peak_rss"] > bare["peak_rss"] + (4 << 20)
+    assert bench.LZMA_FLOOR + " (whole process)" not in rows
+
+
+def test_lzma_floor_decodes_the_lumps(bench, corpus_file, tmp_path) -> None:
+    lzma_map = corpus_file("tf2c_vipr_downfall.bsp")
+    rows = {r["operation"]: r for r in bench.process_floors(1, bench.child_environment(None, tmp_path), lzma_map)}
+    floor = rows[bench.LZMA_FLOOR + " (whole process)"]
+    # The decoded lumps (3.5 MB) and liblzma's dictionaries are in its peak beside the bare interpreter.
+    unpacked = sum(size for _, size in bench._lzma_lumps(lzma_map))
+    assert floor["peak_rss"] > rows["python start and exit (whole process)"]["peak_rss"] + unpacked // 4
+    assert floor["cpu"] > 0
 
 
 def test_default_maps(bench, tmp_path) -> None:
@@ -187,3 +198,33 @@ def test_readme_table_spans_the_maps() -> None:
     lines = module.table({"maps": maps}).splitlines()
     assert lines[2] == "| open+decode | 2.0–10.0 | 2.00x (1 failed) | 0.50x | not offered | 0.50–1.0 |"
     assert lines[3] == "| open+decode (whole process) | 20.0–100 | not offered | not offered | not offered |  |"
+
+
+def test_decompressed_size_and_goals(bench, corpus_file) -> None:
+    """Issue 31's goal rows: each from this run's rows, beside its bound."""
+    lzma_map, plain = corpus_file("tf2c_vipr_downfall.bsp"), corpus_file("tf2_mp_lobby.bsp")
+    with sourcebsp.open(lzma_map) as bsp:
+        compressed = [entry for _, entry in bsp.iter_lumps() if entry.compressed]
+        unpacked = bsp.file_size + sum(entry.fourcc - entry.filelen for entry in compressed)
+    # Lump lengths may include padding after the stream (a few bytes), not counted in the streams
+    assert 0 <= unpacked - bench.decompressed_size(lzma_map) < 4 * 64
+    assert bench.decompressed_size(plain) == plain.stat().st_size
+    size = 1_000_000
+    rows = [
+        {"library": "sourcebsp", "operation": "open+decode", "mode": "in process", "seconds": 0.05},
+        {"library": "machine", "operation": "liblzma decode of the lumps", "mode": "limit", "seconds": 0.04},
+        {"library": "sourcebsp", "operation": "cli info", "mode": "process", "seconds": 0.06, "cpu": 0.06},
+        {"library": "sourcepp", "operation": "open+decode", "mode": "process", "seconds": 0.08, "cpu": 0.03},
+        {"library": "sourcebsp", "operation": "render", "mode": "process", "seconds": 1.0,
+         "above_import": 4 * size + 32 * 2**20 + 1},
+    ]
+    found = bench.goals({"size": size, "rows": rows}, 2 * size)
+    lzma = next(g for g in found if g["goal"].startswith("open+decode / liblzma"))
+    assert (lzma["value"], lzma["bound"], lzma["met"]) == (1.25, 1.15, False)
+    info = [g for g in found if g["goal"].startswith("cli info")]
+    assert [(g["value"], g["met"]) for g in info] == [(0.75, True), (2.0, False)]  # wall, then CPU
+    render = next(g for g in found if g["goal"].startswith("render"))
+    assert render["met"] is False and render["bound"] == round((4 * size + 32 * 2**20) / 2**20, 1)
+    # No LZMA row for a plain map, none for a peer that did not run.
+    plain_goals = bench.goals({"size": size, "rows": rows}, size)
+    assert not [g for g in plain_goals if "liblzma" in g["goal"] or "save" in g["goal"]]

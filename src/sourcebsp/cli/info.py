@@ -15,8 +15,11 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from .. import BspFile, open_bsp
 from ..codecs.base import RawLump
+from ..codecs.counts import UNKNOWN, count_from_bytes, lookup
 from ..errors import BspError
 from ..lump_ids import LumpId
+from ..parallel import start_parallel
+from ..variants import LazyLayouts
 from . import _common
 from ._maps import find_maps, map_error
 
@@ -49,15 +52,20 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
     """
     damage = _Damage(strict)
     with open_bsp(path) as bsp:
-        try:
-            # Decompresses the LZMA lumps on every core; a lump that fails is
-            # decoded again below, where its error is recorded against it.
-            bsp.decode_all()
-        except BspError:
-            pass
+        table = bsp.variant.layouts.table if isinstance(bsp.variant.layouts, LazyLayouts) else None
+        if table is None:
+            try:
+                # Decompresses the LZMA lumps on every core; a lump that fails is
+                # decoded again below, where its error is recorded against it.
+                bsp.decode_all()
+            except BspError:
+                pass
+        else:
+            _decompress_all(bsp)
         lumps = []
         for lump, entry in bsp.iter_lumps():
             name = bsp.lump_name(lump)
+            known = _count(bsp, table, lump) if table is not None else UNKNOWN
             lumps.append({
                 "index": int(lump),
                 "name": name,
@@ -66,7 +74,8 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
                 "length": entry.filelen,
                 "compressed": entry.compressed,
                 "uncompressed_length": entry.fourcc if entry.compressed else entry.filelen,
-                "count": damage.probe(name, int(lump), partial(bsp.count, lump), None),
+                "count": (known if known is not UNKNOWN
+                          else damage.probe(name, int(lump), partial(bsp.count, lump), None)),
             })
         broken = {d["index"] for d in damage.found}
         cut = {int(lump) for lump in bsp.truncated()}
@@ -97,6 +106,37 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
             "lumps": lumps,
             "damaged": damage.found,
         }
+
+
+def _decompress_all(bsp: BspFile) -> None:
+    """The LZMA lumps decompressed on every core (kept by the map): an error is left for
+    the count below, which records it against its lump."""
+    compressed = sorted((int(lump) for lump, entry in bsp.iter_lumps() if entry.compressed),
+                        key=lambda index: -bsp.header.lumps[index].filelen)
+    for _, result in start_parallel(_quiet_bytes(bsp), compressed):
+        result()
+
+
+def _quiet_bytes(bsp: BspFile) -> Callable[[int], None]:
+    def read(index: int) -> None:
+        try:
+            bsp.lump_bytes(index)
+        except BspError:
+            pass
+    return read
+
+
+def _count(bsp: BspFile, table: str, lump: LumpId) -> Any:
+    """The lump's element count without numpy (see codecs/counts.py), or UNKNOWN: then
+    the codec decodes the lump, and any error is recorded as before."""
+    kind = lookup(table, int(lump), bsp.header.lumps[lump].version)
+    if kind is None or kind == "codec":
+        return UNKNOWN  # the entities, pakfile and game lump: their own codecs, numpy-free
+    try:
+        data = bsp.lump_bytes(lump)
+    except BspError:
+        return UNKNOWN
+    return None if kind == "raw" else count_from_bytes(kind, data, bsp.endian)
 
 
 def _game_lumps(bsp: BspFile) -> list[dict[str, Any]]:
@@ -147,8 +187,8 @@ def describe_all(paths: Sequence[str], *, strict: bool, jobs: int,
     from concurrent.futures import ProcessPoolExecutor
 
     # fork starts a worker in milliseconds with sourcebsp already imported (spawn and
-    # forkserver import it again, with numpy, which each worker imports
-    # itself, at the same time as the others); it is safe while this process runs no other thread.
+    # forkserver import it again in every worker at once; numpy too, for a lump only its codec
+    # can count); it is safe while this process runs no other thread.
     fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
     context = multiprocessing.get_context("fork" if fork else None)
     # The maps dealt out in turn, largest first, so that each worker gets a like share of the
