@@ -186,8 +186,8 @@ def test_each_worker_thread_mounts_its_own_game() -> None:
 def test_a_value_no_column_holds_is_an_error_row(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = rows.map_result
 
-    def odd(path: str, game: Any = None, known: Any = ()) -> rows.MapResult:
-        result = real(path, game, known)
+    def odd(path: str, game: Any = None, known: Any = (), variant: Any = None) -> rows.MapResult:
+        result = real(path, game, known, variant)
         if path.endswith("css_2000.bsp"):
             result.tables["props"]["skin"] = ["not a number"] * len(result.tables["props"]["skin"])
         return result
