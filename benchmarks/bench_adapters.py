@@ -203,7 +203,9 @@ SOURCEBSP_OPS: dict[str, Op] = {
     "export obj": Op(_sb_obj, loads=("sourcebsp.converters.obj",)),
     "export glb": Op(_sb_glb, loads=("sourcebsp.converters.gltf", "sourcebsp._io", "pygltflib", "PIL.Image")),
     "decompile vmf": Op(_sb_vmf, loads=("sourcebsp.converters.vmf",)),
-    "render": Op(_sb_render, loads=("sourcebsp.converters.render", "PIL.Image")),
+    # With the readers of the textures it finds in the pakfile (srctools' VMT and VTF), code it imports.
+    "render": Op(_sb_render, loads=("sourcebsp.converters.render", "sourcebsp.converters.render.textures",
+                                    "PIL.Image", "srctools.vmt", "srctools.vtf")),
     "deps+check": Op(_sb_deps_check, loads=("sourcebsp.content", "sourcebsp.content.lint")),
     "cli info": Op(_sb_info, process_run=_sb_info_command),
 }
