@@ -49,7 +49,7 @@ _COMPARED = ("PLANES", "TEXTURE_DATA", "VERTICES", "VERTEX_NORMALS", "MODELS", "
 @maps
 def test_header_and_lumps_match_the_file(path: Path) -> None:
     data = path.read_bytes()
-    with sourcebsp.open(path) as bsp:
+    with sourcebsp.open_map(path) as bsp:
         assert isinstance(bsp, RespawnBsp)
         assert bsp.version == struct.unpack_from("<i", data, 4)[0]
         assert bsp.variant == {29: "titanfall", 37: "titanfall2"}[bsp.version]
@@ -152,7 +152,7 @@ def test_external_lump_and_ent_files_are_read_and_saved(tmp_path: Path) -> None:
     external = np.array([[9, 9, 9]], "<f4").tobytes()
     (tmp_path / "mp_tiny.bsp.0003.bsp_lump").write_bytes(external)
     (tmp_path / "mp_tiny_env.ent").write_bytes(b'ENTITIES01\n{\n"classname" "light"\n}\n{\n"classname" "x"\n}\n\0')
-    bsp = sourcebsp.open(path)
+    bsp = sourcebsp.open_map(path)
     assert isinstance(bsp, RespawnBsp) and bsp.variant == "titanfall2"
     assert bsp.array("VERTICES").tolist() == [[9, 9, 9]]
     assert bsp.partitions == ["env"]

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from .codecs.lighting import rgbexp_to_float
     from .compression import DecompressionLimitError, Limits
     from .container import BspFile, ClosedMapError, open_bsp
-    from .respawn import RespawnBsp
-    from .respawn import open_map as open  # noqa: A001 - a Source map as ``BspFile.open``, an rBSP as RespawnBsp
+    from .container import open_bsp as open  # noqa: A001 - ``sourcebsp.open(path)`` mirrors ``BspFile.open``
+    from .respawn import RespawnBsp, open_map
     from .lump_ids import LumpId
     from .variants import Variant, register_codec, register_variant, variant_names
 
@@ -36,6 +36,7 @@ __all__ = [
     "BspFile",
     "RespawnBsp",
     "open",
+    "open_map",
     "open_bsp",
     "LumpId",
     "RawLump",
@@ -61,13 +62,13 @@ __all__ = [
 _LAZY = {name: (module, name) for module, names in {
     ".container": ("BspFile", "ClosedMapError", "open_bsp"),
     ".lump_ids": ("LumpId",),
-    ".respawn": ("RespawnBsp",),
+    ".respawn": ("RespawnBsp", "open_map"),
     ".codecs.base": ("RawLump",),
     ".codecs.lighting": ("rgbexp_to_float",),
     ".compression": ("DecompressionLimitError", "Limits"),
     ".variants": ("Variant", "register_codec", "register_variant", "variant_names"),
 }.items() for name in names}
-_LAZY["open"] = (".respawn", "open_map")
+_LAZY["open"] = (".container", "open_bsp")
 
 if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all attribute
     def __getattr__(name: str) -> Any:

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import os
 import struct
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple
 
 from .errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy as np
 
     from .codecs.entities import Entities
@@ -208,8 +209,10 @@ class RespawnBsp:
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> "RespawnBsp":
         """Read the map at ``path`` and the lump and entity files beside it."""
-        path = Path(path)
-        return cls(path.read_bytes(), path)
+        from pathlib import Path  # not at import: ``info`` of a Source map does not load pathlib
+
+        where = Path(path)
+        return cls(where.read_bytes(), where)
 
     def __enter__(self) -> "RespawnBsp":
         return self
@@ -424,6 +427,8 @@ class RespawnBsp:
         Returns the size of the ``.bsp``.  Refuses to replace an existing file unless ``overwrite``.
         """
         from ._io import atomic_write
+
+        from pathlib import Path
 
         target = Path(path)
         files = {target: self.to_bytes(), **self.companion_files(target)}

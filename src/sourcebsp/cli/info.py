@@ -17,7 +17,7 @@ from .. import BspFile, open_bsp
 from ..codecs.base import RawLump
 from ..errors import BspError
 from ..lump_ids import LumpId
-from . import _common
+from . import _common, _respawn
 from ._maps import find_maps, map_error
 
 T = TypeVar("T")
@@ -47,6 +47,8 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
     With ``strict`` the first error raises; otherwise the report's ``damaged``
     list holds one record (part, lump, offset, error) per part that did not decode.
     """
+    if _respawn.is_rbsp(path):  # Titanfall's rBSP: its own container (sourcebsp.respawn)
+        return _respawn.describe(path, strict=strict)
     damage = _Damage(strict)
     with open_bsp(path) as bsp:
         try:
