@@ -205,3 +205,39 @@ def test_every_truncation_of_a_real_map_is_an_error_or_reads() -> None:
                 bsp.count(index)
         except BspError:
             pass
+
+
+def test_random_damage_ends_in_success_or_bsp_error(tmp_path: Path) -> None:
+    """300 copies of a real map, each with a few random bytes of the header or a geometry lump
+    changed, read through every rBSP path (counts, texture names, entities, triangles, glTF)."""
+    if not RBSP_MAPS:
+        pytest.skip("no rBSP map")
+    from sourcebsp.converters.gltf.respawn import respawn_glb_pieces
+    from sourcebsp.model.respawn import build_respawn_mesh
+
+    data = RBSP_MAPS[0].read_bytes()
+    bsp = RespawnBsp(data)
+    # Where to strike: the directory, and the first 256 bytes of each decoded lump and of ENTITIES.
+    targets = [(16, HEADER_SIZE)] + [(bsp.lumps[i].fileofs, min(bsp.lumps[i].filelen, 256))
+                                     for i in (0, *bsp.decoded_lumps()) if bsp.lumps[i].filelen]
+    rng = np.random.default_rng(26)
+    outcomes = {"read": 0, "error": 0}
+    for _ in range(300):
+        damaged = bytearray(data)
+        for _ in range(int(rng.integers(1, 4))):
+            start, length = targets[int(rng.integers(len(targets)))]
+            where = start + int(rng.integers(length))
+            damaged[where] = int(rng.integers(256)) if rng.random() < 0.7 else 0xFF
+        try:
+            bsp = RespawnBsp(bytes(damaged))
+            for index in bsp.decoded_lumps():
+                bsp.count(index)
+            bsp.texture_names()
+            bsp.entities()
+            build_respawn_mesh(bsp)
+            respawn_glb_pieces(bsp)
+            assert bsp.to_bytes() == bytes(damaged)
+            outcomes["read"] += 1
+        except BspError:
+            outcomes["error"] += 1
+    assert outcomes["error"] > 0 and outcomes["read"] > 0, outcomes  # both paths were taken

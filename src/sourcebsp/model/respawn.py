@@ -94,10 +94,16 @@ def build_respawn_mesh(bsp: RespawnBsp) -> RespawnMesh:
         if bad.any():
             raise BspFormatError(f"a mesh vertex indexes record {int(values[bad][0])} of {limit}", lump=lump,
                                  offset=bsp.lumps[bsp.lump_index(lump)].fileofs)
+    position = vertices[position_index]
+    finite = np.isfinite(position).all(axis=1)
+    if not finite.all():
+        row = int(position_index[np.argmin(finite)])
+        raise BspFormatError(f"vertex {row} is not a finite point: {vertices[row].tolist()}", lump="VERTICES",
+                             offset=bsp.lumps[0x03].fileofs + 12 * row)
     models = bsp.array("MODELS")
     _check(models["first_mesh"].astype(np.int64) + models["num_meshes"], len(meshes) + 1, "MODELS", bsp,
            models.dtype.itemsize, "end of its meshes")
     return RespawnMesh(
-        position=vertices[position_index], normal=normals[normal_index], uv=np.asarray(uv, np.float32),
+        position=position, normal=normals[normal_index], uv=np.asarray(uv, np.float32),
         corners=corners.astype(np.uint32).ravel(), triangle_mesh=np.repeat(np.arange(len(meshes)), counts // 3),
         mesh_texture=sort["texture_data"].astype(np.int64), texture_names=bsp.texture_names(), models=models)

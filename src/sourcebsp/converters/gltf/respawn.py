@@ -81,9 +81,13 @@ def _primitives(lib: Any, blob: _Blob, mesh: RespawnMesh, triangles: np.ndarray,
         corners = mesh.corners.reshape(-1, 3)[triangles[group]].ravel()
         used, local = np.unique(corners, return_inverse=True)
         position = to_y_up(mesh.position, scale, rows=used, dtype=np.float32)
-        normal = to_y_up(mesh.normal, rows=used, dtype=np.float32)
-        length = np.linalg.norm(normal, axis=1, keepdims=True)
-        normal = np.where(length > 1e-6, normal / np.maximum(length, 1e-12), np.array([0, 1, 0], np.float32)).astype(np.float32)
+        normal = to_y_up(mesh.normal, rows=used)  # float64: a damaged normal's length may not fit a float32
+        with np.errstate(over="ignore", invalid="ignore"):
+            length = np.linalg.norm(normal, axis=1, keepdims=True)
+            unit = normal / np.maximum(length, 1e-12)
+        # glTF wants unit normals: a zero, huge or NaN one becomes up.
+        usable = np.isfinite(unit).all(axis=1, keepdims=True) & (length > 1e-6)
+        normal = np.where(usable, unit, [0.0, 1.0, 0.0]).astype(np.float32)
         uv = np.nan_to_num(mesh.uv[used].astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)
         attributes = lib.Attributes(POSITION=blob.accessor(position, "VEC3", bounds=True),
                                     NORMAL=blob.accessor(normal, "VEC3"), TEXCOORD_0=blob.accessor(uv, "VEC2"))
