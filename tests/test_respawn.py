@@ -241,3 +241,21 @@ def test_random_damage_ends_in_success_or_bsp_error(tmp_path: Path) -> None:
         except BspError:
             outcomes["error"] += 1
     assert outcomes["error"] > 0 and outcomes["read"] > 0, outcomes  # both paths were taken
+
+
+@pytest.mark.parametrize("variant, version", [("titanfall", 29), ("titanfall2", 37)])
+def test_example_map_reads_in_bsp_tool_and_round_trips(variant: str, version: int, tmp_path: Path) -> None:
+    from sourcebsp.examples.respawn import write_example_respawn
+
+    path = write_example_respawn(tmp_path / f"mp_{variant}.bsp", variant)
+    bsp = sourcebsp.open_map(path)
+    assert isinstance(bsp, RespawnBsp) and bsp.version == version and bsp.variant == variant
+    reference = _bsp_tool(path)
+    assert reference.branch.__name__.endswith(f".{variant}")
+    for name in _COMPARED:
+        assert bsp.count(name) == len(getattr(reference, name)), name
+    assert (bsp.count("VERTICES"), bsp.count("MESHES"), bsp.count("MESH_INDICES")) == (8, 1, 36)
+    assert len(bsp.entities()) == len(reference.ENTITIES) == 3
+    assert bsp.texture_names() == [reference.TEXTURE_DATA_STRING_DATA[0]] == ["dev/dev_measuregeneric01"]
+    bsp.reencode()
+    assert bsp.to_bytes() == path.read_bytes()

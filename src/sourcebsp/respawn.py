@@ -17,6 +17,7 @@ byte for byte, and re-encoding the decoded lumps gives the same bytes.
 """
 from __future__ import annotations
 
+import functools
 import os
 import struct
 from types import MappingProxyType
@@ -44,6 +45,7 @@ __all__ = [
     "is_respawn",
     "lump_names",
     "open_map",
+    "record_dtypes",
 ]
 
 IDENT = b"rBSP"
@@ -93,7 +95,8 @@ def lump_names(version: int) -> tuple[str, ...]:
     return tuple(names.get(index, f"UNUSED_{index}") for index in range(NUM_LUMPS))
 
 
-def _dtypes(version: int) -> "dict[int, np.dtype]":
+@functools.lru_cache(maxsize=None)
+def record_dtypes(version: int) -> "Mapping[int, np.dtype]":
     """The record of each decoded lump (little-endian, packed; sizes as bsp_tool's struct formats)."""
     import numpy as np
 
@@ -103,7 +106,7 @@ def _dtypes(version: int) -> "dict[int, np.dtype]":
     else:
         mesh_head = [("vertex_type", "<u2")]
     vertex = [("position_index", "<u4"), ("normal_index", "<u4")]
-    return {
+    return MappingProxyType({
         0x01: np.dtype([("normal", *vec3), ("dist", "<f4")]),  # 16
         0x02: np.dtype([("reflectivity", *vec3), ("name_index", "<i4"), ("size", "<i4", 2),
                         ("view", "<i4", 2), ("flags", "<i4")]),  # 36
@@ -126,7 +129,7 @@ def _dtypes(version: int) -> "dict[int, np.dtype]":
         0x51: np.dtype([("origin", *vec3), ("radius", "<f4"), ("extents", *vec3), ("tan_yaw", "<f4")]),  # 32
         0x52: np.dtype([("texture_data", "<i2"), ("lightmap_header", "<i2"), ("cubemap", "<i2"),
                         ("last_vertex", "<u2"), ("vertex_offset", "<i4")]),  # 12
-    }
+    })
 
 
 # Mesh.flags & 0x600 picks the vertex lump a mesh's indices point into (bsp_tool's MeshFlags).
@@ -279,7 +282,7 @@ class RespawnBsp:
 
     def decoded_lumps(self) -> tuple[int, ...]:
         """The indices of the lumps :meth:`array` decodes."""
-        return tuple(_dtypes(self.version))
+        return tuple(record_dtypes(self.version))
 
     def _file_offset(self, index: int) -> int:
         return 0 if index in self.external else self.lumps[index].fileofs
@@ -297,7 +300,7 @@ class RespawnBsp:
         import numpy as np
 
         index = self.lump_index(lump)
-        dtype = _dtypes(self.version).get(index)
+        dtype = record_dtypes(self.version).get(index)
         if dtype is None:
             raise KeyError(f"lump {self.names[index]} is kept as bytes, not decoded")
         data = self.raw(index)
@@ -309,7 +312,7 @@ class RespawnBsp:
     def count(self, lump: int | str) -> int | None:
         """The number of records of a decoded lump (None for a lump kept as bytes)."""
         index = self.lump_index(lump)
-        if index not in _dtypes(self.version):
+        if index not in record_dtypes(self.version):
             return None
         return len(self.array(index))
 

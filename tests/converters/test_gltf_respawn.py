@@ -123,3 +123,19 @@ def test_hostile_indices_name_their_lump(lump: int, field_offset: int, fmt: str,
     with pytest.raises(BspFormatError) as raised:
         build_respawn_mesh(RespawnBsp(data))
     assert raised.value.lump == named and raised.value.offset is not None
+
+
+@pytest.mark.parametrize("variant", ["titanfall", "titanfall2"])
+def test_example_room_glb(variant: str, tmp_path: Path, validator: Path) -> None:  # noqa: F811
+    from sourcebsp.examples.respawn import write_example_respawn
+
+    path = write_example_respawn(tmp_path / "room.bsp", variant)
+    out = tmp_path / "room.glb"
+    stats = export_respawn_glb(path, out)
+    assert (stats.triangles, stats.materials) == (12, 1)
+    assert_valid(out, validator)
+    document, blob = _chunks(out.read_bytes())
+    position = _accessor(document, blob, document["meshes"][0]["primitives"][0]["attributes"]["POSITION"])
+    # The room's 8 corners, Y-up: x in +-256, height (y) 0..256, depth (z = -y) in +-256.
+    assert sorted(map(tuple, np.unique(position, axis=0).tolist())) == sorted(
+        (x, h, z) for x in (-256.0, 256.0) for h in (0.0, 256.0) for z in (-256.0, 256.0))
