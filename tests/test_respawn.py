@@ -259,3 +259,25 @@ def test_example_map_reads_in_bsp_tool_and_round_trips(variant: str, version: in
     assert bsp.texture_names() == [reference.TEXTURE_DATA_STRING_DATA[0]] == ["dev/dev_measuregeneric01"]
     bsp.reencode()
     assert bsp.to_bytes() == path.read_bytes()
+
+
+def test_cli_repack_keeps_companion_files_it_may_not_replace(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from sourcebsp.examples.respawn import write_example_respawn
+
+    (tmp_path / "in").mkdir()
+    path = write_example_respawn(tmp_path / "in" / "mp_room.bsp")
+    (tmp_path / "in" / "mp_room.bsp.0003.bsp_lump").write_bytes(np.zeros((8, 3), "<f4").tobytes())
+    mine = tmp_path / "out.bsp.0003.bsp_lump"
+    mine.write_bytes(b"the user's file")
+    done = subprocess.run([sys.executable, "-m", "sourcebsp", "repack", str(path), "-o", str(tmp_path / "out.bsp")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "exists" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert mine.read_bytes() == b"the user's file" and not (tmp_path / "out.bsp").exists()
+    done = subprocess.run([sys.executable, "-m", "sourcebsp", "repack", str(path), "-o", str(tmp_path / "out.bsp"),
+                           "--overwrite"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert mine.read_bytes() == np.zeros((8, 3), "<f4").tobytes()
+    assert (tmp_path / "out.bsp").read_bytes() == path.read_bytes()

@@ -58,7 +58,7 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
     }
 
 
-def repack(source: str, output: str, *, reencode: bool, compression: str) -> str:
+def repack(source: str, output: str, *, reencode: bool, compression: str, overwrite: bool) -> str:
     """Write an rBSP map again (and its lump and ``.ent`` files); the line ``repack`` prints."""
     if compression != "keep":
         raise UnsupportedError("Titanfall maps are not LZMA-compressed: --compress and --decompress are for "
@@ -66,7 +66,7 @@ def repack(source: str, output: str, *, reencode: bool, compression: str) -> str
     bsp = RespawnBsp.open(source)
     if reencode:
         bsp.reencode()
-    size = bsp.save(output, overwrite=True)  # the command checked OUTPUT and --overwrite already
+    size = bsp.save(output, overwrite=overwrite)  # the .bsp_lump and .ent files beside OUTPUT too
     return (f"{output}: copied{' and re-encoded' if reencode else ''}, {bsp.file_size:,} -> {size:,} bytes, "
             f"{len(bsp.external)} external lump files, {len(bsp.ent_files)} .ent files")
 

@@ -40,7 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map], may_replace_input=True)
         compression: Compression = "lzma" if args.compress else "none" if args.decompress else "keep"
         if _respawn.is_rbsp(args.map):  # Titanfall's rBSP: its own container (sourcebsp.respawn)
-            print(_respawn.repack(args.map, args.output, reencode=args.reencode, compression=compression))
+            print(_respawn.repack(args.map, args.output, reencode=args.reencode, compression=compression,
+                                 overwrite=args.overwrite))
             return 0
         with open_bsp(args.map) as bsp:
             if args.compress:
