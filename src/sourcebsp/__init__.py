@@ -27,13 +27,16 @@ if TYPE_CHECKING:
     from .compression import DecompressionLimitError, Limits
     from .container import BspFile, ClosedMapError, open_bsp
     from .container import open_bsp as open  # noqa: A001 - ``sourcebsp.open(path)`` mirrors ``BspFile.open``
+    from .respawn import RespawnBsp, open_map
     from .lump_ids import LumpId
     from .variants import Variant, register_codec, register_variant, variant_names
 
 __version__ = "0.1.0"
 __all__ = [
     "BspFile",
+    "RespawnBsp",
     "open",
+    "open_map",
     "open_bsp",
     "LumpId",
     "RawLump",
@@ -59,6 +62,7 @@ __all__ = [
 _LAZY = {name: (module, name) for module, names in {
     ".container": ("BspFile", "ClosedMapError", "open_bsp"),
     ".lump_ids": ("LumpId",),
+    ".respawn": ("RespawnBsp", "open_map"),
     ".codecs.base": ("RawLump",),
     ".codecs.lighting": ("rgbexp_to_float",),
     ".compression": ("DecompressionLimitError", "Limits"),

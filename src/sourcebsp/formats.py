@@ -70,8 +70,10 @@ def describe_foreign(head: bytes) -> str | None:
         if ident == b"rBSP":
             if known is None and version >= 47:
                 known = f"an Apex Legends (rBSP {version}) map"
-            if known is not None:
+            if known is not None and version >= 47:
                 return f"{known}: sourcebsp reads Source engine maps, not Respawn's rBSP yet"
+            if known is not None:  # sourcebsp.respawn reads these; the Source container and its commands do not
+                return f"{known}: sourcebsp reads Source engine maps (rBSP: info, repack, export, sourcebsp.open_map)"
             return f"a Respawn rBSP map of version {version}: {_SOURCE_HINT}"
         if known is None:
             known = f"an {ident.decode()} map of version {version}"

@@ -157,7 +157,12 @@ def test_khronos_validator(map_path, tmp_path, validator):
     data, _ = _export(map_path)
     out = tmp_path / f"{map_path.stem}.glb"
     out.write_bytes(data)
-    run = subprocess.run(["node", str(VALIDATOR_SCRIPT), str(out)], cwd=validator, capture_output=True,
+    assert_valid(out, validator)
+
+
+def assert_valid(glb: Path, validator: Path) -> None:
+    """The Khronos validator finds no error and no warning in the file ``glb``."""
+    run = subprocess.run(["node", str(VALIDATOR_SCRIPT), str(glb)], cwd=validator, capture_output=True,
                          text=True, timeout=120)
     assert run.returncode in (0, 1), run.stderr
     report = json.loads(run.stdout.splitlines()[0])

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from . import _common
+from . import _common, _respawn
 from ._progress import steps
 from .deps import add_mount_arguments, mount_from, mounted
 
@@ -48,6 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if suffix == ".obj":
             _common.check_output(Path(args.output).with_suffix(".mtl"), overwrite=args.overwrite, inputs=[args.map])
         try:
+            if _respawn.is_rbsp(args.map):  # Titanfall's rBSP: its meshes (sourcebsp.respawn)
+                return _respawn.export(args.map, args.output, suffix=suffix, units=args.units)
             if suffix == ".glb":
                 from ..converters.gltf import EXPORT_STEPS, export_glb
 

@@ -20,7 +20,7 @@ from ..errors import BspError
 from ..lump_ids import LumpId
 from ..parallel import start_parallel
 from ..variants import LazyLayouts
-from . import _common
+from . import _common, _respawn
 from ._maps import find_maps, map_error
 
 T = TypeVar("T")
@@ -50,6 +50,8 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
     With ``strict`` the first error raises; otherwise the report's ``damaged``
     list holds one record (part, lump, offset, error) per part that did not decode.
     """
+    if _respawn.is_rbsp(path):  # Titanfall's rBSP: its own container (sourcebsp.respawn)
+        return _respawn.describe(path, strict=strict)
     damage = _Damage(strict)
     with open_bsp(path) as bsp:
         table = bsp.variant.layouts.table if isinstance(bsp.variant.layouts, LazyLayouts) else None

@@ -8,7 +8,7 @@ from ..container import BspFile
 
 if TYPE_CHECKING:
     from ..writeplan import Compression
-from . import _common
+from . import _common, _respawn
 from ._progress import busy
 
 
@@ -39,6 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body() -> int:
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map], may_replace_input=True)
         compression: Compression = "lzma" if args.compress else "none" if args.decompress else "keep"
+        if _respawn.is_rbsp(args.map):  # Titanfall's rBSP: its own container (sourcebsp.respawn)
+            print(_respawn.repack(args.map, args.output, reencode=args.reencode, compression=compression,
+                                 overwrite=args.overwrite))
+            return 0
         with open_bsp(args.map) as bsp:
             if args.compress:
                 _common.check_lzma(bsp, args.force, "--compress")

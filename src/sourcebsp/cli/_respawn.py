@@ -1,0 +1,83 @@
+"""The CLI's Titanfall rBSP paths: ``info``, ``repack`` and ``export`` of a map :mod:`sourcebsp.respawn` reads.
+
+Kept apart from the Source commands so that each of them gains only a two-line hook.
+"""
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from ..errors import BspError, UnsupportedError
+from ..respawn import DESCRIPTIONS, RespawnBsp, is_respawn
+
+if TYPE_CHECKING:
+    from ..converters._common import Units
+
+
+def is_rbsp(path: str | os.PathLike[str]) -> bool:
+    """True when the file at ``path`` starts as a Titanfall or Titanfall 2 map (False when unreadable:
+    the Source path then reports the error as for any map)."""
+    try:
+        with open(path, "rb") as handle:
+            return is_respawn(handle.read(8))
+    except OSError:
+        return False
+
+
+def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
+    """``info``'s report of an rBSP map, with the keys of a Source map's (see ``cli.info.describe``)."""
+    bsp = RespawnBsp.open(path)
+    damaged: list[dict[str, Any]] = []
+    lumps = []
+    for index, name, entry, length in bsp.iter_lumps():
+        broken = False
+        try:
+            count = bsp.count(index)
+        except BspError as exc:
+            if strict:
+                raise
+            count, broken = None, True
+            damaged.append({"part": name, "lump": name, "offset": exc.offset, "error": str(exc)})
+        lumps.append({"index": index, "name": name, "version": entry.version, "offset": entry.fileofs,
+                      "length": length, "compressed": False, "uncompressed_length": length, "count": count,
+                      "damaged": broken,
+                      **({"external": True} if index in bsp.external else {})})
+    entity_count = None
+    try:
+        entity_count = len(bsp.entities()) + sum(map(len, bsp.partition_entities().values()))
+    except BspError as exc:
+        if strict:
+            raise
+        damaged.append({"part": "ENTITIES", "lump": "ENTITIES", "offset": exc.offset, "error": str(exc)})
+    return {
+        "path": str(path), "ident": "rBSP", "endianness": "little", "version": bsp.version,
+        "variant": bsp.variant, "variant_description": DESCRIPTIONS[bsp.variant], "variant_guessed": False,
+        "variant_alternatives": [], "lump_order": "std", "map_revision": bsp.map_revision,
+        "file_size": bsp.file_size, "entity_count": entity_count, "game_lumps": [], "lumps": lumps,
+        "entity_partitions": bsp.partitions, "entity_files": sorted(bsp.ent_files), "damaged": damaged,
+    }
+
+
+def repack(source: str, output: str, *, reencode: bool, compression: str, overwrite: bool) -> str:
+    """Write an rBSP map again (and its lump and ``.ent`` files); the line ``repack`` prints."""
+    if compression != "keep":
+        raise UnsupportedError("Titanfall maps are not LZMA-compressed: --compress and --decompress are for "
+                               "Source maps")
+    bsp = RespawnBsp.open(source)
+    if reencode:
+        bsp.reencode()
+    size = bsp.save(output, overwrite=overwrite)  # the .bsp_lump and .ent files beside OUTPUT too
+    return (f"{output}: copied{' and re-encoded' if reencode else ''}, {bsp.file_size:,} -> {size:,} bytes, "
+            f"{len(bsp.external)} external lump files, {len(bsp.ent_files)} .ent files")
+
+
+def export(source: str, output: str, *, suffix: str, units: "Units") -> int:
+    """``export`` of an rBSP map: its meshes as ``.glb`` (OBJ and the Source options are not offered)."""
+    if suffix != ".glb":
+        raise UnsupportedError(f"a Titanfall map exports as .glb only, not {suffix}")
+    from ..converters.gltf.respawn import export_respawn_glb
+
+    stats = export_respawn_glb(source, output, units=units)
+    print(f"{output}: {stats.meshes} meshes ({stats.primitives} primitives), {stats.triangles} triangles, "
+          f"{stats.materials} materials")
+    return 0

@@ -1,0 +1,116 @@
+"""A Titanfall rBSP map's meshes as glTF binary: one node per model (model 0 the world), one
+primitive per material, Y-up, in Hammer units or metres.  The GLB framing and buffer views are
+the Source export's (:class:`._Blob`, :func:`._glb`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...model.respawn import RespawnMesh, build_respawn_mesh
+from ...numeric import sorted_unique
+from ...respawn import RespawnBsp
+from .._common import Units, require, to_y_up, unit_scale
+from . import _ELEMENT_ARRAY_BUFFER, _Blob, _glb
+
+__all__ = ["RespawnExportStats", "respawn_glb_pieces", "export_respawn_glb"]
+
+
+@dataclass
+class RespawnExportStats:
+    """What :func:`export_respawn_glb` wrote."""
+
+    nodes: int = 0
+    meshes: int = 0
+    primitives: int = 0
+    triangles: int = 0
+    materials: int = 0
+
+
+def respawn_glb_pieces(bsp: RespawnBsp, *, units: Units = "hammer",
+                       stats: RespawnExportStats | None = None) -> list[bytes | memoryview]:
+    """The ``.glb`` file's bytes, in pieces (see :func:`export_respawn_glb`)."""
+    lib = require("pygltflib", "glTF export")
+    scale = unit_scale(units)
+    mesh = build_respawn_mesh(bsp)
+    gltf = lib.GLTF2()
+    gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
+                           extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale,
+                                   "format": f"rBSP {bsp.version} ({bsp.variant})"})
+    blob = _Blob(gltf, lib)
+    stats = stats if stats is not None else RespawnExportStats()
+    material_of: dict[int, int] = {}
+    for texture in sorted_unique(mesh.mesh_texture).tolist():
+        material_of[texture] = len(gltf.materials)
+        gltf.materials.append(lib.Material(name=mesh.texture_names[texture], doubleSided=False,
+                                           pbrMetallicRoughness=lib.PbrMetallicRoughness(metallicFactor=0.0)))
+    nodes = []
+    for number, model in enumerate(mesh.models):
+        first, count = int(model["first_mesh"]), int(model["num_meshes"])
+        triangles = np.flatnonzero((mesh.triangle_mesh >= first) & (mesh.triangle_mesh < first + count))
+        primitives = _primitives(lib, blob, mesh, triangles, material_of, scale)
+        if not primitives:
+            continue
+        gltf.meshes.append(lib.Mesh(name=f"model_{number}", primitives=primitives))
+        nodes.append(len(gltf.nodes))
+        gltf.nodes.append(lib.Node(name="world" if number == 0 else f"model_{number}", mesh=len(gltf.meshes) - 1))
+        stats.primitives += len(primitives)
+        stats.triangles += len(triangles)
+    gltf.scenes = [lib.Scene(name=bsp.path.stem if bsp.path is not None else "map", nodes=nodes)]
+    gltf.scene = 0
+    stats.nodes, stats.meshes, stats.materials = len(nodes), len(gltf.meshes), len(gltf.materials)
+    if blob.size:
+        gltf.buffers = [lib.Buffer(byteLength=blob.size + (-blob.size) % 4)]
+    document = gltf.gltf_to_json(separators=(",", ":"), indent=None).encode("utf-8")
+    return _glb(document, blob.parts, blob.size)
+
+
+def _primitives(lib: Any, blob: _Blob, mesh: RespawnMesh, triangles: np.ndarray, material_of: dict[int, int],
+                scale: float) -> list[Any]:
+    """One primitive per material of these triangles, each with its own vertices."""
+    texture = mesh.mesh_texture[mesh.triangle_mesh[triangles]]
+    order = np.argsort(texture, kind="stable")
+    triangles, texture = triangles[order], texture[order]
+    cuts = np.flatnonzero(np.diff(texture)) + 1
+    primitives = []
+    for group in np.split(np.arange(len(triangles)), cuts):
+        if not len(group):
+            continue
+        corners = mesh.corners.reshape(-1, 3)[triangles[group]].ravel()
+        used, local = np.unique(corners, return_inverse=True)
+        position = to_y_up(mesh.position, scale, rows=used, dtype=np.float32)
+        normal = to_y_up(mesh.normal, rows=used)  # float64: a damaged normal's length may not fit a float32
+        with np.errstate(over="ignore", invalid="ignore"):
+            length = np.linalg.norm(normal, axis=1, keepdims=True)
+            unit = normal / np.maximum(length, 1e-12)
+        # glTF wants unit normals: a zero, huge or NaN one becomes up.
+        usable = np.isfinite(unit).all(axis=1, keepdims=True) & (length > 1e-6)
+        normal = np.where(usable, unit, [0.0, 1.0, 0.0]).astype(np.float32)
+        uv = np.nan_to_num(mesh.uv[used].astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+        attributes = lib.Attributes(POSITION=blob.accessor(position, "VEC3", bounds=True),
+                                    NORMAL=blob.accessor(normal, "VEC3"), TEXCOORD_0=blob.accessor(uv, "VEC2"))
+        indices = blob.accessor(local.astype(np.uint32).ravel(), "SCALAR", target=_ELEMENT_ARRAY_BUFFER)
+        primitives.append(lib.Primitive(attributes=attributes, indices=indices,
+                                        material=material_of[int(texture[group[0]])]))
+    return primitives
+
+
+def export_respawn_glb(path_or_bsp: str | Path | RespawnBsp, output: str | Path, *,
+                       units: Units = "hammer") -> RespawnExportStats:
+    """Write a Titanfall map's meshes to ``output`` as ``.glb`` (atomically).
+
+    Raises
+    ------
+    BspFormatError
+        A mesh, material sort or vertex indexes outside its lump (named, with the offset).
+    MissingExtraError
+        pygltflib is not installed.
+    """
+    from ..._io import atomic_write
+
+    bsp = path_or_bsp if isinstance(path_or_bsp, RespawnBsp) else RespawnBsp.open(path_or_bsp)
+    stats = RespawnExportStats()
+    atomic_write(output, *respawn_glb_pieces(bsp, units=units, stats=stats))
+    return stats

@@ -1,0 +1,90 @@
+"""A small Titanfall or Titanfall 2 map built in code: the example's 512x512x256 room as
+one rBSP mesh (12 triangles, lit-flat vertices), a player start and a light.
+
+Enough for :mod:`sourcebsp.respawn`, ``info``, ``repack`` and ``export`` (and bsp_tool) to
+read; not a map the game loads (no collision, visibility or lighting lumps).
+"""
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from ..respawn import HEADER_SIZE, IDENT, NUM_LUMPS, VERSIONS, record_dtypes
+
+__all__ = ["example_respawn_bytes", "write_example_respawn"]
+
+_SIZE = np.array([512.0, 512.0, 256.0])
+_MATERIAL = b"dev/dev_measuregeneric01"
+# Lump versions as Respawn's compiler writes them (a real Titanfall 2 map; bsp_tool keys its layouts on them).
+_LUMP_VERSIONS = {0x01: 1, 0x02: 1}
+_ENTITIES = (b'{\n"classname" "worldspawn"\n}\n'
+             b'{\n"classname" "info_player_start"\n"origin" "0 0 1"\n}\n'
+             b'{\n"classname" "light"\n"origin" "0 0 200"\n"_light" "255 255 255 200"\n}\n\0')
+
+
+def _room() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Corners (8, 3), inward normals (6, 3), per face its 4 corners in order, and the planes' distances."""
+    half = _SIZE / 2
+    corners = np.array([[x, y, z] for z in (0.0, _SIZE[2]) for y in (-half[1], half[1]) for x in (-half[0], half[0])])
+    faces = np.array([[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]])
+    normals = np.array([[0, 0, 1], [0, 0, -1], [0, 1, 0], [0, -1, 0], [1, 0, 0], [-1, 0, 0]], float)
+    # Counter-clockwise seen from inside (glTF's front faces): flip a face whose winding points out.
+    a, b, c = (corners[faces[:, i]] for i in range(3))
+    outward = np.einsum("ij,ij->i", np.cross(b - a, c - a), normals) < 0
+    faces[outward] = faces[outward][:, ::-1]
+    dist = np.einsum("ij,ij->i", normals, corners[faces[:, 0]])
+    return corners, normals, faces, dist
+
+
+def example_respawn_bytes(variant: str = "titanfall2") -> bytes:
+    """The ``.bsp`` bytes of the example room for ``titanfall`` (rBSP 29) or ``titanfall2`` (37)."""
+    version = {name: number for number, name in VERSIONS.items()}[variant]
+    types = record_dtypes(version)
+    corners, normals, faces, dist = _room()
+    planes = np.zeros(6, types[0x01])
+    planes["normal"], planes["dist"] = normals, dist
+    texture = np.zeros(1, types[0x02])
+    texture["reflectivity"], texture["size"], texture["view"] = 0.5, 512, 512
+    vertex = np.zeros(24, types[0x48])
+    vertex["position_index"] = faces.ravel()
+    vertex["normal_index"] = np.repeat(np.arange(6), 4)
+    vertex["uv"] = np.tile([[0, 0], [1, 0], [1, 1], [0, 1]], (6, 1))
+    vertex["colour"] = 255
+    indices = (np.arange(6)[:, None] * 4 + [0, 1, 2, 0, 2, 3]).ravel().astype("<u2")
+    mesh = np.zeros(1, types[0x50])
+    mesh["num_triangles"], mesh["num_vertices"], mesh["styles"] = 12, 24, [0, -1, -1, -1]
+    if version >= 37:
+        mesh["cubemap"] = -1
+    bounds = np.zeros(1, types[0x51])
+    bounds["origin"], bounds["extents"] = [0, 0, _SIZE[2] / 2], _SIZE / 2
+    bounds["radius"] = np.linalg.norm(_SIZE / 2)
+    sort = np.zeros(1, types[0x52])
+    sort["lightmap_header"], sort["cubemap"], sort["last_vertex"] = -1, -1, 23
+    model = np.zeros(1, types[0x0E])
+    model["mins"], model["maxs"], model["num_meshes"] = corners.min(0), corners.max(0), 1
+    lumps: dict[int, bytes] = {
+        0x00: _ENTITIES, 0x01: planes.tobytes(), 0x02: texture.tobytes(),
+        0x03: corners.astype("<f4").tobytes(), 0x0E: model.tobytes(), 0x18: b"01*\0",
+        0x1E: normals.astype("<f4").tobytes(), 0x2B: _MATERIAL + b"\0", 0x2C: np.zeros(1, "<i4").tobytes(),
+        0x48: vertex.tobytes(), 0x4F: indices.tobytes(), 0x50: mesh.tobytes(), 0x51: bounds.tobytes(),
+        0x52: sort.tobytes(),
+    }
+    directory = [0] * (4 * NUM_LUMPS)
+    body = bytearray()
+    for index in sorted(lumps):
+        data = lumps[index]
+        directory[4 * index:4 * index + 3] = [HEADER_SIZE + len(body), len(data), _LUMP_VERSIONS.get(index, 0)]
+        body += data + b"\0" * (-len(data) % 4)
+    header = struct.pack(f"<4s3i{4 * NUM_LUMPS}i", IDENT, version, 1, NUM_LUMPS - 1, *directory)
+    return header + bytes(body)
+
+
+def write_example_respawn(path: str | os.PathLike[str], variant: str = "titanfall2") -> Path:
+    """Write :func:`example_respawn_bytes` to ``path`` (atomically); returns the path."""
+    from .._io import atomic_write
+
+    atomic_write(path, example_respawn_bytes(variant))
+    return Path(path)

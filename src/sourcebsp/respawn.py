@@ -1,0 +1,461 @@
+"""Respawn's rBSP maps: Titanfall (rBSP 29) and Titanfall 2 (rBSP 37).
+
+A container beside :mod:`sourcebsp.container`, not a variant of it: the header
+has 128 lumps (``ident``, ``version``, ``mapRevision``, ``127``, then 128
+``lump_t`` {fileofs, filelen, version, fourCC}), a lump may live in a file of
+its own beside the map (``<map>.bsp.<index as 4 hex digits>.bsp_lump``), and
+entities are split between the ENTITIES lump and ``<map>_<partition>.ent``
+files named by ENTITY_PARTITIONS.  The lump ids and record layouts are those
+bsp_tool documents for ``respawn.titanfall`` and ``respawn.titanfall2``,
+checked against a real Titanfall 2 map.
+
+What is decoded (numpy record arrays, views of the file's bytes): planes,
+texture data and their names, vertices, vertex normals, the five vertex
+formats, mesh indices, meshes, mesh bounds, material sorts and models.  Every
+other lump is kept as bytes; :meth:`RespawnBsp.to_bytes` writes the map back
+byte for byte, and re-encoding the decoded lumps gives the same bytes.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import struct
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple
+
+from .errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import numpy as np
+
+    from .codecs.entities import Entities
+    from .compression import Limits
+    from .container import BspFile
+    from .variants import Variant
+
+__all__ = [
+    "IDENT",
+    "VERSIONS",
+    "NUM_LUMPS",
+    "HEADER_SIZE",
+    "RespawnLump",
+    "RespawnBsp",
+    "is_respawn",
+    "lump_names",
+    "open_map",
+    "record_dtypes",
+]
+
+IDENT = b"rBSP"
+VERSIONS: Mapping[int, str] = MappingProxyType({29: "titanfall", 37: "titanfall2"})
+DESCRIPTIONS: Mapping[str, str] = MappingProxyType({"titanfall": "Titanfall (Respawn rBSP 29)",
+                                                    "titanfall2": "Titanfall 2 (Respawn rBSP 37)"})
+NUM_LUMPS = 128
+_HEADER = struct.Struct(f"<4s3i{4 * NUM_LUMPS}i")
+HEADER_SIZE = _HEADER.size  # 2064
+
+# Lump ids both versions share (bsp_tool's respawn LUMP enums); the rest are UNUSED_<n>.
+_COMMON_NAMES = {
+    0x00: "ENTITIES", 0x01: "PLANES", 0x02: "TEXTURE_DATA", 0x03: "VERTICES", 0x0E: "MODELS",
+    0x18: "ENTITY_PARTITIONS", 0x1D: "PHYSICS_COLLIDE", 0x1E: "VERTEX_NORMALS", 0x23: "GAME_LUMP",
+    0x24: "LEAF_WATER_DATA", 0x28: "PAKFILE", 0x2A: "CUBEMAPS", 0x2B: "TEXTURE_DATA_STRING_DATA",
+    0x2C: "TEXTURE_DATA_STRING_TABLE", 0x36: "WORLD_LIGHTS", 0x42: "TRICOLL_TRIANGLES",
+    0x44: "TRICOLL_NODES", 0x45: "TRICOLL_HEADERS", 0x47: "VERTEX_UNLIT", 0x48: "VERTEX_LIT_FLAT",
+    0x49: "VERTEX_LIT_BUMP", 0x4A: "VERTEX_UNLIT_TS", 0x4B: "VERTEX_BLINN_PHONG",
+    0x4C: "VERTEX_RESERVED_5", 0x4D: "VERTEX_RESERVED_6", 0x4E: "VERTEX_RESERVED_7",
+    0x4F: "MESH_INDICES", 0x50: "MESHES", 0x51: "MESH_BOUNDS", 0x52: "MATERIAL_SORTS",
+    0x53: "LIGHTMAP_HEADERS", 0x55: "CM_GRID", 0x56: "CM_GRID_CELLS", 0x57: "CM_GEO_SETS",
+    0x58: "CM_GEO_SET_BOUNDS", 0x59: "CM_PRIMITIVES", 0x5A: "CM_PRIMITIVE_BOUNDS",
+    0x5B: "CM_UNIQUE_CONTENTS", 0x5C: "CM_BRUSHES", 0x5D: "CM_BRUSH_SIDE_PLANE_OFFSETS",
+    0x5E: "CM_BRUSH_SIDE_PROPERTIES", 0x5F: "CM_BRUSH_SIDE_TEXTURE_VECTORS", 0x60: "TRICOLL_BEVEL_STARTS",
+    0x61: "TRICOLL_BEVEL_INDICES", 0x62: "LIGHTMAP_DATA_SKY", 0x63: "CSM_AABB_NODES",
+    0x64: "CSM_OBJ_REFERENCES", 0x65: "LIGHTPROBES", 0x66: "STATIC_PROP_LIGHTPROBE_INDICES",
+    0x67: "LIGHTPROBE_TREE", 0x68: "LIGHTPROBE_REFERENCES", 0x69: "LIGHTMAP_DATA_REAL_TIME_LIGHTS",
+    0x6A: "CELL_BSP_NODES", 0x6B: "CELLS", 0x6C: "PORTALS", 0x6D: "PORTAL_VERTICES", 0x6E: "PORTAL_EDGES",
+    0x6F: "PORTAL_VERTEX_EDGES", 0x70: "PORTAL_VERTEX_REFERENCES", 0x71: "PORTAL_EDGE_REFERENCES",
+    0x72: "PORTAL_EDGE_INTERSECT_EDGE", 0x73: "PORTAL_EDGE_INTERSECT_VERTEX",
+    0x74: "PORTAL_EDGE_INTERSECT_HEADER", 0x75: "OCCLUSION_MESH_VERTICES", 0x76: "OCCLUSION_MESH_INDICES",
+    0x77: "CELL_AABB_NODES", 0x78: "OBJ_REFERENCES", 0x79: "OBJ_REFERENCE_BOUNDS", 0x7B: "LEVEL_INFO",
+    0x7C: "SHADOW_MESH_OPAQUE_VERTICES", 0x7D: "SHADOW_MESH_ALPHA_VERTICES", 0x7E: "SHADOW_MESH_INDICES",
+    0x7F: "SHADOW_MESHES",
+}
+# Titanfall 2 named four lumps Titanfall left unused, and a seventh lightmap lump.
+_TITANFALL2_NAMES = {0x04: "LIGHTPROBE_PARENT_INFOS", 0x05: "SHADOW_ENVIRONMENTS", 0x06: "LIGHTPROBE_BSP_NODES",
+                     0x07: "LIGHTPROBE_BSP_REF_IDS", 0x37: "WORLD_LIGHT_PARENT_INFOS",
+                     0x7A: "LIGHTMAP_DATA_RTL_PAGES"}
+
+
+def lump_names(version: int) -> tuple[str, ...]:
+    """The 128 lump names of rBSP ``version`` (29 or 37); ids nothing uses are ``UNUSED_<n>``."""
+    names = dict(_COMMON_NAMES)
+    if version >= 37:
+        names.update(_TITANFALL2_NAMES)
+    return tuple(names.get(index, f"UNUSED_{index}") for index in range(NUM_LUMPS))
+
+
+@functools.lru_cache(maxsize=None)
+def record_dtypes(version: int) -> "Mapping[int, np.dtype]":
+    """The record of each decoded lump (little-endian, packed; sizes as bsp_tool's struct formats)."""
+    import numpy as np
+
+    vec3 = ("<f4", 3)
+    if version >= 37:  # Titanfall 2's Mesh: vertex type a byte, then a cubemap index
+        mesh_head = [("vertex_type", "i1"), ("cubemap", "i1")]
+    else:
+        mesh_head = [("vertex_type", "<u2")]
+    vertex = [("position_index", "<u4"), ("normal_index", "<u4")]
+    return MappingProxyType({
+        0x01: np.dtype([("normal", *vec3), ("dist", "<f4")]),  # 16
+        0x02: np.dtype([("reflectivity", *vec3), ("name_index", "<i4"), ("size", "<i4", 2),
+                        ("view", "<i4", 2), ("flags", "<i4")]),  # 36
+        0x03: np.dtype(("<f4", 3)),
+        0x0E: np.dtype([("mins", *vec3), ("maxs", *vec3), ("first_mesh", "<u4"), ("num_meshes", "<u4")]),  # 32
+        0x1E: np.dtype(("<f4", 3)),
+        0x2C: np.dtype("<i4"),
+        0x47: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4)]),  # 20
+        0x48: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4), ("lightmap_uv", "<f4", 2),
+                        ("lightmap_step", "<f4", 2)]),  # 36
+        0x49: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4), ("lightmap_uv", "<f4", 2),
+                        ("lightmap_step", "<f4", 2), ("tangent", "<i4", 2)]),  # 44
+        0x4A: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4), ("tangent", "<i4", 2)]),  # 28
+        0x4B: np.dtype([*vertex, ("colour", "u1", 4), ("uv", "<f4", 2), ("lightmap_uv", "<f4", 2),
+                        ("tangent", "<f4", 16)]),  # 92
+        0x4F: np.dtype("<u2"),
+        0x50: np.dtype([("first_mesh_index", "<u4"), ("num_triangles", "<u2"), ("first_vertex", "<u2"),
+                        ("num_vertices", "<u2"), *mesh_head, ("styles", "i1", 4), ("luxel_origin", "<i2", 2),
+                        ("luxel_offset_max", "u1", 2), ("material_sort", "<u2"), ("flags", "<u4")]),  # 28
+        0x51: np.dtype([("origin", *vec3), ("radius", "<f4"), ("extents", *vec3), ("tan_yaw", "<f4")]),  # 32
+        0x52: np.dtype([("texture_data", "<i2"), ("lightmap_header", "<i2"), ("cubemap", "<i2"),
+                        ("last_vertex", "<u2"), ("vertex_offset", "<i4")]),  # 12
+    })
+
+
+# Mesh.flags & 0x600 picks the vertex lump a mesh's indices point into (bsp_tool's MeshFlags).
+VERTEX_LUMP_OF_FLAGS: Mapping[int, int] = MappingProxyType({0x000: 0x48, 0x200: 0x49, 0x400: 0x47, 0x600: 0x4A})
+MASK_VERTEX = 0x600
+
+
+class RespawnLump(NamedTuple):
+    """One ``lump_t`` of the rBSP directory."""
+
+    fileofs: int = 0
+    filelen: int = 0
+    version: int = 0
+    fourcc: int = 0
+
+
+def is_respawn(head: bytes | memoryview) -> bool:
+    """True when ``head`` (a file's first 8 bytes or more) starts a Titanfall or Titanfall 2 map."""
+    return len(head) >= 8 and bytes(head[:4]) == IDENT and struct.unpack_from("<i", head, 4)[0] in VERSIONS
+
+
+def _lump_file(path: Path, index: int) -> Path:
+    return path.with_name(f"{path.name}.{index:04x}.bsp_lump")
+
+
+class RespawnBsp:
+    """An rBSP map read into memory, with its external lump and ``.ent`` files.
+
+    Parameters
+    ----------
+    data : bytes
+        The ``.bsp`` file's bytes.
+    path : Path or None
+        Where it was read from: external ``.bsp_lump`` and ``.ent`` files are
+        looked for beside it.
+
+    Raises
+    ------
+    UnsupportedError
+        Not an rBSP 29 or 37 file.
+    TruncatedError, BspFormatError
+        The header or a lump does not fit the file (the message names the lump and offset).
+    """
+
+    def __init__(self, data: bytes, path: Path | None = None) -> None:
+        self.path = path
+        self._data = data
+        if len(data) < 8 or data[:4] != IDENT:
+            raise UnsupportedError("not a Respawn rBSP map (expected the ident rBSP)", offset=0)
+        self.version: int = struct.unpack_from("<i", data, 4)[0]
+        if self.version not in VERSIONS:
+            raise UnsupportedError(f"rBSP version {self.version} is not supported "
+                                   f"(supported: {', '.join(map(str, VERSIONS))})", offset=4)
+        if len(data) < HEADER_SIZE:
+            raise TruncatedError(f"file is {len(data)} bytes, shorter than the {HEADER_SIZE}-byte rBSP header",
+                                 offset=len(data), needed=HEADER_SIZE, available=len(data))
+        _, _, self.map_revision, last = _HEADER.unpack_from(data)[:4]
+        if last != NUM_LUMPS - 1:
+            raise BspFormatError(f"header says {last + 1} lumps, rBSP has {NUM_LUMPS}", offset=12)
+        directory = _HEADER.unpack_from(data)[4:]
+        self.names = lump_names(self.version)
+        self.lumps: list[RespawnLump] = [RespawnLump(*directory[4 * i:4 * i + 4]) for i in range(NUM_LUMPS)]
+        self.external: dict[int, bytes] = {}
+        if path is not None:
+            for index in range(NUM_LUMPS):
+                lump_path = _lump_file(path, index)
+                if lump_path.is_file():
+                    self.external[index] = lump_path.read_bytes()
+        self._replaced: dict[int, bytes] = {}
+        for index, entry in enumerate(self.lumps):
+            self._check_entry(index, entry)
+        self.partitions = self._partitions()
+        self.ent_files: dict[str, bytes] = {}
+        if path is not None:
+            for partition in self.partitions:
+                ent = path.with_name(f"{path.stem}_{partition}.ent")
+                if ent.is_file():
+                    self.ent_files[partition] = ent.read_bytes()
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> "RespawnBsp":
+        """Read the map at ``path`` and the lump and entity files beside it."""
+        from pathlib import Path  # not at import: ``info`` of a Source map does not load pathlib
+
+        where = Path(path)
+        return cls(where.read_bytes(), where)
+
+    def __enter__(self) -> "RespawnBsp":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    # -- the directory -------------------------------------------------------------------------
+
+    @property
+    def variant(self) -> str:
+        """``titanfall`` or ``titanfall2``, the name in sourcebsp's branch table."""
+        return VERSIONS[self.version]
+
+    @property
+    def file_size(self) -> int:
+        return len(self._data)
+
+    def _check_entry(self, index: int, entry: RespawnLump) -> None:
+        fileofs, filelen = entry.fileofs, entry.filelen
+        name = self.names[index]
+        if fileofs < 0 or filelen < 0:
+            raise BspFormatError(f"directory entry has negative offset {fileofs} or length {filelen}",
+                                 lump=name, offset=16 + 16 * index)
+        if filelen == 0 or index in self.external:
+            return
+        if fileofs < HEADER_SIZE:
+            raise BspFormatError(f"lump starts at {fileofs}, inside the {HEADER_SIZE}-byte header",
+                                 lump=name, offset=fileofs)
+        if fileofs + filelen > len(self._data):
+            raise TruncatedError(f"lump of {filelen} bytes at {fileofs} runs past the end of the "
+                                 f"{len(self._data)}-byte file", lump=name, offset=fileofs,
+                                 needed=fileofs + filelen, available=len(self._data))
+
+    def lump_index(self, lump: int | str) -> int:
+        """The index of a lump given by index or name."""
+        if isinstance(lump, str):
+            try:
+                return self.names.index(lump.upper())
+            except ValueError:
+                raise KeyError(f"no lump named {lump!r} in rBSP {self.version}") from None
+        if not 0 <= lump < NUM_LUMPS:
+            raise KeyError(f"lump index {lump} is not 0-{NUM_LUMPS - 1}")
+        return lump
+
+    def raw(self, lump: int | str) -> bytes:
+        """A lump's bytes, from the map or from its ``.bsp_lump`` file."""
+        index = self.lump_index(lump)
+        if index in self._replaced:
+            return self._replaced[index]
+        if index in self.external:
+            return self.external[index]
+        fileofs, filelen = self.lumps[index][:2]
+        return self._data[fileofs:fileofs + filelen]
+
+    def iter_lumps(self) -> Iterator[tuple[int, str, RespawnLump, int]]:
+        """(index, name, directory entry, length of its bytes) for every lump that has bytes."""
+        for index, entry in enumerate(self.lumps):
+            length = len(self.raw(index))
+            if length:
+                yield index, self.names[index], entry, length
+
+    # -- decoded lumps ---------------------------------------------------------------------------
+
+    def decoded_lumps(self) -> tuple[int, ...]:
+        """The indices of the lumps :meth:`array` decodes."""
+        return tuple(record_dtypes(self.version))
+
+    def _file_offset(self, index: int) -> int:
+        return 0 if index in self.external else self.lumps[index].fileofs
+
+    def array(self, lump: int | str) -> "np.ndarray":
+        """A decoded lump as a read-only numpy array (records, or vectors for VERTICES and normals).
+
+        Raises
+        ------
+        KeyError
+            The lump is not one sourcebsp decodes.
+        LumpSizeError
+            Its length is not a whole number of records.
+        """
+        import numpy as np
+
+        index = self.lump_index(lump)
+        dtype = record_dtypes(self.version).get(index)
+        if dtype is None:
+            raise KeyError(f"lump {self.names[index]} is kept as bytes, not decoded")
+        data = self.raw(index)
+        if len(data) % dtype.itemsize:
+            raise LumpSizeError(f"{len(data)} bytes is not a whole number of {dtype.itemsize}-byte records",
+                                lump=self.names[index], offset=self._file_offset(index))
+        return np.frombuffer(data, dtype)
+
+    def count(self, lump: int | str) -> int | None:
+        """The number of records of a decoded lump (None for a lump kept as bytes)."""
+        index = self.lump_index(lump)
+        if index not in record_dtypes(self.version):
+            return None
+        return len(self.array(index))
+
+    def texture_names(self) -> list[str]:
+        """The material name of each TEXTURE_DATA record (via the string table and string data)."""
+        import numpy as np
+
+        strings = self.raw(0x2B)
+        table = self.array(0x2C)
+        names = []
+        index = self.array(0x02)["name_index"]
+        bad = (index < 0) | (index >= len(table))
+        if bad.any():
+            raise BspFormatError(f"texture data {int(np.argmax(bad))} names string {int(index[bad][0])} of "
+                                 f"{len(table)}", lump="TEXTURE_DATA", offset=self._file_offset(0x02))
+        for start in table[index].tolist():
+            if not 0 <= start < len(strings):
+                raise BspFormatError(f"string offset {start} outside the {len(strings)}-byte string data",
+                                     lump="TEXTURE_DATA_STRING_TABLE", offset=self._file_offset(0x2C))
+            end = strings.find(b"\0", start)
+            names.append(strings[start:end if end >= 0 else len(strings)].decode("utf-8", "replace"))
+        return names
+
+    # -- entities ------------------------------------------------------------------------------
+
+    def _partitions(self) -> list[str]:
+        """The ``.ent`` partitions ENTITY_PARTITIONS names ("01*", the map's own lump, left out)."""
+        text = self.raw(0x18).split(b"\0", 1)[0].decode("ascii", "replace")
+        return [part for part in text.split() if not part.startswith("01")]
+
+    def entities(self) -> "Entities":
+        """The ENTITIES lump's entities."""
+        from .codecs.entities import parse_entities
+
+        return parse_entities(self.raw(0x00), file_offset=self._file_offset(0x00))
+
+    def partition_entities(self) -> "dict[str, Entities]":
+        """The entities of each ``.ent`` file found beside the map, by partition name.
+
+        A file starts with a version line (``ENTITIES01``) before the entities.
+        """
+        from .codecs.entities import parse_entities
+
+        found = {}
+        for partition, data in self.ent_files.items():
+            start = data.find(b"{")
+            found[partition] = parse_entities(data[max(start, 0):] if start >= 0 else b"",
+                                              file_offset=max(start, 0))
+        return found
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def replace_lump(self, lump: int | str, data: bytes) -> None:
+        """Give a lump new bytes, written by the next :meth:`to_bytes` or :meth:`save`."""
+        self._replaced[self.lump_index(lump)] = bytes(data)
+
+    def reencode(self) -> None:
+        """Replace every decoded lump by its records encoded again (the same bytes, when they decode)."""
+        for index in self.decoded_lumps():
+            if len(self.raw(index)):
+                self.replace_lump(index, self.array(index).tobytes())
+
+    def to_bytes(self) -> bytes:
+        """The ``.bsp`` file: the original bytes where nothing changed, a changed lump in its place.
+
+        A changed lump keeps its place in the file; what follows moves by its change in
+        size (rounded up to 4 bytes, zero-filled, so later lumps keep their alignment), and
+        every directory offset past it moves with it.
+        """
+        changed = {index: data for index, data in self._replaced.items()
+                   if index not in self.external and data != self.raw_original(index)}
+        if not changed:
+            return self._data
+        spans = sorted((entry.fileofs, entry.fileofs + entry.filelen, index)
+                       for index, entry in enumerate(self.lumps) if entry.filelen and index not in self.external)
+        pieces: list[bytes] = []
+        cursor = HEADER_SIZE
+        shifts: list[tuple[int, int]] = []  # (original offset, bytes added before what follows it)
+        for start, end, index in spans:
+            if index not in changed:
+                continue
+            if start < cursor or any(s < end and start < e and i != index for s, e, i in spans):
+                raise UnsupportedError("a changed lump shares bytes with another lump", lump=self.names[index],
+                                       offset=start)
+            data = changed[index]
+            pad = (-(len(data) - (end - start))) % 4
+            pieces += [self._data[cursor:start], data, b"\0" * pad]
+            shifts.append((start, len(data) + pad - (end - start)))
+            cursor = end
+        pieces.append(self._data[cursor:])
+        directory: list[int] = []
+        for index, entry in enumerate(self.lumps):
+            moved = sum(delta for start, delta in shifts if start < entry.fileofs)
+            length = len(changed[index]) if index in changed else entry.filelen
+            directory += [entry.fileofs + moved, length, entry.version, entry.fourcc]
+        header = _HEADER.pack(IDENT, self.version, self.map_revision, NUM_LUMPS - 1, *directory)
+        return b"".join([header, *pieces])
+
+    def raw_original(self, index: int) -> bytes:
+        """A lump's bytes as read (before :meth:`replace_lump`)."""
+        if index in self.external:
+            return self.external[index]
+        fileofs, filelen = self.lumps[index][:2]
+        return self._data[fileofs:fileofs + filelen]
+
+    def companion_files(self, path: Path) -> dict[Path, bytes]:
+        """The ``.bsp_lump`` and ``.ent`` files of a map saved at ``path``."""
+        files = {_lump_file(path, index): self._replaced.get(index, data) for index, data in self.external.items()}
+        files.update({path.with_name(f"{path.stem}_{part}.ent"): data for part, data in self.ent_files.items()})
+        return files
+
+    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> int:
+        """Write the map (and its lump and ``.ent`` files) to ``path``, each file atomically.
+
+        Returns the size of the ``.bsp``.  Refuses to replace an existing file unless ``overwrite``.
+        """
+        from ._io import atomic_write
+
+        from pathlib import Path
+
+        target = Path(path)
+        files = {target: self.to_bytes(), **self.companion_files(target)}
+        if not overwrite:
+            existing = [str(p) for p in files if p.exists()]
+            if existing:
+                raise FileExistsError(f"{existing[0]} exists (pass overwrite=True to replace it)")
+        for file, data in files.items():
+            atomic_write(file, data)
+        return len(files[target])
+
+
+def open_map(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
+             limits: "Limits | None" = None) -> "BspFile | RespawnBsp":
+    """Open a map: a Titanfall or Titanfall 2 rBSP as :class:`RespawnBsp`, any other as a Source
+    map (:func:`sourcebsp.container.open_bsp`, with ``variant`` and ``limits``)."""
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    if is_respawn(head):
+        name = VERSIONS[struct.unpack_from("<i", head, 4)[0]]
+        if variant is not None and variant != name:
+            raise UnsupportedError(f"variant {variant!r} asked for, but this is a Respawn rBSP map ({name})",
+                                   offset=0)
+        return RespawnBsp.open(path)
+    from .container import open_bsp
+
+    return open_bsp(path, variant=variant, limits=limits)
