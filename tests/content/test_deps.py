@@ -450,3 +450,23 @@ def test_includemodel_chains_and_cycles_with_every_mesh_file(tmp_path: Path) -> 
         "models/a.mdl", "models/b.mdl", "models/c.mdl", "models/d.mdl", "models/props_c17/oildrum001.mdl"}
     # The 8 zero bytes of c.phy are no physics model: noted, and c's own names are still followed.
     assert len(graph.problems) == 1 and "models/c.mdl: its .phy cannot be read" in graph.problems[0]
+
+
+def test_texture_no_skin_family_names_is_listed_when_found(tmp_path: Path) -> None:
+    from ._studiomodels import box_spec, write_model
+
+    game = tmp_path / "game"
+    # tex_c and tex_d are in the texture table, in no skin family: the engine still loads them.
+    write_model(game / "models", "a", box_spec(textures=["tex_a", "tex_b", "tex_c", "tex_d"],
+                                               cdmaterials=["models\\one\\", "models\\two\\"]))
+    (game / "materials/models/two").mkdir(parents=True)
+    (game / "materials/models/two/tex_c.vmt").write_text('"VertexLitGeneric" { }')
+    (game / "gameinfo.txt").write_text('"GameInfo" { FileSystem { SearchPaths { game |gameinfo_path|. } } }')
+    path = build_map(tmp_path / "m.bsp", props=["models/a.mdl"])
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(game))
+    found = graph.get("materials/models/two/tex_c.vmt")
+    assert found is not None and found.where == "folder" and found.optional
+    assert found.referenced_by == [{"asset": "models/a.mdl", "via": "texture table"}]
+    assert not [d.path for d in graph if "tex_d" in d.path]  # not shipped: not listed
+    assert graph.get("materials/models/one/tex_a.vmt").where == "missing"  # skin textures stay required
