@@ -376,3 +376,97 @@ def test_breakable_chunks_through_propdata(tmp_path: Path) -> None:
     assert graph.get("models/gibs/glass_shard02.mdl") is None  # optional, not shipped here
     assert graph.get("models/gibs/wood_gib01a.mdl") is None  # another set
     assert graph.get("scripts/propdata.txt") is not None
+
+
+def _skin_textures(mdl: bytes) -> set[str]:
+    """Every texture name a skin family of ``mdl`` points at, read with struct from studiohdr_t
+    (numtextures/textureindex at 204/208, numskinref/numskinfamilies/skinindex at 220/224/228)."""
+    import struct
+
+    count, at = struct.unpack_from("<ii", mdl, 204)
+    names = []
+    for i in range(count):
+        record = at + 64 * i
+        start = record + struct.unpack_from("<i", mdl, record)[0]
+        names.append(mdl[start:mdl.index(b"\0", start)].decode().replace("\\", "/").strip("/").lower())
+    refs, families, skins = struct.unpack_from("<iii", mdl, 220)
+    return {names[i] for i in struct.unpack_from(f"<{refs * families}h", mdl, skins)}
+
+
+def test_skin_textures_srctools_misses_are_listed(mod_graph) -> None:  # type: ignore[no-untyped-def]
+    from srctools.filesys import VirtualFileSystem
+    from srctools.mdl import Model
+
+    graph, files, models = mod_graph
+    missed = {}
+    for model in models:
+        mdl = files[model].read_bytes()
+        system = VirtualFileSystem({"m.mdl": mdl})
+        parsed = Model(system, system["m.mdl"])
+        srctools_names = {t.lower().strip("/") for family in parsed.skins for t in family}
+        cdmaterials = [c.lower().strip("/") for c in parsed.cdmaterials]
+        for texture in _skin_textures(mdl):
+            candidates = [f"materials/{folder}/{texture}.vmt".replace("materials//", "materials/") for folder in cdmaterials]
+            assert any(graph.get(c) is not None for c in candidates), (model, texture)
+            if texture not in srctools_names:
+                missed.setdefault(model, set()).add(texture)
+    # 53 of the mod's 123 models name skin textures srctools' reader leaves out (eye glints and pupils,
+    # a face map, hand sheets); one of them is shipped by the mod and so packed.
+    assert len(missed) == 53
+    assert "c_arms_citizen_sleeves" in missed["models/weapons/c_arms_refugee.mdl"]
+    sleeves = graph.get("materials/models/weapons/c_arms_citizen/c_arms_citizen_sleeves.vmt")
+    assert sleeves is not None and sleeves.where == "folder"
+    assert {"asset": "models/weapons/c_arms_refugee.mdl", "via": "skin"} in sleeves.referenced_by
+    assert graph.get("materials/models/weapons/c_arms_citizen/c_arms_citizen_sleeves.vtf").where == "folder"
+    assert "erdim_facemap" in missed["models/humans/group03/male_09.mdl"]
+
+
+def test_includemodel_chains_and_cycles_with_every_mesh_file(tmp_path: Path) -> None:
+    from ._studiomodels import box_spec, write_model
+
+    folder = tmp_path / "game" / "models"
+    # a -> b -> c -> b (a cycle), c -> a (another); each shipped with a different mesh file set.
+    write_model(folder, "a", box_spec(includes=["models/b.mdl"]))
+    write_model(folder, "b", box_spec(includes=["models/c.mdl"], textures=["tex_b1", "tex_b2"]), vtx_suffix=".dx80.vtx")
+    write_model(folder, "c", box_spec(includes=["models/b.mdl", "models\\a.mdl", "models/d.mdl"]), vtx_suffix=".sw.vtx")
+    for ext in (".vtx", ".phy", ".ani"):
+        (folder / f"c{ext}").write_bytes(b"\0" * 8)
+    (tmp_path / "game" / "gameinfo.txt").write_text('"GameInfo" { FileSystem { SearchPaths { game |gameinfo_path|. } } }')
+    path = build_map(tmp_path / "m.bsp", props=["models/a.mdl"])
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(tmp_path / "game"))
+    for name in ("a", "b", "c"):
+        assert graph.get(f"models/{name}.mdl").where == "folder"
+    assert graph.get("models/b.mdl").referenced_by == [{"asset": "models/a.mdl", "via": "$includemodel"},
+                                                      {"asset": "models/c.mdl", "via": "$includemodel"}]
+    assert {"asset": "models/c.mdl", "via": "$includemodel"} in graph.get("models/a.mdl").referenced_by
+    assert graph.get("models/d.mdl").where == "missing"
+    assert graph.get("models/b.dx80.vtx").where == "folder" and graph.get("models/b.dx90.vtx") is None
+    for ext in (".vvd", ".sw.vtx", ".vtx", ".phy", ".ani"):
+        assert graph.get(f"models/c{ext}").where == "folder", ext
+    assert graph.get("materials/models/test/tex_b2.vmt").where == "missing"
+    # The cycles end the walk: each model once (build_map's own oil drum besides).
+    assert {d.path for d in graph if d.path.endswith(".mdl")} == {
+        "models/a.mdl", "models/b.mdl", "models/c.mdl", "models/d.mdl", "models/props_c17/oildrum001.mdl"}
+    # The 8 zero bytes of c.phy are no physics model: noted, and c's own names are still followed.
+    assert len(graph.problems) == 1 and "models/c.mdl: its .phy cannot be read" in graph.problems[0]
+
+
+def test_texture_no_skin_family_names_is_listed_when_found(tmp_path: Path) -> None:
+    from ._studiomodels import box_spec, write_model
+
+    game = tmp_path / "game"
+    # tex_c and tex_d are in the texture table, in no skin family: the engine still loads them.
+    write_model(game / "models", "a", box_spec(textures=["tex_a", "tex_b", "tex_c", "tex_d"],
+                                               cdmaterials=["models\\one\\", "models\\two\\"]))
+    (game / "materials/models/two").mkdir(parents=True)
+    (game / "materials/models/two/tex_c.vmt").write_text('"VertexLitGeneric" { }')
+    (game / "gameinfo.txt").write_text('"GameInfo" { FileSystem { SearchPaths { game |gameinfo_path|. } } }')
+    path = build_map(tmp_path / "m.bsp", props=["models/a.mdl"])
+    with sourcebsp.open(path) as bsp:
+        graph = map_dependencies(bsp, mount(game))
+    found = graph.get("materials/models/two/tex_c.vmt")
+    assert found is not None and found.where == "folder" and found.optional
+    assert found.referenced_by == [{"asset": "models/a.mdl", "via": "texture table"}]
+    assert not [d.path for d in graph if "tex_d" in d.path]  # not shipped: not listed
+    assert graph.get("materials/models/one/tex_a.vmt").where == "missing"  # skin textures stay required

@@ -106,3 +106,14 @@ def test_class_implied_mod_model_is_packed(open_deathmatch: Path, tmp_path: Path
     assert "models/combine_soldier.vvd" in missing and not (open_deathmatch / "models/combine_soldier.vvd").exists()
     with sourcebsp.open(tmp_path / "out.bsp") as bsp:
         assert bsp.pakfile.read("models/combine_soldier.mdl") == (open_deathmatch / "models/combine_soldier.mdl").read_bytes()
+
+
+def test_skin_material_srctools_misses_is_packed(open_deathmatch: Path, tmp_path: Path) -> None:
+    # c_arms_refugee.mdl's skin families name c_arms_citizen_sleeves (the mod ships it), which
+    # srctools' header reader leaves out; the studio reader's skin table finds it.
+    source = build_map(tmp_path / "arms.bsp", props=["models/weapons/c_arms_refugee.mdl"])
+    packed, missing = _pack(source, mount(open_deathmatch), tmp_path / "out.bsp")
+    sleeves = "materials/models/weapons/c_arms_citizen/c_arms_citizen_sleeves"
+    assert {sleeves + ".vmt", sleeves + ".vtf", "models/weapons/c_arms_refugee.mdl"} <= packed
+    with sourcebsp.open(tmp_path / "out.bsp") as bsp:
+        assert sleeves + ".vmt" in set(bsp.pakfile.names())

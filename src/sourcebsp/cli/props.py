@@ -4,6 +4,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .. import open_bsp
+from ..errors import BspError
+from ..lump_ids import LumpId
+from ..protocols import MapReader
 from . import _common
 
 def _vector(values: Sequence[float]) -> str:
@@ -14,13 +17,34 @@ def describe(path: str) -> dict[str, Any]:
     """The static props of a map as plain data: layout facts and one record per prop."""
     with open_bsp(path) as bsp:
         props = bsp.static_props
+        records = props.to_records()
+        lighting = _vertex_lighting(bsp)
+        for record in records:
+            record["vertex_lighting"] = lighting.get(record["index"], {})
         return {
             "layout": props.layout.name,
             "version": props.version,
             "description": props.layout.description,
             "models": props.names,
-            "props": props.to_records(),
+            "props": records,
         }
+
+
+def _vertex_lighting(bsp: MapReader) -> dict[int, dict[str, Any]]:
+    """Per prop index, what its ``sp_*.vhv`` files hold (a file that does not read: its error)."""
+    from ..content.studiomodel.vhv import read_vhv, vhv_files
+
+    pak = bsp.lump_or_none(LumpId.PAKFILE, "read the static props' vertex lighting")
+    out: dict[int, dict[str, Any]] = {}
+    if pak is None:
+        return out
+    for index, files in vhv_files(pak.names()).items():
+        for kind, name in files.items():
+            try:
+                out.setdefault(index, {})[kind] = read_vhv(pak.read(name), name).summary()
+            except BspError as exc:
+                out.setdefault(index, {})[kind] = {"file": name, "error": str(exc)}
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

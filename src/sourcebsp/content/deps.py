@@ -572,6 +572,7 @@ class _Walker:
         except (BspError, OSError) as exc:
             self.graph.problems.append(f"{dep.path}: {exc}")
             return
+        self.graph.problems += refs.problems
         ref: Ref = {"asset": dep.path, "via": "model files"}
         self.add(stem + ".vvd", "model-vertices", ref, optional=not refs.has_mesh)
         # The engine needs one mesh file: dx90 today, dx80/sw on old or low-end paths.
@@ -589,6 +590,11 @@ class _Walker:
             candidates = [_material_path(f"{folder}{texture}") for folder in folders]
             found = next((c for c in candidates if self.fs.find(c) is not None), candidates[0])
             self.add(found, "material", {"asset": dep.path, "via": "skin"})
+        # Loaded by the engine with every texture of the table, but often stock: listed when found.
+        for texture in refs.unreferenced:
+            for candidate in (_material_path(f"{folder}{texture}") for folder in folders):
+                if self.add(candidate, "material", {"asset": dep.path, "via": "texture table"}, optional=True):
+                    break
 
     def drain(self) -> None:
         while self.queue:
