@@ -2,7 +2,7 @@
 
 A table of records holds ``length / itemsize`` elements, the other lumps say
 their count in their first bytes (or a chain of headers, the collision
-models): none needs numpy, a 50 ms import and most of an ``info`` process.
+models): none needs numpy, whose import is most of an ``info`` process.
 The record sizes below are the built-in layout tables' dtypes written out
 once more, without numpy; tests/test_counts.py derives them from the dtypes
 themselves and holds them to it for every branch, lump and lump version.
