@@ -35,6 +35,7 @@ import numpy as np
 from ...codecs.entities import Output
 from ...lump_ids import LumpId
 from ...model.brushes import BrushSet
+from ...numeric import floats
 from ...protocols import MapReader
 
 __all__ = ["AREAPORTAL_CLASSES", "TARGET_REACH", "TIE", "PortalOwners", "areaportal_keys", "areaportal_owners",
@@ -106,9 +107,10 @@ def entity_boxes(bsp: MapReader, entities: list[Any],
     for i, e in enumerate(entities):
         m = e.model_index
         if m is not None and models is not None and 0 < m < len(models) and m in placement:
-            lo, hi = models["mins"][m].astype(np.float64), models["maxs"][m].astype(np.float64)
+            lo, hi = floats(models["mins"][m]), floats(models["maxs"][m])
             origin, rotation = placement[m]
-            corners = np.array(np.meshgrid(*zip(lo, hi))).reshape(3, -1).T @ rotation.T + origin
+            with np.errstate(invalid="ignore", over="ignore"):  # a damaged box: not finite, left out below
+                corners = np.array(np.meshgrid(*zip(lo, hi))).reshape(3, -1).T @ rotation.T + origin
             if np.all(np.isfinite(corners)):
                 out[i] = (corners.min(axis=0), corners.max(axis=0))
             continue
