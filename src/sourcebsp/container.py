@@ -128,23 +128,10 @@ class BspFile:
 
     Notes
     -----
-    Reading a lump, by what happens when the map has none or keeps it raw (no
-    layout known for its version: a :class:`~sourcebsp.RawLump`):
-
-    ====================================  ===============================  =================================
-    call                                  lump missing (length 0)          lump kept raw
-    ====================================  ===============================  =================================
-    ``get_lump(key)`` / ``bsp.<name>``    decoded from 0 bytes (most       a ``RawLump`` (``bsp.<name>``:
-                                      give an empty value)             ``UnsupportedError``)
-    ``lump_or_none(key)``                 None                             None
-    ``lump_or_none(key, purpose)``        None                             ``UnsupportedError`` naming
-                                                                           ``purpose``
-    ``lump_or_raise(key, purpose)``       ``BspFormatError`` naming        ``UnsupportedError`` naming
-                                          ``purpose``                      ``purpose``
-    ====================================  ===============================  =================================
-
-    ``has_lump`` answers whether it is there.  Each accessor's return type
-    follows from the key (:data:`sourcebsp.lump_types.LUMP_TYPES`).
+    The lump accessors (``get_lump``, ``lump_or_none``, ``lump_or_raise``,
+    ``has_lump``) and what each does when the map has no such lump or keeps it
+    raw are tabled once, in :class:`sourcebsp.protocols.MapReader`, which this
+    class implements.
 
     Examples
     --------
