@@ -7,7 +7,9 @@ Source's Z-up axes, bind pose) and one triangle list per mesh with its
 skin reference, plus what the ``.mdl`` names: textures, ``cdmaterials``,
 skin families, body parts, ``$includemodel`` files.
 
-One module per file format: :mod:`.mdl`, :mod:`.vvd`, :mod:`.vtx`.  Files
+One module per file format: :mod:`.mdl`, :mod:`.vvd`, :mod:`.vtx`, and
+:mod:`.vhv` for the per-vertex light a map bakes for a static prop, which
+:meth:`StudioModel.vertex_colors` lays onto the model's vertices.  Files
 come from strangers: every count and offset is checked before use, and a
 broken file raises :class:`ModelFormatError` (a ``BspError``) naming the file
 and the byte.  Arrays are views of the file's bytes or sized from counts
@@ -25,7 +27,8 @@ import numpy as np
 from ...errors import BspError
 from ._common import ModelFormatError, ModelTruncatedError
 from .mdl import MdlHeader, read_mdl
-from .vtx import read_vtx
+from .vhv import PropVertexLighting
+from .vtx import VtxMesh, read_vtx
 from .vvd import read_vvd
 
 if TYPE_CHECKING:
@@ -70,6 +73,11 @@ class StudioModel:
     choices: list[int]  # the model chosen in each body part
     has_mesh_files: bool = True
     materials: list[str] = field(default_factory=list)  # per texture: its material path, found or first guess
+    # The .vvd vertex (LOD 0, after fixups) of each of ``positions``: sorted, distinct.
+    vertex_ids: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    # Per LOD 0 mesh of every body part's every model (file order: body part, model, mesh), the .vvd
+    # vertex of each of its strip-group vertices; None when the files disagree on a model not chosen.
+    strip_vertices: list[np.ndarray] | None = field(default_factory=list)
 
     @property
     def version(self) -> int:
@@ -113,6 +121,44 @@ class StudioModel:
         """The material path (``models/props/barrel01``) of a mesh in skin family ``skin``."""
         index = self.texture_of(mesh, skin)
         return self.materials[index] if 0 <= index < len(self.materials) else f"texture_{index}"
+
+    @property
+    def num_strip_vertices(self) -> int:
+        """Strip-group vertices of LOD 0 over every body part model: the colours a ``.vhv`` holds for it."""
+        return sum(len(ids) for ids in self.strip_vertices or ())
+
+    def vertex_colors(self, lighting: PropVertexLighting) -> np.ndarray:
+        """The (num_vertices, 4) uint8 RGBA colours a static prop's ``.vhv`` gives this model's vertices.
+
+        vrad stores one colour per strip-group vertex of each LOD 0 mesh of every
+        body part model, in the ``.vtx`` order; each lands on the ``.vvd`` vertex
+        that strip-group vertex draws.  A file from another compile of the model
+        (checksum) or of another layout (mesh or vertex counts) raises
+        :class:`ModelFormatError` naming the ``.vhv``, as the engine ignores it.
+        """
+        if lighting.checksum != self.header.checksum % (1 << 32):
+            raise ModelFormatError(f"checksum {lighting.checksum} is not its model's {self.header.checksum}: "
+                                   f"lit for another compile of {self.name}", file=lighting.file, offset=4)
+        if self.strip_vertices is None:
+            raise ModelFormatError(f"{self.name}'s .vtx and .mdl disagree on a body part model: its vertex "
+                                   f"order is unknown", file=lighting.file)
+        counts = lighting.vertex_counts(0)
+        expected = [len(ids) for ids in self.strip_vertices]
+        if counts != expected:
+            first = next((i for i, (a, b) in enumerate(zip(counts, expected)) if a != b), min(len(counts),
+                                                                                            len(expected)))
+            raise ModelFormatError(f"LOD 0 meshes of {counts[:8]} vertices, {self.name}'s strip groups "
+                                   f"have {expected[:8]} (mesh {first} differs)", file=lighting.file,
+                                   offset=40 + 28 * first)
+        colors = np.zeros((self.num_vertices, 4), np.uint8)
+        if not self.num_vertices or not expected:
+            return colors
+        strip = np.concatenate(self.strip_vertices)
+        given = np.concatenate(lighting.mesh_colors(0))
+        at = np.minimum(np.searchsorted(self.vertex_ids, strip), self.num_vertices - 1)
+        drawn = self.vertex_ids[at] == strip  # strip vertices of the chosen body group models
+        colors[at[drawn]] = given[drawn]
+        return colors
 
     def summary(self) -> dict[str, Any]:
         """The facts ``sourcebsp model --json`` prints."""
@@ -176,7 +222,8 @@ def build_model(name: str, mdl: bytes, vvd: tuple[str, bytes] | None, vtx: tuple
         if parts and len(parts) != len(model.meshes):
             raise ModelFormatError(f"body part {b} model {m}: {len(parts)} meshes, the .mdl has "
                                    f"{len(model.meshes)}", file=vtx[0])
-        for k, tris in enumerate(parts):
+        for k, part in enumerate(parts):
+            tris = part.triangles
             mesh = model.meshes[k]
             base = model.first_vertex + int(mesh["vertexoffset"])
             if len(tris) and (base < 0 or base + int(tris.max()) >= len(vertices)):
@@ -192,7 +239,25 @@ def build_model(name: str, mdl: bytes, vvd: tuple[str, bytes] | None, vtx: tuple
     picked = vertices[used]
     return StudioModel(name, header, np.ascontiguousarray(picked["vecPosition"], np.float32),
                        np.ascontiguousarray(picked["vecNormal"], np.float32),
-                       np.ascontiguousarray(picked["vecTexCoord"], np.float32), meshes, choices, True, materials)
+                       np.ascontiguousarray(picked["vecTexCoord"], np.float32), meshes, choices, True, materials,
+                       used, _strip_vertices(header, strips, len(vertices)))
+
+
+def _strip_vertices(header: MdlHeader, strips: list[list[list[VtxMesh]]], num_vertices: int) -> list[np.ndarray] | None:
+    """The .vvd vertex of every LOD 0 strip-group vertex, per mesh of every body part model (see StudioModel)."""
+    out = []
+    for bodypart, models in zip(header.bodyparts, strips):
+        if len(models) != len(bodypart.models):
+            return None
+        for model, parts in zip(bodypart.models, models):
+            if parts and len(parts) != len(model.meshes):
+                return None
+            for mesh, part in zip(model.meshes, parts):
+                ids = part.vertex_ids + (model.first_vertex + int(mesh["vertexoffset"]))
+                if len(ids) and (int(ids.min()) < 0 or int(ids.max()) >= num_vertices):
+                    return None
+                out.append(ids)
+    return out
 
 
 def _materials(header: MdlHeader, exists: Callable[[str], bool] | None) -> list[str]:

@@ -100,6 +100,7 @@ class MdlHeader:
     surfaceprop: str = ""
     num_bones: int = 0
     view: tuple[tuple[float, float, float], tuple[float, float, float]] = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+    illumposition: tuple[float, float, float] = (0.0, 0.0, 0.0)  # where the model is lit from, model space
 
 
 def _name(value: bytes) -> str:
@@ -160,6 +161,7 @@ def read_mdl(buf: bytes | memoryview, file: str) -> MdlHeader:
     hull = ((low[0], low[1], low[2]), (high[0], high[1], high[2]))
     low, high = (hdr[key].tolist() for key in ("view_bbmin", "view_bbmax"))
     view = ((low[0], low[1], low[2]), (high[0], high[1], high[2]))
+    illum = hdr["illumposition"].tolist()
     return MdlHeader(version, int(hdr["checksum"]), _name(bytes(hdr["name"])), int(hdr["flags"]),
                      hull, texture_names, cdmaterials, skins, bodyparts, includes,
-                     surfaceprop, int(hdr["numbones"]), view)
+                     surfaceprop, int(hdr["numbones"]), view, (illum[0], illum[1], illum[2]))

@@ -7,8 +7,15 @@ bytes), ``BodyPartHeader_t`` (8), ``ModelHeader_t`` (8), ``ModelLODHeader_t``
 ints of topology to strip groups and strips (33 and 35 bytes) without a
 version change; a file is read with the SDK 2013 layout, else with that one.
 Every offset counts from the start of the struct that holds it.
+
+Besides triangles, each mesh gives its strip-group vertices in file order
+(``Vertex_t.origMeshVertID``, strip group after strip group): the vertex
+buffer the engine draws, one entry per vertex that per-vertex data of the
+map (a static prop's ``.vhv`` colours) is stored for.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,7 +23,7 @@ from ._common import ModelFormatError, Tables
 
 __all__ = ["VTX_HEADER", "VTX_BODYPART", "VTX_MODEL", "VTX_LOD", "VTX_MESH", "VTX_STRIPGROUP",
            "VTX_STRIPGROUP_TOPOLOGY", "VTX_STRIP", "VTX_STRIP_TOPOLOGY", "VTX_VERTEX", "STRIP_IS_TRILIST",
-           "STRIP_IS_TRISTRIP", "read_vtx"]
+           "STRIP_IS_TRISTRIP", "VtxMesh", "read_vtx"]
 
 _I = "<i4"
 VTX_HEADER = np.dtype([("version", _I), ("vertCacheSize", _I), ("maxBonesPerStrip", "<u2"),
@@ -39,6 +46,14 @@ VTX_VERTEX = np.dtype([("boneWeightIndex", "u1", (3,)), ("numBones", "u1"), ("or
 STRIP_IS_TRILIST, STRIP_IS_TRISTRIP = 1, 2
 
 
+@dataclass
+class VtxMesh:
+    """One ``MeshHeader_t`` of a LOD: its triangles and its strip-group vertices, as mesh vertex ids."""
+
+    triangles: np.ndarray  # (n, 3) int64, the file's (clockwise) winding
+    vertex_ids: np.ndarray  # (strip-group vertices,) int64: origMeshVertID, strip groups one after another
+
+
 def _strip_triangles(ids: np.ndarray, flags: int) -> np.ndarray:
     """(n, 3) mesh vertex ids of one strip's triangles, wound as a list's (clockwise, Direct3D's front)."""
     if flags & STRIP_IS_TRISTRIP and not flags & STRIP_IS_TRILIST:
@@ -55,22 +70,22 @@ def _strip_triangles(ids: np.ndarray, flags: int) -> np.ndarray:
 
 
 def _read(buf: bytes | memoryview, file: str, lod: int, group_dtype: np.dtype,
-          strip_dtype: np.dtype) -> tuple[int, list[list[list[np.ndarray]]]]:
+          strip_dtype: np.dtype) -> tuple[int, list[list[list[VtxMesh]]]]:
     tables = Tables(buf, file)
     hdr = tables(0, 1, VTX_HEADER, "FileHeader_t")[0]
     if int(hdr["version"]) != 7:
         raise ModelFormatError(f"VTX version {int(hdr['version'])} (version 7 is read)", file=file, offset=0)
-    out: list[list[list[np.ndarray]]] = []
+    out: list[list[list[VtxMesh]]] = []
     bp_at = int(hdr["bodyPartOffset"])
     for b, bp in enumerate(tables(bp_at, int(hdr["numBodyParts"]), VTX_BODYPART, "body parts")):
         at = bp_at + b * VTX_BODYPART.itemsize
         m_at = at + int(bp["modelOffset"])
-        models: list[list[np.ndarray]] = []
+        models: list[list[VtxMesh]] = []
         for m, model in enumerate(tables(m_at, int(bp["numModels"]), VTX_MODEL, f"body part {b} models")):
             at_model = m_at + m * VTX_MODEL.itemsize
             lods = tables(at_model + int(model["lodOffset"]), int(model["numLODs"]), VTX_LOD,
                          f"body part {b} model {m} LODs")
-            meshes: list[np.ndarray] = []
+            meshes: list[VtxMesh] = []
             if lod < len(lods):
                 l_at = at_model + int(model["lodOffset"]) + lod * VTX_LOD.itemsize
                 me_at = l_at + int(lods[lod]["meshOffset"])
@@ -84,11 +99,12 @@ def _read(buf: bytes | memoryview, file: str, lod: int, group_dtype: np.dtype,
 
 
 def _mesh(tables: Tables, at: int, mesh: np.void, group_dtype: np.dtype, strip_dtype: np.dtype,
-          what: str) -> np.ndarray:
-    """(n, 3) triangles of one mesh, as ids of the mesh's own vertices (``origMeshVertID``)."""
+          what: str) -> VtxMesh:
+    """The triangles and strip-group vertices of one mesh, as ids of the mesh's own vertices (``origMeshVertID``)."""
     file = tables.file
     g_at = at + int(mesh["stripGroupHeaderOffset"])
     parts = []
+    vertex_ids = []
     for g, group in enumerate(tables(g_at, int(mesh["numStripGroups"]), group_dtype, f"{what} strip groups")):
         at_group = g_at + g * group_dtype.itemsize
         where = f"{what} strip group {g}"
@@ -100,6 +116,7 @@ def _mesh(tables: Tables, at: int, mesh: np.void, group_dtype: np.dtype, strip_d
             raise ModelFormatError(f"{where}: index {int(indices.max())} of {len(verts)} vertices", file=file,
                                    offset=at_group + int(group["indexOffset"]))
         ids = verts["origMeshVertID"].astype(np.int64)
+        vertex_ids.append(ids)
         s_at = at_group + int(group["stripOffset"])
         for s, strip in enumerate(tables(s_at, int(group["numStrips"]), strip_dtype, f"{where} strips")):
             first, count = int(strip["indexOffset"]), int(strip["numIndices"])
@@ -108,12 +125,14 @@ def _mesh(tables: Tables, at: int, mesh: np.void, group_dtype: np.dtype, strip_d
                                        f"{len(indices)}", file=file, offset=s_at + s * strip_dtype.itemsize)
             tables.claim(2 * count, f"{where} strip {s}", s_at + s * strip_dtype.itemsize)  # strips sharing indices
             parts.append(_strip_triangles(ids[indices[first:first + count]], int(strip["flags"])))
-    return np.concatenate(parts) if parts else np.empty((0, 3), np.int64)
+    return VtxMesh(np.concatenate(parts) if parts else np.empty((0, 3), np.int64),
+                   np.concatenate(vertex_ids) if vertex_ids else np.empty(0, np.int64))
 
 
-def read_vtx(buf: bytes | memoryview, file: str, lod: int = 0) -> tuple[int, list[list[list[np.ndarray]]]]:
-    """``(checksum, triangles)``: ``triangles[bodypart][model][mesh]`` is an (n, 3) array of the mesh's
-    vertex ids (``origMeshVertID``) for ``lod``, in the file's (clockwise) winding."""
+def read_vtx(buf: bytes | memoryview, file: str, lod: int = 0) -> tuple[int, list[list[list[VtxMesh]]]]:
+    """``(checksum, meshes)``: ``meshes[bodypart][model][mesh]`` holds the mesh's triangles for ``lod``
+    (an (n, 3) array of its vertex ids, ``origMeshVertID``, in the file's clockwise winding) and its
+    strip-group vertices."""
     try:
         return _read(buf, file, lod, VTX_STRIPGROUP, VTX_STRIP)
     except ModelFormatError as first:
