@@ -1,4 +1,4 @@
-"""Where is a point, and what can be seen from there: BSP tree and PVS queries.
+"""Where is a point, what can be seen from there, and how it is lit: BSP tree, PVS and ambient light queries.
 
 Model layer: these functions read decoded lumps (nodes, planes, leafs,
 models, visibility) and never byte offsets.  :class:`~sourcebsp.BspFile`
@@ -13,6 +13,12 @@ Conventions, as the engine has them (``CM_PointLeafnum``, ``CM_Vis``):
 * A map without visibility data (vvis did not run; the lump is empty) has
   ``max(leaf cluster) + 1`` clusters and every one of them sees every other,
   as the engine does when the lump is missing.
+* The ambient light at a point (``Mod_LeafAmbientColorAtPos``) is the
+  inverse squared distance weighted mean, ``1 / (d^2 + 1)``, of the ambient
+  cubes sampled in its leaf; a leaf without samples whose first sample index
+  is not 0 borrows the samples of the leaf that index names.  A cube is lit
+  along a unit normal ``n`` as the model shaders do: ``n.x^2`` times its
+  +X or -X side (by the sign of ``n.x``), plus the same for Y and Z.
 """
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 
 from .codecs.base import RawLump
+from .codecs.lighting import rgbexp_to_float
 from .codecs.visibility import Visibility
 from .errors import BspFormatError
 from .lump_ids import LumpId
@@ -30,7 +37,8 @@ from .numeric import floats
 if TYPE_CHECKING:
     from .protocols import MapReader
 
-__all__ = ["leaf_at", "cluster_at", "num_clusters", "pvs", "pas", "is_visible", "visibility"]
+__all__ = ["leaf_at", "cluster_at", "num_clusters", "pvs", "pas", "is_visible", "visibility", "ambient_cubes",
+           "ambient_light"]
 
 Place = Union[int, np.integer, "np.ndarray", list[Any], tuple[Any, ...]]
 
@@ -228,3 +236,124 @@ def is_visible(bsp: MapReader, a: Place, b: Place) -> Any:
     # Only the rows asked about are decoded: the whole matrix is numclusters squared.
     result = vis.visible(ca, cb) if vis.present else open_
     return bool(result[0]) if single_a and single_b else result
+
+
+# Ambient samples weighed at once, at most: points are taken in groups that stay under it.
+_AMBIENT_CHUNK = 1 << 18
+
+
+def _cube_linear(cubes: np.ndarray) -> np.ndarray:
+    """(..., 6, 3) float32 linear light of ``CompressedLightCube`` records.
+
+    The engine decodes ambient cubes with ``ColorRGBExp32ToVector``
+    (``component * 2 ** exponent``), 255 times the lightmaps' ``TexLightToLinear``:
+    vrad stores a cube scaled down by 255.  On the corpus maps the decoded
+    cubes' mean is then of the order of the lightmaps' (0.39 against 0.74 on
+    valvebsp_testmap), where the lightmaps' decoding gives 1/500 of it.
+    """
+    return rgbexp_to_float(cubes) * np.float32(255.0)
+
+
+def ambient_cubes(bsp: MapReader, points: Any, *, hdr: bool | None = None) -> np.ndarray | None:
+    """The leaf ambient light cube at each point, or None for a map without ambient lighting.
+
+    Parameters
+    ----------
+    points : array_like, shape ``(3,)`` or ``(N, 3)``
+    hdr : bool or None
+        Which lumps: LDR (``LEAF_AMBIENT_LIGHTING``) or HDR; None takes the LDR
+        ones when the map has them, else the HDR ones.
+
+    Returns
+    -------
+    ndarray of float32, shape ``(N, 6, 3)`` or None
+        Linear RGB of the cube's sides +X, -X, +Y, -Y, +Z, -Z (Source axes).
+        Maps before BSP 20 keep one cube per leaf (in ``dleaf_t``, or in lump 56
+        for some BSP 20 maps): that cube, unweighted.  Points in a leaf without
+        samples get black.
+    """
+    pts, _ = _points(points)
+    leafs = bsp.lump_or_raise(LumpId.LEAFS, "find the ambient light")
+    kinds = [False, True] if hdr is None else [hdr]
+    for kind in kinds:
+        lighting_id = LumpId.LEAF_AMBIENT_LIGHTING_HDR if kind else LumpId.LEAF_AMBIENT_LIGHTING
+        index_id = LumpId.LEAF_AMBIENT_INDEX_HDR if kind else LumpId.LEAF_AMBIENT_INDEX
+        samples = bsp.lump_or_none(lighting_id) if bsp.has_lump(lighting_id) else None
+        if samples is None or not len(samples) or "cube" not in (samples.dtype.names or ()):
+            continue
+        if "x" not in (samples.dtype.names or ()):  # one CompressedLightCube per leaf
+            return _per_leaf(bsp, pts, samples["cube"], lighting_id)
+        index = bsp.lump_or_none(index_id) if bsp.has_lump(index_id) else None
+        if index is None or "ambient_sample_count" not in (index.dtype.names or ()):
+            continue
+        return _weighted(bsp, pts, leafs, index, samples, index_id)
+    if "ambient_lighting" in (leafs.dtype.names or ()) and hdr is not True:
+        return _per_leaf(bsp, pts, leafs["ambient_lighting"], LumpId.LEAFS)
+    return None
+
+
+def _per_leaf(bsp: MapReader, pts: np.ndarray, cubes: np.ndarray, lump: LumpId) -> np.ndarray:
+    leaf = np.asarray(leaf_at(bsp, pts), np.int64)
+    inside = leaf < len(cubes)
+    out = np.zeros((len(pts), 6, 3), np.float32)
+    out[inside] = _cube_linear(cubes[leaf[inside]])
+    return out
+
+
+def _weighted(bsp: MapReader, pts: np.ndarray, leafs: np.ndarray, index: np.ndarray, samples: np.ndarray,
+              index_id: LumpId) -> np.ndarray:
+    if len(index) != len(leafs):
+        raise BspFormatError(f"{len(index)} ambient index records for {len(leafs)} leaves", lump=index_id.name,
+                             offset=bsp.entry(index_id).fileofs)
+    count = index["ambient_sample_count"].astype(np.int64)
+    first = index["first_ambient_sample"].astype(np.int64)
+    bad = np.flatnonzero(((count > 0) & (first + count > len(samples)))
+                         | ((count == 0) & (first >= len(leafs))))
+    if len(bad):
+        i = int(bad[0])
+        raise BspFormatError(f"leaf {i}'s ambient samples {int(first[i])}+{int(count[i])} are outside the "
+                             f"{len(samples)} samples and {len(leafs)} leaves", lump=index_id.name,
+                             offset=_record_offset(bsp, index_id, i, index))
+    leaf = np.asarray(leaf_at(bsp, pts), np.int64)
+    borrow = (count[leaf] == 0) & (first[leaf] != 0)  # a solid leaf lit as the leaf it names
+    leaf[borrow] = first[leaf[borrow]]
+    mins = floats(leafs["mins"]).astype(np.float32)
+    size = floats(leafs["maxs"]).astype(np.float32) - mins
+    fraction = np.stack([samples["x"], samples["y"], samples["z"]], axis=1).astype(np.float32) / np.float32(255)
+    cubes = samples["cube"]
+    out = np.zeros((len(pts), 6, 3), np.float32)
+    per_point = count[leaf]
+    ends = np.cumsum(per_point)
+    start = 0
+    while start < len(pts):
+        # Points up to the chunk's sample budget (at least one), weighed together.
+        stop = max(int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _AMBIENT_CHUNK, "right")),
+                   start + 1)
+        n = per_point[start:stop]
+        owner = np.repeat(np.arange(start, stop), n)
+        if len(owner):
+            offset = np.arange(len(owner)) - np.repeat(np.cumsum(n) - n, n)
+            sample = first[leaf[owner]] + offset
+            where = mins[leaf[owner]] + fraction[sample] * size[leaf[owner]]
+            weight = 1.0 / (np.sum((where - pts[owner]) ** 2, axis=1) + 1.0)
+            light = _cube_linear(cubes[sample]).reshape(len(owner), 18) * weight[:, None].astype(np.float32)
+            local = owner - start
+            total = np.bincount(local, weight, minlength=stop - start)
+            summed = np.stack([np.bincount(local, light[:, j], minlength=stop - start) for j in range(18)], axis=1)
+            lit = total > 0
+            out[start:stop][lit] = (summed[lit] / total[lit, None]).reshape(-1, 6, 3)
+        start = stop
+    return out
+
+
+def ambient_light(cubes: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """(N, 3) light of ambient cubes ``(N, 6, 3)`` along unit normals ``(N, 3)`` (Source axes).
+
+    Each side weighs the square of its axis component, the side facing the normal's sign.
+    """
+    normals = np.asarray(normals, np.float32)
+    squared = normals * normals
+    rows = np.arange(len(normals))[:, None]
+    side = np.arange(3) * 2 + (normals < 0)  # +X 0 / -X 1, +Y 2 / -Y 3, +Z 4 / -Z 5
+    light: np.ndarray = np.einsum("nk,nkc->nc", squared, np.asarray(cubes, np.float32)[rows, side])
+    return light

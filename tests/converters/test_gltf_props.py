@@ -73,7 +73,14 @@ def test_props_drawn_with_their_models(tmp_path: Path, capsys: pytest.CaptureFix
     police = independent_lod0(game / "models/player/police.mdl")
     assert [meshes[n["mesh"]]["name"] if "mesh" in n else None for n in nodes] == \
         [STAND, "models/player/police.mdl", None, STAND]
-    assert nodes[0]["mesh"] == nodes[3]["mesh"]  # one mesh per model, shared
+    # Each lit prop has a mesh of its own that shares the model's vertex and index accessors, adding COLOR_0.
+    first, last = (meshes[nodes[k]["mesh"]]["primitives"] for k in (0, 3))
+    assert nodes[0]["mesh"] != nodes[3]["mesh"]
+    assert [{k: v for k, v in p["attributes"].items() if k != "COLOR_0"} for p in first] == \
+        [{k: v for k, v in p["attributes"].items() if k != "COLOR_0"} for p in last]
+    assert [p["indices"] for p in first] == [p["indices"] for p in last]
+    assert first[0]["attributes"]["COLOR_0"] != last[0]["attributes"]["COLOR_0"]
+    assert "lit per vertex by the map, " in captured.out
     assert _triangles(document, meshes[nodes[0]["mesh"]]) == stand[1]
     assert _triangles(document, meshes[nodes[1]["mesh"]]) == police[1]
     position = document["accessors"][meshes[nodes[1]["mesh"]]["primitives"][0]["attributes"]["POSITION"]]
@@ -187,11 +194,12 @@ def test_props_draw_their_skin(tmp_path: Path) -> None:
     bsp.static_props.props["skin"][1:4] = [0, 1, 1]
     bsp.save(tmp_path / "map.bsp")
     bsp.close()
-    document, _ = _chunks(gl.glb_bytes(tmp_path / "map.bsp", game=mount(tmp_path / "game")))
+    document, _ = _chunks(gl.glb_bytes(tmp_path / "map.bsp", game=mount(tmp_path / "game"), prop_lighting=False))
     nodes = _prop_nodes(document)[1:]
     meshes = [document["meshes"][n["mesh"]] for n in nodes]
     assert [m["name"] for m in meshes] == ["models/box.mdl"] * 3
-    assert nodes[1]["mesh"] == nodes[2]["mesh"] != nodes[0]["mesh"]
+    assert nodes[1]["mesh"] == nodes[2]["mesh"] != nodes[0]["mesh"]  # unlit: one mesh per (model, skin)
+    assert not any("COLOR_0" in p["attributes"] for m in meshes for p in m["primitives"])
     materials = [[document["materials"][p["material"]]["name"] for p in m["primitives"]] for m in meshes]
     assert materials[0] == ["models/test/tex_a", "models/test/tex_b"] and materials[1] == materials[0][::-1]
     # The skins share the vertices: one POSITION accessor.

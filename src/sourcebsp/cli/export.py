@@ -22,6 +22,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="hammer units (inches, the default) or metres")
     ap.add_argument("--hdr", action="store_true", help="embed the HDR lightmaps (.glb only; default: LDR when present)")
     ap.add_argument("--no-props", action="store_true", help="leave out the static prop nodes (.glb only)")
+    ap.add_argument("--no-prop-lighting", action="store_true",
+                    help="draw the static props unlit: no COLOR_0 from their sp_*.vhv vertex lighting or the leaf "
+                         "ambient cube, one mesh per model shared by all its props (.glb only)")
     ap.add_argument("--skybox", action="store_true",
                     help="the 3D skybox as a node of its own, scaled by sky_camera's scale around the playable "
                          "space as a player sees it (.glb only)")
@@ -59,16 +62,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                                        units=args.units, hdr=True if args.hdr else None,
                                        props=not args.no_props, progress=progress, game=game,
                                        textures=args.textures, texture_size=args.texture_size,
-                                       skybox=args.skybox)
+                                       skybox=args.skybox, prop_lighting=not args.no_prop_lighting)
                 atlas = f", lightmap atlas {stats.lightmap[0]}x{stats.lightmap[1]}" if stats.lightmap else ""
                 meshed = (f" ({stats.props_meshed} drawn with the meshes of {stats.prop_models} models, "
                           f"{stats.props_missing} without a model found)") if game is not None and stats.props else ""
+                if stats.props_vertex_lit or stats.props_ambient_lit:
+                    meshed += (f", {stats.props_vertex_lit} lit per vertex by the map, "
+                               f"{stats.props_ambient_lit} by the leaf ambient light")
                 if args.textures:
                     meshed += f", {stats.textures} textures"
                 print(f"{args.output}: {stats.meshes} meshes, {stats.triangles} triangles, "
                       f"{stats.materials} materials, {stats.props} static props{meshed}{atlas}")
                 for line in stats.missing_models if mounted(args) else ():
                     print(f"sourcebsp: note: static prop model not drawn: {line}", file=sys.stderr)
+                for line in stats.lighting_problems:
+                    print(f"sourcebsp: note: static prop lit by the ambient light instead: {line}", file=sys.stderr)
             else:
                 from ..converters.obj import export_obj
 

@@ -12,6 +12,12 @@ swaps its RGBA8888 to Direct3D's order), one per vertex of the mesh's
 ``.vtx`` strip groups.  Checked on the 141 files of 3 corpus maps: data
 starts at byte 512, meshes follow each other, their counts sum to the
 header's, alpha is 255 and files are padded to 512 bytes.
+
+A colour byte ``c`` is vrad's ``LinearToVertexLight`` of the light: gamma
+2.2 at half scale, ``min(1, L ** (1 / 2.2) / 2)``; the model shaders undo it
+as ``GammaToLinear(2 c)`` (``cOverbright`` 2), so the light is
+``(2 c / 255) ** 2.2`` (:func:`vertex_light_linear`): 128 is 1.0, brighter
+bytes are overbright.
 """
 from __future__ import annotations
 
@@ -24,7 +30,7 @@ import numpy as np
 from ...errors import UnsupportedError
 from ._common import ModelFormatError, Tables
 
-__all__ = ["VHV_HEADER", "VHV_MESH", "PropVertexLighting", "read_vhv", "vhv_files"]
+__all__ = ["VHV_HEADER", "VHV_MESH", "PropVertexLighting", "read_vhv", "vhv_files", "vertex_light_linear"]
 
 _U = "<u4"
 VHV_HEADER = np.dtype([("m_nVersion", "<i4"), ("m_nChecksum", _U), ("m_nVertexFlags", _U), ("m_nVertexSize", _U),
@@ -82,6 +88,13 @@ def read_vhv(buf: bytes | memoryview, file: str) -> PropVertexLighting:
     bgra = np.concatenate(parts) if parts else np.empty((0, 4), np.uint8)
     return PropVertexLighting(file, int(hdr["m_nChecksum"]), int(hdr["m_nVertexFlags"]),
                               meshes["m_nLod"].astype(np.int64), counts, bgra[:, [2, 1, 0, 3]])
+
+
+def vertex_light_linear(rgba: np.ndarray) -> np.ndarray:
+    """(n, 3) float32 linear light of (n, 3 or 4) uint8 vertex colours of a ``.vhv`` (see the module notes)."""
+    gamma = np.asarray(rgba)[:, :3].astype(np.float32) * np.float32(2.0 / 255.0)
+    linear: np.ndarray = gamma ** np.float32(2.2)
+    return linear
 
 
 def vhv_files(names: Iterable[str]) -> dict[int, dict[str, str]]:

@@ -23,7 +23,11 @@ What the file holds:
   prop dictionary spells it, lower-cased with forward slashes
   (``models/props/barrel01.mdl``), shared by every prop of that model (a
   second mesh of the same name and vertices per other skin family used);
-  props whose model is not found stay nodes without a mesh;
+  props whose model is not found stay nodes without a mesh; a prop the map
+  lights (its ``sp_*.vhv`` vertex colours, else the leaf ambient cube at its
+  lighting origin along each vertex normal: :mod:`.proplight`) gets a mesh
+  of its own, of the same name, that shares the model's accessors and adds
+  ``COLOR_0`` (linear light, float RGB in [0, 1]);
 * with ``skybox=True``, the 3D skybox (the world's faces, and the static
   props, in the box of ``sky_camera``'s area) as a ``skybox`` node of its
   own, scaled by ``sky_camera``'s scale about its origin, so it stands
@@ -51,6 +55,7 @@ if TYPE_CHECKING:
     from ...content.gamefs import GameFS
     from ...content.studiomodel import StudioModel
     from ...protocols import MapReader, MapSource
+    from .proplight import PropLight
     from .textures import TextureLibrary
 
 __all__ = ["ExportStats", "export_glb", "glb_bytes", "model_glb_bytes", "export_model_glb", "EXPORT_STEPS"]
@@ -84,6 +89,9 @@ class ExportStats:
     prop_models: int = 0  # distinct models read
     missing_models: list[str] = field(default_factory=list)  # "name: why", one per model not drawn
     textures: int = 0  # texture images embedded
+    props_vertex_lit: int = 0  # props coloured by their .vhv vertex lighting
+    props_ambient_lit: int = 0  # props coloured by the leaf ambient cube
+    lighting_problems: list[str] = field(default_factory=list)  # .vhv files left out, and why
 
 
 class _Blob:
@@ -137,7 +145,7 @@ def glb_bytes(bsp_or_path: MapSource, *, models: Any = "all", include_tools: boo
               units: Units = "hammer", hdr: bool | None = None, props: bool = True,
               progress: Progress | None = None, stats: ExportStats | None = None,
               game: "GameFS | None" = None, textures: bool = False, texture_size: int | None = None,
-              skybox: bool = False) -> bytes:
+              skybox: bool = False, prop_lighting: bool = True) -> bytes:
     """The map as a binary glTF file (see the module notes for what it holds).
 
     ``hdr``: None uses the LDR lightmaps when present, else the HDR ones;
@@ -148,11 +156,13 @@ def glb_bytes(bsp_or_path: MapSource, *, models: Any = "all", include_tools: boo
     materials found in the pakfile or the game (see :mod:`.textures`).
     ``skybox``: the 3D skybox (the world's faces and props in ``sky_camera``'s
     area) as a node of its own, scaled by ``sky_camera``'s scale around the
-    playable space, as a player sees it.
+    playable space, as a player sees it.  ``prop_lighting``: each drawn prop
+    with the map's light on its vertices (``COLOR_0``, a mesh of its own, see
+    :mod:`.proplight`); False shares one unlit mesh among a model's props.
     """
     return b"".join(_glb_pieces(bsp_or_path, models=models, include_tools=include_tools, units=units, hdr=hdr,
                                 props=props, progress=progress, stats=stats, game=game, textures=textures,
-                                texture_size=texture_size, skybox=skybox))
+                                texture_size=texture_size, skybox=skybox, prop_lighting=prop_lighting))
 
 
 def export_glb(bsp_or_path: MapSource, path: str | Path, **options: Any) -> ExportStats:
@@ -172,7 +182,8 @@ def _glb_pieces(bsp_or_path: MapSource, *, models: Any = "all", include_tools: b
                 units: Units = "hammer", hdr: bool | None = None, props: bool = True,
                 progress: Progress | None = None, stats: ExportStats | None = None,
                 game: "GameFS | None" = None, textures: bool = False,
-                texture_size: int | None = None, skybox: bool = False) -> list[bytes | memoryview]:
+                texture_size: int | None = None, skybox: bool = False,
+                prop_lighting: bool = True) -> list[bytes | memoryview]:
     """The bytes of the ``.glb`` file, in the pieces they were made in (see :func:`glb_bytes`)."""
     lib = require("pygltflib", "glTF export")
     scale = unit_scale(units)
@@ -194,6 +205,11 @@ def _glb_pieces(bsp_or_path: MapSource, *, models: Any = "all", include_tools: b
         if game is not None:
             game.attach_pakfile(bsp.lump_or_none(LumpId.PAKFILE), str(getattr(bsp, "path", "") or "map"))
         prop_models = _prop_models(game, prop_nodes) if game is not None and prop_nodes else None
+        prop_light = None
+        if prop_models and prop_lighting:
+            from .proplight import light_props
+
+            prop_light = light_props(bsp, prop_nodes, prop_models, hdr if atlas is None else atlas.hdr)
         library = _load_textures(game, mesh, prop_models or {}, texture_size) \
             if textures and game is not None else None
         name = bsp.path.stem if bsp.path is not None else "map"
@@ -209,7 +225,7 @@ def _glb_pieces(bsp_or_path: MapSource, *, models: Any = "all", include_tools: b
         del image
     report(progress, "lightmaps")
     gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes, prop_models, library,
-                              sky)
+                              sky, prop_light)
     del mesh, atlas, png
     report(progress, "gltf")
     if blob.size:
@@ -265,7 +281,7 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
            units: str, name: str, prop_nodes: list[dict[str, Any]],
            prop_models: "dict[str, StudioModel | str] | None" = None,
            library: "TextureLibrary | None" = None,
-           skybox: "SkyBox | None" = None) -> tuple[Any, _Blob, ExportStats]:
+           skybox: "SkyBox | None" = None, prop_light: "PropLight | None" = None) -> tuple[Any, _Blob, ExportStats]:
     gltf = lib.GLTF2()
     gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
                            extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
@@ -344,7 +360,7 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
         stats.mesh_names.append(mesh_name)
     if prop_nodes:
         if prop_models is not None:
-            _place_prop_meshes(lib, gltf, blob, prop_nodes, prop_models, scale, stats, images)
+            _place_prop_meshes(lib, gltf, blob, prop_nodes, prop_models, scale, stats, images, prop_light)
         first = len(gltf.nodes)
         gltf.nodes.extend(lib.Node(**p) for p in prop_nodes)
         in_sky = [first + i for i, p in enumerate(prop_nodes) if p["extras"].get("skybox")]
@@ -460,13 +476,18 @@ class _ModelMeshes:
             self.materials[name] = len(self.gltf.materials) - 1
         return self.materials[name]
 
-    def mesh(self, model: "StudioModel", mesh_name: str, skin: int) -> int | None:
-        """The index of the model's mesh in skin family ``skin`` (None for a model without triangles)."""
+    def mesh(self, model: "StudioModel", mesh_name: str, skin: int, colors: np.ndarray | None = None,
+             extras: dict[str, Any] | None = None) -> int | None:
+        """The index of the model's mesh in skin family ``skin`` (None for a model without triangles).
+
+        With ``colors`` ((num_vertices, 3) float32 linear light), a mesh of its
+        own that shares the model's accessors and adds them as ``COLOR_0``.
+        """
         if not model.num_triangles:
             return None
         family = skin if 0 <= skin < max(len(model.skins), 1) else 0
         key = (id(model), family, mesh_name)
-        if key in self.meshes:
+        if key in self.meshes and colors is None:
             return self.meshes[key]
         if id(model) not in self.attributes:
             blob = self.blob
@@ -485,32 +506,49 @@ class _ModelMeshes:
                        for m in model.meshes]
             self.attributes[id(model)] = (attributes, indices)
         attributes, indices = self.attributes[id(model)]
+        if colors is not None:
+            attributes = self.lib.Attributes(POSITION=attributes.POSITION, NORMAL=attributes.NORMAL,
+                                             TEXCOORD_0=attributes.TEXCOORD_0,
+                                             COLOR_0=self.blob.accessor(np.asarray(colors, np.float32), "VEC3"))
         primitives = [self.lib.Primitive(attributes=attributes, indices=index, mode=4,
                                          material=self.material(model.material_of(m, family)))
                       for m, index in zip(model.meshes, indices) if index >= 0]
         self.gltf.meshes.append(self.lib.Mesh(name=mesh_name, primitives=primitives,
-                                              extras={"skin": family, "triangles": model.num_triangles}))
+                                              extras={"skin": family, "triangles": model.num_triangles,
+                                                      **(extras or {})}))
+        if colors is not None:
+            return len(self.gltf.meshes) - 1
         self.meshes[key] = len(self.gltf.meshes) - 1
         return self.meshes[key]
 
 
 def _place_prop_meshes(lib: Any, gltf: Any, blob: _Blob, prop_nodes: list[dict[str, Any]],
                        models: "dict[str, StudioModel | str]", scale: float, stats: ExportStats,
-                       images: "_Images | None" = None) -> None:
-    """Give each prop node its model's mesh; count the props drawn and those left empty."""
+                       images: "_Images | None" = None, light: "PropLight | None" = None) -> None:
+    """Give each prop node its model's mesh (a lit prop: its own, with its colours); count the props drawn
+    and those left empty."""
     meshes = _ModelMeshes(lib, gltf, blob, scale, images)
-    for node in prop_nodes:
+    for i, node in enumerate(prop_nodes):
         name = node["extras"]["model"]
         model = models.get(name)
         if model is None or isinstance(model, str):
             stats.props_missing += 1
             continue
-        index = meshes.mesh(model, name.lower().replace("\\", "/"), int(node["extras"]["skin"]))
+        colors = light.colors[i] if light is not None else None
+        source = light.sources[i] if light is not None else None
+        extras = None if source is None else {"lighting": source, "static_prop": node["extras"]["static_prop"]}
+        index = meshes.mesh(model, name.lower().replace("\\", "/"), int(node["extras"]["skin"]), colors, extras)
         if index is None:
             stats.props_missing += 1
             continue
         node["mesh"] = index
         stats.props_meshed += 1
+        stats.props_vertex_lit += source == "vertex"
+        stats.props_ambient_lit += source == "ambient"
+        if source is not None:
+            node["extras"]["lighting"] = source
+    if light is not None:
+        stats.lighting_problems = list(light.problems)
     stats.prop_models = len({id(m) for m in models.values() if not isinstance(m, str)})
     stats.missing_models = sorted(f"{name}: {why}" for name, why in models.items() if isinstance(why, str))
 
