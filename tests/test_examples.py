@@ -283,7 +283,8 @@ def test_lighting_is_the_light_of_the_light_entity(bsp) -> None:
     assert np.array_equal(index["ambient_sample_count"], empty.astype(int))
     assert sorted(index["first_ambient_sample"][empty].tolist()) == list(range(int(empty.sum())))
     room_leaf = bsp.leaf_at(PLAYER_START)
-    cube = rgbexp_to_float(bsp.leaf_ambient_lighting["cube"][index["first_ambient_sample"][room_leaf]])
+    # Stored as vrad does, a 255th of the light (the engine's ColorRGBExp32ToVector multiplies it back).
+    cube = rgbexp_to_float(bsp.leaf_ambient_lighting["cube"][index["first_ambient_sample"][room_leaf]]) * 255
     assert cube[4, 0] > 10 * cube[5, 0]  # from +z: the light; from -z: the fill only
     assert cube[5] == pytest.approx([0.03, 0.03, 0.035], rel=0.02)
 

@@ -556,7 +556,9 @@ def _ambient_and_lights(builder: _MapBuilder) -> dict[LumpId, Any]:
         where = lo + (hi - lo) * np.array(AMBIENT_SAMPLE_AT) / 255 + builder.model_origins[leaf.model]
         # CompressedLightCube: the light arriving from +x, -x, +y, -y, +z, -z.
         directions = np.concatenate([np.eye(3), -np.eye(3)])[[0, 3, 1, 4, 2, 5]]
-        cubes.append(to_rgbexp(_light_at(np.repeat(where[None], 6, axis=0), directions)))
+        # Stored as vrad stores a cube: the engine reads it with ColorRGBExp32ToVector, 255 times the
+        # lightmaps' decoding (sourcebsp.queries.ambient_cubes).
+        cubes.append(to_rgbexp(_light_at(np.repeat(where[None], 6, axis=0), directions) / 255.0))
     ambient = np.zeros(len(cubes), LEAF_AMBIENT_LIGHTING)
     ambient["cube"] = np.stack(cubes)
     ambient["x"], ambient["y"], ambient["z"] = AMBIENT_SAMPLE_AT
