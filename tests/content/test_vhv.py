@@ -141,3 +141,78 @@ def test_props_json_broken_vhv_is_reported_not_fatal(tmp_path: Path, capsys: pyt
     assert "FileHeader_t" in record["vertex_lighting"]["ldr"]["error"]
     assert record["vertex_lighting"]["hdr"]["lods"] == {"0": [3], "1": [1]}
     assert np.array_equal(read_vhv(GOOD, "x").colors[0], [3, 2, 1, 255])
+
+
+# ---- a .vhv laid on its model's vertices -------------------------------------------------------
+def position_colour(p: tuple[float, float, float]) -> tuple[int, int, int]:
+    """A distinct colour per vertex of the fixtures below (each byte at most 127: no overbright)."""
+    x, y, z = p
+    return int(x * 5 + z) % 128, int(y * 5 + z) % 128, int(z * 4) % 128
+
+
+def _layered_spec(fixups: bool):
+    from ._studiomodels import Spec, quad
+
+    return Spec(fixups=fixups, bodyparts=[
+        ("body", [("ref", [quad(0), quad(1, z=5.0, size=4.0)])]),
+        ("head", [("a", [quad(0, z=20.0, size=2.0)]), ("b", [quad(1, z=30.0, size=3.0)])]),
+    ])
+
+
+def vhv_for(spec, lod1: bool = True) -> bytes:
+    """vrad's file for a fixture model: per LOD 0 mesh of every body part model, one colour per strip-group
+    vertex, which the fixture's .vtx stores in reverse mesh vertex order (so vertex k of a strip group is
+    mesh vertex n-1-k); a LOD 1 mesh after each model's, which must be skipped."""
+    meshes = []
+    for _, models in spec.bodyparts:
+        for _, parts in models:
+            for mesh in parts:
+                r_g_b = [position_colour(p) for p in mesh.positions[::-1]]
+                meshes.append((0, [(b, g, r, 255) for r, g, b in r_g_b]))
+            if lod1:
+                meshes.append((1, [(1, 1, 1, 255)]))
+    return build_vhv(meshes, checksum=spec.checksum)
+
+
+@pytest.mark.parametrize("fixups", [False, True])
+@pytest.mark.parametrize("head", [0, 1])
+def test_vertex_colours_follow_the_strip_group_order(fixups: bool, head: int) -> None:
+    from sourcebsp.content.studiomodel import build_model
+    from ._studiomodels import build_mdl, build_vtx, build_vvd
+
+    spec = _layered_spec(fixups)
+    model = build_model("m.mdl", build_mdl(spec), ("m.vvd", build_vvd(spec)), ("m.vtx", build_vtx(spec)),
+                        bodygroups=[0, head])
+    assert model.num_strip_vertices == 16  # every body part model's LOD 0: 4 quads of 4 vertices
+    colours = model.vertex_colors(read_vhv(vhv_for(spec), "sp_1.vhv"))
+    assert len(colours) == model.num_vertices == 12
+    # The independent fact: the colour written for each position (from the spec, not the reader).
+    want = [position_colour(tuple(p)) for p in model.positions.tolist()]
+    assert colours[:, :3].tolist() == [list(c) for c in want]
+    assert (colours[:, 3] == 255).all()
+
+
+def test_a_vhv_for_another_compile_or_layout_is_refused() -> None:
+    from sourcebsp.content.studiomodel import ModelFormatError, build_model
+    from ._studiomodels import build_mdl, build_vtx, build_vvd
+
+    spec = _layered_spec(False)
+    model = build_model("m.mdl", build_mdl(spec), ("m.vvd", build_vvd(spec)), ("m.vtx", build_vtx(spec)))
+    other = read_vhv(_broken(vhv_for(spec), 4, "<I", spec.checksum + 1), "sp_2.vhv")
+    with pytest.raises(ModelFormatError, match=r"sp_2\.vhv, offset 4 .*checksum"):
+        model.vertex_colors(other)
+    meshes = [(0, [(1, 2, 3, 255)] * 4)] * 2 + [(0, [(1, 2, 3, 255)] * 3)] + [(0, [(1, 2, 3, 255)] * 4)]
+    with pytest.raises(ModelFormatError, match=r"sp_2\.vhv, offset 96 .*mesh 2 differs"):
+        model.vertex_colors(read_vhv(build_vhv(meshes, checksum=spec.checksum), "sp_2.vhv"))
+    with pytest.raises(ModelFormatError, match="mesh 3 differs"):  # a mesh short
+        model.vertex_colors(read_vhv(build_vhv([(0, [(1, 2, 3, 255)] * 4)] * 3, checksum=spec.checksum),
+                                     "sp_2.vhv"))
+
+
+def test_vertex_light_is_the_shaders_gamma_of_twice_the_byte() -> None:
+    from sourcebsp.content.studiomodel.vhv import vertex_light_linear
+
+    # common_vs_fxc.h: GammaToLinear(colour * cOverbright 2), GammaToLinear = pow(x, 2.2); 128 is 1.0.
+    light = vertex_light_linear(np.array([[0, 64, 128, 255], [255, 0, 0, 255]], np.uint8))
+    assert light.tolist()[0] == pytest.approx([0.0, (128 / 255) ** 2.2, (256 / 255) ** 2.2], rel=1e-6)
+    assert light[1, 0] == pytest.approx(2 ** 2.2, rel=1e-6)
