@@ -247,3 +247,108 @@ def test_node_cycle(all_maps: list[Path]) -> None:
         _patch(data, bsp, LumpId.NODES, 0, 8, 0)
     with pytest.raises(BspFormatError, match="cycle"):
         sourcebsp.BspFile.from_bytes(data).leaf_at(points)
+
+
+# ---- ambient light --------------------------------------------------------------------------
+def _example_with_two_samples():
+    """The example map, its room leaf holding two ambient samples (different cubes, in opposite corners), and
+    a solid leaf that borrows the room's samples (count 0, first = the room leaf)."""
+    from sourcebsp.codecs.lighting import LEAF_AMBIENT_LIGHTING
+    from sourcebsp.examples import PLAYER_START, build_example_map
+
+    bsp = build_example_map()
+    room = int(bsp.leaf_at(PLAYER_START))
+    index = np.array(bsp.leaf_ambient_index)
+    samples = np.array(bsp.leaf_ambient_lighting)
+    extra = np.zeros(2, LEAF_AMBIENT_LIGHTING)
+    for k, (r, g, b, exponent) in enumerate([(200, 100, 50, 0), (0, 20, 160, 1)]):  # ColorRGBExp32, all 6 sides
+        extra["cube"]["r"][k], extra["cube"]["g"][k], extra["cube"]["b"][k] = r, g, b
+        extra["cube"]["exponent"][k] = exponent
+    extra["x"], extra["y"], extra["z"] = [0, 255], [0, 255], [0, 255]
+    index[room] = (2, len(samples))
+    centres = (bsp.leafs["mins"].astype(float) + bsp.leafs["maxs"].astype(float)) / 2
+    solid = next(int(i) for i in np.flatnonzero(bsp.leafs["contents"] != 0) if bsp.leaf_at(centres[i]) == i)
+    index[solid] = (0, room)
+    bsp.set_lump(LumpId.LEAF_AMBIENT_INDEX, index)
+    bsp.set_lump(LumpId.LEAF_AMBIENT_LIGHTING, np.concatenate([samples, extra]))
+    return bsp, room, solid
+
+
+def test_ambient_cube_is_the_inverse_square_weighted_mean_of_the_leafs_samples() -> None:
+    bsp, room, solid = _example_with_two_samples()
+    low, high = bsp.leafs["mins"][room].astype(float), bsp.leafs["maxs"][room].astype(float)
+    points = np.array([low + (high - low) * f for f in (0.25, 0.5, 0.9)])
+    cubes = sourcebsp.queries.ambient_cubes(bsp, points)
+    # Mod_LeafAmbientColorAtPos: weights 1 / (d^2 + 1) to the samples at the leaf's corners (x, y, z of
+    # 0 and 255 of the bounds); sides decoded as ColorRGBExp32ToVector (255 times TexLightToLinear).
+    near = 1 / (((points - low) ** 2).sum(axis=1) + 1)
+    far = 1 / (((points - high) ** 2).sum(axis=1) + 1)
+    want = (near[:, None] * [200.0, 100.0, 50.0] + far[:, None] * [0.0, 40.0, 320.0]) / (near + far)[:, None]
+    assert cubes.shape == (3, 6, 3)
+    assert cubes[:, 0] == pytest.approx(want, rel=1e-5) and (cubes == cubes[:, :1]).all()
+    assert cubes[0, 0, 0] > cubes[2, 0, 0]  # nearer the first sample, redder
+    # A solid leaf with no samples whose index names a leaf is lit as that leaf.
+    centre = (bsp.leafs["mins"][solid].astype(float) + bsp.leafs["maxs"][solid]) / 2
+    assert int(bsp.leaf_at(centre)) == solid
+    borrowed = sourcebsp.queries.ambient_cubes(bsp, centre)
+    d_near, d_far = ((centre - low) ** 2).sum() + 1, ((centre - high) ** 2).sum() + 1
+    assert borrowed[0, 0, 2] == pytest.approx((50.0 / d_near + 320.0 / d_far) / (1 / d_near + 1 / d_far), rel=1e-5)
+
+
+def test_ambient_light_weighs_the_sides_by_the_squared_normal() -> None:
+    cube = np.arange(18, dtype=np.float32).reshape(1, 6, 3)  # side k is 3k, 3k+1, 3k+2
+    normals = np.array([[0.6, 0.0, -0.8], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], np.float32)
+    light = sourcebsp.queries.ambient_light(np.repeat(cube, 3, axis=0), normals)
+    assert light[0] == pytest.approx(0.36 * cube[0, 0] + 0.64 * cube[0, 5])  # +X and -Z
+    assert light[1] == pytest.approx(cube[0, 1]) and light[2] == pytest.approx(cube[0, 4])
+
+
+def test_ambient_index_past_the_samples_is_a_format_error() -> None:
+    bsp, room, _ = _example_with_two_samples()
+    index = np.array(bsp.leaf_ambient_index)
+    index[room] = (3, len(bsp.leaf_ambient_lighting) - 1)
+    bsp.set_lump(LumpId.LEAF_AMBIENT_INDEX, index)
+    target = sourcebsp.BspFile.from_bytes(bsp.to_bytes())  # laid out: the error names a file offset
+    with pytest.raises(BspFormatError, match=f"leaf {room}'s ambient samples") as info:
+        sourcebsp.queries.ambient_cubes(target, [0.0, 0.0, 0.0])
+    assert info.value.lump == "LEAF_AMBIENT_INDEX"
+    assert info.value.offset == target.entry(LumpId.LEAF_AMBIENT_INDEX).fileofs + 4 * room
+
+
+def test_maps_without_ambient_light_give_none() -> None:
+    from sourcebsp.examples import build_example_map
+
+    bsp = build_example_map()
+    bsp.set_lump(LumpId.LEAF_AMBIENT_LIGHTING, np.zeros(0, bsp.leaf_ambient_lighting.dtype))
+    assert sourcebsp.queries.ambient_cubes(bsp, [0.0, 0.0, 0.0]) is None
+
+
+@pytest.mark.slow
+def test_corpus_ambient_cubes_are_lit_as_the_lightmaps(all_maps: list[Path]) -> None:
+    """Decoded as the engine does (ColorRGBExp32ToVector), a map's ambient light is of the order of its
+    lightmaps' (TexLightToLinear): within 20x either way (medians) on every corpus map holding both with
+    light (0.13x to 2.5x); the lightmaps' decoding would put the cubes 255 times lower.  Left out: LDR
+    lightmap lumps whose median is no light (CS:GO's, junk in an HDR-only map; sparse test maps)."""
+    from sourcebsp.codecs.lighting import rgbexp_to_float
+
+    checked = 0
+    for path in all_maps:
+        with sourcebsp.open(path) as bsp:
+            try:
+                lightmap = bsp.lump_or_none(LumpId.LIGHTING) if bsp.has_lump(LumpId.LIGHTING) else None
+                leafs = bsp.leafs
+            except Exception:  # noqa: BLE001 - a map whose lumps this library cannot decode is not a sample
+                continue
+            if lightmap is None or not len(lightmap.samples) or not len(leafs):
+                continue
+            centres = (leafs["mins"].astype(float) + leafs["maxs"].astype(float)) / 2
+            cubes = sourcebsp.queries.ambient_cubes(bsp, centres[leafs["contents"] == 0], hdr=False)
+            if cubes is None or not cubes.any():
+                continue
+            light = float(np.median(rgbexp_to_float(lightmap.samples)))
+            if not 1e-3 < light < 1e3:
+                continue
+            ratio = float(np.median(cubes[cubes > 0])) / light
+            assert 1 / 20 < ratio < 20, (path.name, ratio)
+            checked += 1
+    assert checked >= 10
