@@ -240,6 +240,7 @@ def is_visible(bsp: MapReader, a: Place, b: Place) -> Any:
 
 # Ambient samples weighed at once, at most: points are taken in groups that stay under it.
 _AMBIENT_CHUNK = 1 << 18
+_LIGHT_CAP = 1e6
 
 
 def _cube_linear(cubes: np.ndarray) -> np.ndarray:
@@ -251,7 +252,9 @@ def _cube_linear(cubes: np.ndarray) -> np.ndarray:
     cubes' mean is then of the order of the lightmaps' (0.39 against 0.74 on
     valvebsp_testmap), where the lightmaps' decoding gives 1/500 of it.
     """
-    return rgbexp_to_float(cubes) * np.float32(255.0)
+    # Capped far above any light a compiler writes: a damaged exponent must not overflow what follows.
+    linear: np.ndarray = np.minimum(rgbexp_to_float(cubes).astype(np.float64) * 255.0, _LIGHT_CAP).astype(np.float32)
+    return linear
 
 
 def ambient_cubes(bsp: MapReader, points: Any, *, hdr: bool | None = None) -> np.ndarray | None:

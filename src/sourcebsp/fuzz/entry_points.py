@@ -118,6 +118,17 @@ def _leaf_at(path: Path, scratch: Path) -> None:
             bsp.is_visible(0, count - 1)
 
 
+def _ambient(path: Path, scratch: Path) -> None:
+    from ..queries import ambient_cubes, ambient_light
+
+    with open_bsp(path) as bsp:
+        points = _probe_points(bsp)
+        for hdr in (None, True):
+            cubes = ambient_cubes(bsp, points, hdr=hdr)
+            if cubes is not None:
+                ambient_light(cubes, np.tile([0.0, 0.0, 1.0], (len(points), 1)))
+
+
 def _geometry(path: Path, scratch: Path) -> None:
     from ..model.geometry import build_mesh, face_polygons
 
@@ -194,6 +205,7 @@ ENTRY_POINTS: dict[str, EntryPoint] = {
     "pak_extract": _pak_extract,
     "visibility": _visibility,
     "leaf_at": _leaf_at,
+    "ambient": _ambient,
     "geometry": _geometry,
     "brushes": _brushes,
     "lightmaps": _lightmaps,

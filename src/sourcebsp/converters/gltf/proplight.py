@@ -96,8 +96,9 @@ def light_props(bsp: MapReader, prop_nodes: list[dict[str, Any]], models: "dict[
     if cubes is None:
         return out
     for k, (i, _, model) in enumerate(unlit):
-        normals = model.normals.astype(np.float64) @ rotation[k].T
-        normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
+        with np.errstate(invalid="ignore", over="ignore"):  # a damaged model's normals: no light, no warning
+            normals = model.normals.astype(np.float64) @ rotation[k].T
+            normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
         normals[~np.isfinite(normals).all(axis=1)] = 0.0
         light = queries.ambient_light(np.broadcast_to(cubes[k], (len(normals), 6, 3)), normals)
         out.colors[i] = np.clip(light, 0.0, 1.0).astype(np.float32)
@@ -122,4 +123,5 @@ def _lighting_origins(records: np.ndarray, props: np.ndarray, rotation: np.ndarr
         chosen &= np.isfinite(given).all(axis=1)
         where[chosen] = given[chosen]
     where[~np.isfinite(where).all(axis=1)] = 0.0
-    return where
+    out: np.ndarray = where
+    return out
