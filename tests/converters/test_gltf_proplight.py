@@ -38,7 +38,13 @@ def _source(position: np.ndarray) -> np.ndarray:
 
 
 def _attribute(document: dict, blob: bytes, node: dict, name: str) -> np.ndarray:
-    return _accessor(document, blob, document["meshes"][node["mesh"]]["primitives"][0]["attributes"][name])
+    index = document["meshes"][node["mesh"]]["primitives"][0]["attributes"][name]
+    values = _accessor(document, blob, index)
+    if name != "COLOR_0":
+        return values
+    # Normalized unsigned shorts, opaque: the light is RGB.
+    assert document["accessors"][index]["normalized"] and values.dtype == np.uint16 and (values[:, 3] == 65535).all()
+    return values[:, :3] / 65535.0
 
 
 def _cube_sides(bsp: sourcebsp.BspFile, point: tuple[float, float, float]) -> np.ndarray:
@@ -83,14 +89,14 @@ def test_vhv_colours_and_ambient_cube_on_built_props(tmp_path: Path, validator: 
     # strip-group order of the fixture's .vtx), as the shaders decode it.
     position = _source(_attribute(document, blob, nodes[0], "POSITION"))
     want = _linear([position_colour(tuple(p)) for p in position.tolist()])
-    assert _attribute(document, blob, nodes[0], "COLOR_0") == pytest.approx(want, abs=1e-6)
+    assert _attribute(document, blob, nodes[0], "COLOR_0") == pytest.approx(want, abs=1e-5)
     # Props 2 and 3: the +Z and the -Z side of their leaf's cube (the box's illumposition is the origin).
     with sourcebsp.open(tmp_path / "map.bsp") as bsp:
         origins = bsp.static_props.props["origin"].astype(float)
         cubes = [_cube_sides(bsp, tuple(origins[k])) for k in (2, 3, 4)]
     colours = [_attribute(document, blob, nodes[k], "COLOR_0") for k in (1, 2, 3)]
     for colour, cube, side in zip(colours, cubes, (4, 5, 3)):  # +Z, -Z, -Y
-        assert colour == pytest.approx(np.clip(np.tile(cube[side], (8, 1)), 0, 1), rel=1e-5)
+        assert colour == pytest.approx(np.clip(np.tile(cube[side], (8, 1)), 0, 1), abs=1e-5)
     # The sides differ (the light is above; the fill from -Y is not the fill from +Y), so the pick is seen.
     assert len({tuple(c[0].round(4)) for c in colours}) == 3 and not np.allclose(cubes[2][3], cubes[2][2])
     _validate(validator, out)
@@ -195,7 +201,7 @@ def test_real_models_lit_by_a_vhv_laid_out_as_vrad_writes(tmp_path: Path, model:
     document, blob = _chunks(data)
     node = _prop_nodes(document)[1]
     position = _source(_attribute(document, blob, node, "POSITION")).astype(np.float32)
-    assert _attribute(document, blob, node, "COLOR_0") == pytest.approx(_linear(_hashed(position)), abs=1e-6)
+    assert _attribute(document, blob, node, "COLOR_0") == pytest.approx(_linear(_hashed(position)), abs=1e-5)
     out = tmp_path / "real.glb"
     out.write_bytes(data)
     _validate(validator, out)

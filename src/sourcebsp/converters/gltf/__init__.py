@@ -27,7 +27,7 @@ What the file holds:
   lights (its ``sp_*.vhv`` vertex colours, else the leaf ambient cube at its
   lighting origin along each vertex normal: :mod:`.proplight`) gets a mesh
   of its own, of the same name, that shares the model's accessors and adds
-  ``COLOR_0`` (linear light, float RGB in [0, 1]);
+  ``COLOR_0`` (linear light in [0, 1], normalized unsigned short RGBA);
 * with ``skybox=True``, the 3D skybox (the world's faces, and the static
   props, in the box of ``sky_camera``'s area) as a ``skybox`` node of its
   own, scaled by ``sky_camera``'s scale about its origin, so it stands
@@ -117,7 +117,7 @@ class _Blob:
         return len(self.gltf.bufferViews) - 1
 
     def accessor(self, array: np.ndarray, kind: str, *, target: int | None = _ARRAY_BUFFER,
-                 bounds: bool = False) -> int:
+                 bounds: bool = False, normalized: bool = False) -> int:
         component = {np.dtype(np.float32): _FLOAT, np.dtype(np.uint16): _UNSIGNED_SHORT,
                      np.dtype(np.uint32): _UNSIGNED_INT}[array.dtype]
         # Little-endian and contiguous (a copy only when it is not already); the
@@ -125,6 +125,8 @@ class _Blob:
         array = np.ascontiguousarray(array, array.dtype.newbyteorder("<"))
         accessor = self.lib.Accessor(bufferView=self.view(memoryview(array.data).cast("B"), target),
                                      componentType=component, count=int(array.shape[0]), type=kind)
+        if normalized:  # integers read as [0, 1]
+            accessor.normalized = True
         if bounds:
             flat = _finite(array.reshape(len(array), -1), "vertex positions")
             accessor.min = [float(v) for v in flat.min(0)]
@@ -480,7 +482,7 @@ class _ModelMeshes:
              extras: dict[str, Any] | None = None) -> int | None:
         """The index of the model's mesh in skin family ``skin`` (None for a model without triangles).
 
-        With ``colors`` ((num_vertices, 3) float32 linear light), a mesh of its
+        With ``colors`` ((num_vertices, 3) linear light in [0, 1]), a mesh of its
         own that shares the model's accessors and adds them as ``COLOR_0``.
         """
         if not model.num_triangles:
@@ -507,9 +509,13 @@ class _ModelMeshes:
             self.attributes[id(model)] = (attributes, indices)
         attributes, indices = self.attributes[id(model)]
         if colors is not None:
+            # Normalized unsigned shorts, RGBA (4-byte aligned, as a vertex attribute must be): a third less
+            # than float RGB, and steps of 1/65535 keep the dark end that 8 bits would band.
+            rgba = np.full((len(colors), 4), 65535, np.uint16)
+            rgba[:, :3] = np.rint(np.clip(colors, 0.0, 1.0) * 65535.0)
             attributes = self.lib.Attributes(POSITION=attributes.POSITION, NORMAL=attributes.NORMAL,
                                              TEXCOORD_0=attributes.TEXCOORD_0,
-                                             COLOR_0=self.blob.accessor(np.asarray(colors, np.float32), "VEC3"))
+                                             COLOR_0=self.blob.accessor(rgba, "VEC4", normalized=True))
         primitives = [self.lib.Primitive(attributes=attributes, indices=index, mode=4,
                                          material=self.material(model.material_of(m, family)))
                       for m, index in zip(model.meshes, indices) if index >= 0]
