@@ -482,8 +482,9 @@ class _ModelMeshes:
              extras: dict[str, Any] | None = None) -> int | None:
         """The index of the model's mesh in skin family ``skin`` (None for a model without triangles).
 
-        With ``colors`` ((num_vertices, 3) linear light in [0, 1]), a mesh of its
-        own that shares the model's accessors and adds them as ``COLOR_0``.
+        With ``colors`` ((num_vertices, 4) uint16, normalized linear RGBA: see
+        :mod:`.proplight`), a mesh of its own that shares the model's accessors
+        and adds them as ``COLOR_0``.
         """
         if not model.num_triangles:
             return None
@@ -509,13 +510,9 @@ class _ModelMeshes:
             self.attributes[id(model)] = (attributes, indices)
         attributes, indices = self.attributes[id(model)]
         if colors is not None:
-            # Normalized unsigned shorts, RGBA (4-byte aligned, as a vertex attribute must be): a third less
-            # than float RGB, and steps of 1/65535 keep the dark end that 8 bits would band.
-            rgba = np.full((len(colors), 4), 65535, np.uint16)
-            rgba[:, :3] = np.rint(np.clip(colors, 0.0, 1.0) * 65535.0)
             attributes = self.lib.Attributes(POSITION=attributes.POSITION, NORMAL=attributes.NORMAL,
                                              TEXCOORD_0=attributes.TEXCOORD_0,
-                                             COLOR_0=self.blob.accessor(rgba, "VEC4", normalized=True))
+                                             COLOR_0=self.blob.accessor(colors, "VEC4", normalized=True))
         primitives = [self.lib.Primitive(attributes=attributes, indices=index, mode=4,
                                          material=self.material(model.material_of(m, family)))
                       for m, index in zip(model.meshes, indices) if index >= 0]

@@ -19,7 +19,10 @@ The lighting origin is the prop's ``lighting_origin`` when its flags have
 ``STATIC_PROP_USE_LIGHTING_ORIGIN`` (an ``info_lighting``), else its origin
 plus the model's ``illumposition`` turned and scaled with it (the field holds
 junk then).  Colours are linear light clipped to [0, 1], as the LDR lightmap
-atlas of the export is clipped.
+atlas of the export is clipped, stored as glTF's normalized unsigned shorts,
+RGBA (:func:`encode_light`): 8 bytes a vertex, 4-byte aligned as a vertex
+attribute must be, a third less than float RGB, and steps of 1/65535 keep
+the dark end that 8 bits would band.
 """
 from __future__ import annotations
 
@@ -39,12 +42,12 @@ if TYPE_CHECKING:
     from ...content.studiomodel import StudioModel
     from ...protocols import MapReader
 
-__all__ = ["PropLight", "light_props"]
+__all__ = ["PropLight", "light_props", "encode_light"]
 
 
 @dataclass
 class PropLight:
-    """Per prop node: its vertices' light ((num_vertices, 3) float32) and where it came from."""
+    """Per prop node: its vertices' light ((num_vertices, 4) uint16, :func:`encode_light`) and where it came from."""
 
     colors: list[np.ndarray | None]
     sources: list[str | None]  # "vertex" (a .vhv), "ambient" (the leaf's cube) or None (unlit)
@@ -79,7 +82,7 @@ def light_props(bsp: MapReader, prop_nodes: list[dict[str, Any]], models: "dict[
             except BspError as exc:
                 out.problems.append(f"{name}: {exc}")
             else:
-                out.colors[i] = np.clip(vertex_light_linear(rgba), 0.0, 1.0)
+                out.colors[i] = encode_light(vertex_light_linear(rgba))
                 out.sources[i] = "vertex"
                 continue
         unlit.append((i, prop, model))
@@ -101,9 +104,16 @@ def light_props(bsp: MapReader, prop_nodes: list[dict[str, Any]], models: "dict[
             normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
         normals[~np.isfinite(normals).all(axis=1)] = 0.0
         light = queries.ambient_light(np.broadcast_to(cubes[k], (len(normals), 6, 3)), normals)
-        out.colors[i] = np.clip(light, 0.0, 1.0).astype(np.float32)
+        out.colors[i] = encode_light(light)
         out.sources[i] = "ambient"
     return out
+
+
+def encode_light(light: np.ndarray) -> np.ndarray:
+    """(n, 4) uint16 normalized RGBA (opaque) of (n, 3) linear light, clipped to [0, 1]."""
+    rgba = np.full((len(light), 4), 65535, np.uint16)
+    rgba[:, :3] = np.rint(np.clip(light, 0.0, 1.0) * np.float32(65535.0))
+    return rgba
 
 
 def _lighting_origins(records: np.ndarray, props: np.ndarray, rotation: np.ndarray,
