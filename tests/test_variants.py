@@ -55,7 +55,7 @@ def test_detection_table(version: int, endian: str, order: str, name: str) -> No
     assert detect_variant(header).name == name
 
 
-@pytest.mark.parametrize("version", [16, 26, 27, 29, 41, 43])
+@pytest.mark.parametrize("version", [16, 26, 28, 29, 41, 43])
 def test_versions_without_a_rule_are_not_guessed(version: int) -> None:
     with pytest.raises(sourcebsp.UnsupportedError, match=f"BSP version {version}"):
         detect_variant(Header(version=version))

@@ -313,7 +313,9 @@ def _relaid(bsp: "SavedMap", contents: dict[int, bytes], converted: dict[int, tu
             if moved is not None:
                 piece, fourcc = stored(index, moved)
                 length = len(piece)
-        if position != fileofs or length != entry.filelen or fourcc != entry.fourcc:
+        if not length and entry == (0, 0, version, 0):
+            pass  # a slot the compiler never wrote stays all zeros (Tactical Intervention's key is read there)
+        elif position != fileofs or length != entry.filelen or fourcc != entry.fourcc:
             lumps[index] = LumpEntry(position, length, version, fourcc)
         if not length:
             continue  # nothing to write, and position stays aligned
