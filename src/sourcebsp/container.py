@@ -244,7 +244,8 @@ class BspFile:
                 return bsp
             key = find_key(head)
             if mapped is not None and key is not None:  # Tactical Intervention's: decrypted once, in memory
-                bsp = cls.from_bytes(mapped, variant=chosen, limits=limits)
+                with memoryview(mapped) as whole:
+                    bsp = cls.from_bytes(whole, variant=chosen, limits=limits)
                 mapped.close()
                 bsp._path, bsp._fd = path, fd  # the file kept open: a save must not overwrite it unasked
                 return bsp

@@ -65,7 +65,7 @@ def xor(data: "bytes | bytearray | memoryview", key: bytes) -> "np.ndarray":
 
 def decrypt(data: "bytes | bytearray | memoryview", key: bytes) -> memoryview:
     """The plain map of an encrypted file (read-only bytes)."""
-    return memoryview(xor(data, key)).toreadonly()
+    return xor(data, key).data.toreadonly()
 
 
 def encrypt(plain: "bytes | bytearray | memoryview", key: bytes) -> memoryview:
