@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import sourcebsp
-from sourcebsp import BspFile, LumpId
+from sourcebsp import BspFile, LumpId, RawLump
 from sourcebsp.cli import main
 from sourcebsp.encryption import KEY_OFFSET, KEY_SIZE, NEW_FILE_KEY, decrypt, encrypt, find_key, xor
 from sourcebsp.examples.branches import example_branch_bytes
@@ -164,16 +164,17 @@ def test_info_says_encrypted(game_map: Path, capsys: pytest.CaptureFixture[str])
     assert json.loads(capsys.readouterr().out)["encrypted"]
 
 
-def test_entities_after_extra_nuls_are_read(plain_room: bytes, tmp_path: Path) -> None:
+def test_entities_after_extra_nuls_are_read(game_map: Path, tmp_path: Path) -> None:
     """Tactical Intervention's entity lumps hold NULs between blocks (Tsuey/Tactically-Decompiled):
     every block is an entity of the map, whatever NULs come between."""
-    bsp = BspFile.from_bytes(plain_room)
-    text = bytes(bsp.lump_bytes(LumpId.ENTITIES)).rstrip(b"\0")
-    extra = text + b"\0\0\0" + b'{\n"classname" "info_player_ctstart_A1"\n}\n\0\n' + \
-        b'{\n"classname" "ti_trigger_once"\n}\n\0'
-    bsp.set_lump(LumpId.ENTITIES, sourcebsp.codecs.entities.Entities.from_bytes(extra))
     out = tmp_path / "nuls.bsp"
-    out.write_bytes(python_xor(bsp.to_bytes(), GAME_LIKE_KEY))
+    with sourcebsp.open(game_map) as bsp:
+        text = bytes(bsp.lump_bytes(LumpId.ENTITIES)).rstrip(b"\0")
+        extra = text + b"\0\0\0" + b'{\n"classname" "info_player_ctstart_A1"\n}\n\0\n' + \
+            b'{\n"classname" "ti_trigger_once"\n}\n\0'
+        bsp.set_lump(LumpId.ENTITIES, RawLump(extra, "the lump as the game's compiler wrote it"))
+        bsp.save(out)
+    assert python_xor(out.read_bytes(), GAME_LIKE_KEY).count(b"ti_trigger_once") == 1
     with sourcebsp.open(out) as again:
         names = [e["classname"] for e in again.entities]
         assert len(names) == 6 and names[-2:] == ["info_player_ctstart_A1", "ti_trigger_once"]
