@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Generic, Iterator, 
 
 from .codecs.base import Codec, LumpContext, RawLump
 from .compression import Decompressor, Limits, is_bzip2
-from .encryption import KEY_OFFSET, KEY_SIZE, decrypt, encrypt, find_key
+from .encryption import KEY_END, NEW_FILE_KEY, decrypt, encrypt, find_key
 from .errors import BspError, BspFormatError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 
 __all__ = ["BspFile", "ClosedMapError", "LumpAttr", "LumpKey", "open_bsp"]
 
-KEY_END = KEY_OFFSET + KEY_SIZE  # the first bytes that tell an encrypted map, and its key
 _NO_LUMPS = [LumpEntry()] * NUM_LUMPS
 
 T = TypeVar("T")
@@ -129,6 +128,9 @@ class BspFile:
         None.
     limits
         Decompression budgets (:class:`~sourcebsp.Limits`).
+    xor_key
+        The key of an encrypted file (Tactical Intervention's, :mod:`sourcebsp.encryption`):
+        the map is written back encrypted with it (``bsp.xor_key``).
 
     Notes
     -----
@@ -164,13 +166,9 @@ class BspFile:
             # An empty directory read as standard: it is written in the branch's order.
             self.header = Header(self.header.ident, self.header.version, None, self.header.map_revision,
                                  chosen.lump_order)
-        if xor_key is None and buffer is None and chosen.encrypted:
-            from .encryption import NEW_FILE_KEY
-
-            xor_key = NEW_FILE_KEY
         # The key the map is encrypted with when saved (sourcebsp.encryption): the key of the
         # file it was read from, sourcebsp's own for a new map of an encrypted branch, or None.
-        self.xor_key: bytes | None = xor_key
+        self.xor_key = NEW_FILE_KEY if xor_key is None and buffer is None and chosen.encrypted else xor_key
         self._path = None if path is None else os.fspath(path)
         self.limits = limits or Limits()
         # Read-only, so decoded arrays are read-only views that no one edits in place.

@@ -27,10 +27,11 @@ from .errors import BspFormatError
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["KEY_OFFSET", "KEY_SIZE", "NEW_FILE_KEY", "decrypt", "encrypt", "find_key", "xor"]
+__all__ = ["KEY_END", "KEY_OFFSET", "KEY_SIZE", "NEW_FILE_KEY", "decrypt", "encrypt", "find_key", "xor"]
 
 KEY_SIZE = 32
 KEY_OFFSET = 384  # where the encrypted file holds the key (zeros in the plain map)
+KEY_END = KEY_OFFSET + KEY_SIZE  # the first bytes that tell an encrypted map and hold its key
 _PLAIN_IDENT = b"VBSP"  # Tactical Intervention is a PC game: little-endian maps only
 
 # sourcebsp's own key, for maps it makes (the example room): not the game's.
@@ -40,9 +41,9 @@ NEW_FILE_KEY = b"sourcebsp example key, not TI's!"
 def find_key(head: bytes | memoryview) -> bytes | None:
     """The key of an encrypted map from its first bytes (at least 416), or None when
     ``head`` does not start an encrypted map (a plain one, or too short to tell)."""
-    if len(head) < KEY_OFFSET + KEY_SIZE or bytes(head[:4]) == _PLAIN_IDENT:
+    if len(head) < KEY_END or bytes(head[:4]) == _PLAIN_IDENT:
         return None
-    key = bytes(head[KEY_OFFSET:KEY_OFFSET + KEY_SIZE])
+    key = bytes(head[KEY_OFFSET:KEY_END])
     ident = bytes(a ^ b for a, b in zip(bytes(head[:4]), key))
     return key if ident == _PLAIN_IDENT else None
 
@@ -78,10 +79,10 @@ def encrypt(plain: "bytes | bytearray | memoryview", key: bytes) -> memoryview:
         could not find the key in the file.
     """
     view = memoryview(plain).cast("B")
-    hidden = view[KEY_OFFSET:KEY_OFFSET + KEY_SIZE]
+    hidden = view[KEY_OFFSET:KEY_END]
     if len(hidden) < KEY_SIZE or any(hidden):
         raise BspFormatError(
-            f"cannot encrypt: bytes {KEY_OFFSET}-{KEY_OFFSET + KEY_SIZE} of the map must be zeros, where "
+            f"cannot encrypt: bytes {KEY_OFFSET}-{KEY_END} of the map must be zeros, where "
             "readers find the key (the directory entries of lumps 23-25 must be empty)",
             offset=KEY_OFFSET)
     return decrypt(view, key)
