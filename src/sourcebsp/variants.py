@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Na
 from ._loading import load_quietly
 from .codecs.base import Codec, Layouts
 from .errors import UnsupportedError
-from .header import IDENTS, Endian, Header, LumpEntry, LumpOrder
+from .header import IDENTS, Endian, Header, LumpOrder
 from .lump_ids import NUM_LUMPS, LumpId
 
 if TYPE_CHECKING:
@@ -546,9 +546,6 @@ class Detection(NamedTuple):
         return bool(self.alternatives)
 
 
-_NO_LUMP = LumpEntry()
-
-
 def fits(variant: Variant, header: Header, encrypted: bool = False) -> bool:
     """Whether ``variant`` writes headers like this one (version, byte order, lump_t order),
     in files encrypted or not like this one."""
@@ -565,10 +562,10 @@ def detect(header: Header, *, encrypted: bool = False) -> Detection:
             chosen = _variants[rule.variant]
             others = tuple(v.name for v in _variants.values() if v is not chosen and fits(v, header, encrypted))
             return Detection(chosen, others)
-    if all(entry == _NO_LUMP for entry in header.lumps):
-        # An empty directory has no lump_t order to tell (read_header calls it standard): the
-        # first rule for its version, byte order and encryption names the branch (Contagion's
-        # BSP 27, whose directory is Left 4 Dead 2's).
+    if not any(entry.filelen for entry in header.lumps):
+        # A directory without a lump of data tells no lump_t order (read_header calls it
+        # standard): the first rule for its version, byte order and encryption names the
+        # branch (Contagion's BSP 27, whose directory is Left 4 Dead 2's).
         for rule in detection_rules():
             if rule.matches(header, encrypted, any_order=True):
                 return Detection(_variants[rule.variant], ())
