@@ -45,9 +45,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=200)
     args = ap.parse_args()
-    print(f"{'branch':16} {'bytes':>7} {'open+decode':>12} {'per byte vs orange_box':>23}")
+    print(f"{'branch':22} {'bytes':>7} {'open+decode':>12} {'per byte vs orange_box':>23}")
     for name, size, seconds, ratio in rows(args.repeat):
-        print(f"{name:16} {size:7,} {seconds * 1e3:9.3f} ms {ratio:22.2f}x")
+        print(f"{name:22} {size:7,} {seconds * 1e3:9.3f} ms {ratio:22.2f}x")
 
 
 if __name__ == "__main__":

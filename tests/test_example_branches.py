@@ -3,6 +3,7 @@ decompiled, and read alike by bsp_tool 0.7.0 where it has the branch."""
 from __future__ import annotations
 
 import json
+import struct
 import warnings
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,10 @@ def test_header_is_the_branch_s(name: str, examples: dict[str, Path]) -> None:
     variant = VARIANTS[name]
     data = examples[name].read_bytes()
     assert data == example_branch_bytes(name)
+    if variant.encrypted:  # the plain map: XOR-ed again with the key the file holds at 384-416
+        assert data[:4] != variant.ident
+        key = data[384:416]
+        data = bytes(byte ^ key[i % 32] for i, byte in enumerate(data))
     assert data[:4] == variant.ident
     version = int.from_bytes(data[4:8], "little" if variant.endian == "<" else "big")
     assert version in variant.versions
@@ -114,7 +119,10 @@ def _bsp_tool_branches() -> dict[str, Any]:
             # base, valve.source, reads the lumps the Xbox shares with the PC (its page infos are
             # checked against the documented 8-byte record in tests/codecs/test_dtypes.py).
             "source_xbox": b.valve.source,
-            "console_v21": b.valve.sdk_2013_x360}
+            "console_v21": b.valve.sdk_2013_x360,
+            # bsp_tool reads Contagion with its left4dead2 branch (GAME_VERSIONS "Contagion": 27), and
+            # has no Tactical Intervention branch: it reads the decrypted file as the Orange Box.
+            "contagion": b.valve.left4dead2, "tactical_intervention": b.valve.orange_box}
 
 
 # (our lump, bsp_tool's lump, [(our field, bsp_tool's attribute)]) compared record by record.
@@ -134,12 +142,19 @@ _FIELDS = [
                                                                 "left4dead2", "csgo", "portal2", "alien_swarm",
                                                                 "the_ship", "zeno_clash", "infra", "strata",
                                                                 "orange_box_x360", "console_v21",
-                                                                "dark_messiah", "source_xbox", "vindictus")])
-def test_bsp_tool_reads_the_same(name: str, examples: dict[str, Path]) -> None:
+                                                                "dark_messiah", "source_xbox", "vindictus",
+                                                                "contagion", "tactical_intervention")])
+def test_bsp_tool_reads_the_same(name: str, examples: dict[str, Path], tmp_path: Path) -> None:
     bsp_tool = pytest.importorskip("bsp_tool")
+    path = examples[name]
+    if VARIANTS[name].encrypted:  # bsp_tool reads no encrypted file: it gets one decrypted in plain Python
+        data = path.read_bytes()
+        key = data[384:416]
+        path = tmp_path / "decrypted.bsp"
+        path.write_bytes(bytes(byte ^ key[i % 32] for i, byte in enumerate(data)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        theirs = bsp_tool.load_bsp(str(examples[name]), force_branch=_bsp_tool_branches()[name])
+        theirs = bsp_tool.load_bsp(str(path), force_branch=_bsp_tool_branches()[name])
     compared = 0
     with sourcebsp.open(examples[name], variant=name) as ours:
         assert [dict(e.items()) for e in ours.entities] == [dict(e) for e in theirs.ENTITIES]
@@ -206,3 +221,21 @@ def test_dark_messiah_unknown_fields_are_kept(examples: dict[str, Path]) -> None
         assert bsp.game_lumps.header_extra == (77,) and bsp.game_lumps["sprp"].extra == (5,)
         assert int(bsp.models[0]["unknown"]) == 9 and int(bsp.models[0]["headnode"]) == 0
         assert bsp.to_bytes(reencode=True) == bytes(data)
+
+
+def test_contagion_directory_as_bspsource_reads_it(examples: dict[str, Path]) -> None:
+    """BSPSource (BspFile.load) reads a BSP 27 header as the version, "an extra int (always 0?)",
+    then 64 standard lump_t's {fileofs, filelen, version, fourCC} and the map revision; bsp_tool
+    reads Left 4 Dead 2's lump_t {version, fileofs, filelen, fourCC} from byte 8.  Both find
+    every lump at the same offset with the same length: BSPSource's extra int is lump 0's
+    version, and what it takes for lump versions are the fourCCs (0), hence its note that
+    Contagion "reports lump version 0" for the occlusion lump."""
+    data = examples["contagion"].read_bytes()
+    with sourcebsp.open(examples["contagion"]) as ours:
+        assert ours.variant.name == "contagion" and ours.variant_alternatives == ()
+        assert ours.header.lump_order == "l4d2" and ours.version == 27
+        for index, entry in enumerate(ours.header.lumps):
+            ofs, length, their_version = struct.unpack_from("<3i", data, 12 + 16 * index)
+            assert (ofs, length) == (entry.fileofs, entry.filelen)
+            assert their_version == entry.fourcc == 0
+        assert struct.unpack_from("<i", data, 8)[0] == ours.entry(0).version == 0  # the "extra int"

@@ -55,7 +55,7 @@ def test_detection_table(version: int, endian: str, order: str, name: str) -> No
     assert detect_variant(header).name == name
 
 
-@pytest.mark.parametrize("version", [16, 26, 27, 29, 41, 43])
+@pytest.mark.parametrize("version", [16, 26, 28, 29, 41, 43])
 def test_versions_without_a_rule_are_not_guessed(version: int) -> None:
     with pytest.raises(sourcebsp.UnsupportedError, match=f"BSP version {version}"):
         detect_variant(Header(version=version))
@@ -267,3 +267,14 @@ def test_only_the_sole_module_lumps_of_the_built_in_tables_hold_file_offsets() -
     mine = variants.VARIANTS["orange_box"].with_codec(LumpId.OCCLUSION, 2, Moving())
     assert mine.relocator(LumpId.OCCLUSION, 2) is not None
     assert variants.VARIANTS["orange_box"].relocator(LumpId.OCCLUSION, 2) is None
+
+
+def test_bsp_27_without_lumps_is_contagion_whatever_the_order() -> None:
+    """A directory with no lump of data cannot show Left 4 Dead 2's lump_t order, which
+    Contagion's rule asks for: BSP 27 names the branch, and the file is written back as read."""
+    for order in ("std", "l4d2"):
+        data = BspFile(Header(version=27, lump_order=order)).to_bytes()
+        bsp = BspFile.from_bytes(data)
+        assert bsp.variant.name == "contagion" and bsp.to_bytes() == data
+    with pytest.raises(sourcebsp.UnsupportedError, match="BSP version 27"):  # data in the standard order
+        detect_variant(Header(version=27, lumps=[LumpEntry(1036, 4)] + [LumpEntry()] * 63))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Generic, Iterator, 
 
 from .codecs.base import Codec, LumpContext, RawLump
 from .compression import Decompressor, Limits, is_bzip2
+from .encryption import KEY_END, NEW_FILE_KEY, decrypt, encrypt, find_key
 from .errors import BspError, BspFormatError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from .writeplan import Compression
 
 __all__ = ["BspFile", "ClosedMapError", "LumpAttr", "LumpKey", "open_bsp"]
+
+_NO_LUMPS = [LumpEntry()] * NUM_LUMPS
 
 T = TypeVar("T")
 
@@ -125,6 +128,9 @@ class BspFile:
         None.
     limits
         Decompression budgets (:class:`~sourcebsp.Limits`).
+    xor_key
+        The key of an encrypted file (Tactical Intervention's, :mod:`sourcebsp.encryption`):
+        the map is written back encrypted with it (``bsp.xor_key``).
 
     Notes
     -----
@@ -142,20 +148,27 @@ class BspFile:
 
     def __init__(self, header: Header | None = None, buffer: bytes | memoryview | None = None,
                  path: str | os.PathLike[str] | None = None, *, variant: "str | Variant | None" = None,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, xor_key: bytes | None = None) -> None:
         self.header = header if header is not None else Header()
         chosen = chosen_variant(variant)
         # Other branches whose headers look like this one, when the variant was detected (so a
         # report can say it guessed); empty when named or when the header told.
         self.variant_alternatives: tuple[str, ...] = ()
         if chosen is None:
-            found = detect(self.header)
+            found = detect(self.header, encrypted=xor_key is not None)
             if found.alternatives:  # a branch's own lumps, or the static prop version, may tell
                 found = refine_by_lumps(found, lambda lump: self.header.lumps[lump].filelen > 0)
             if found.alternatives and buffer is not None:
                 found = refine(found, self._static_prop_version(memoryview(buffer)))
             chosen, self.variant_alternatives = found
         self.variant: Variant = chosen
+        if chosen.lump_order and chosen.lump_order != self.header.lump_order and self.header.lumps == _NO_LUMPS:
+            # An empty directory read as standard: it is written in the branch's order.
+            self.header = Header(self.header.ident, self.header.version, None, self.header.map_revision,
+                                 chosen.lump_order)
+        # The key the map is encrypted with when saved (sourcebsp.encryption): the key of the
+        # file it was read from, sourcebsp's own for a new map of an encrypted branch, or None.
+        self.xor_key = NEW_FILE_KEY if xor_key is None and buffer is None and chosen.encrypted else xor_key
         self._path = None if path is None else os.fspath(path)
         self.limits = limits or Limits()
         # Read-only, so decoded arrays are read-only views that no one edits in place.
@@ -189,9 +202,12 @@ class BspFile:
         """A map read from an in-memory buffer."""
         view = memoryview(data).cast("B")
         variant = chosen_variant(variant)
+        key = find_key(view[:KEY_END])
+        if key is not None:  # Tactical Intervention's: decrypted once, in memory
+            view = decrypt(view, key)
         header = read_header(bytes(view[:HEADER_SIZE]), file_size=len(view), versions=_versions(variant),
                              past_end_ok=True)
-        return cls(header, view, variant=variant, limits=limits)
+        return cls(header, view, variant=variant, limits=limits, xor_key=key)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
@@ -223,6 +239,13 @@ class BspFile:
                 bsp = cls._from_bzip2(mapped, path, chosen, limits)
                 mapped.close()
                 os.close(fd)
+                return bsp
+            key = find_key(head)
+            if mapped is not None and key is not None:  # Tactical Intervention's: decrypted once, in memory
+                with memoryview(mapped) as whole:
+                    bsp = cls.from_bytes(whole, variant=chosen, limits=limits)
+                mapped.close()
+                bsp._path, bsp._fd = path, fd  # the file kept open: a save must not overwrite it unasked
                 return bsp
             # A file cut short opens: its whole lumps read, the others raise TruncatedError when read.
             header = read_header(head, file_size=size, versions=_versions(chosen), past_end_ok=True)
@@ -295,7 +318,7 @@ class BspFile:
 
     def __repr__(self) -> str:
         where = f" {os.path.basename(self._path)!r}" if self._path else ""
-        state = " closed" if self._closed else ""
+        state = (" encrypted" if self.xor_key is not None else "") + (" closed" if self._closed else "")
         return f"<BspFile{where} {self.header.ident.decode('latin-1')} v{self.version} {self.variant.name}{state}>"
 
     # ---- header facts -------------------------------------------------------------
@@ -659,7 +682,8 @@ class BspFile:
         from .writeplan import plan_write  # only when writing
 
         self._check_open()
-        return plan_write(self, reencode=reencode, compression=compression).to_bytes()
+        data = plan_write(self, reencode=reencode, compression=compression).to_bytes()
+        return data if self.xor_key is None else bytes(encrypt(data, self.xor_key))
 
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False, reencode: bool = False,
              compression: Compression = "keep", fsync: bool = True) -> Path:
@@ -694,6 +718,8 @@ class BspFile:
         for index in self.truncated():  # its bytes are not in the file to copy
             self._stored(index, self.header.lumps[index])
         plan = plan_write(self, reencode=reencode, compression=compression)
+        if self.xor_key is not None:  # encrypted with the key it was read with (the file holds ciphertext)
+            return atomic_write(target, encrypt(plan.to_bytes(), self.xor_key), fsync=fsync, size=plan.size)
         return atomic_write(target, *plan.writers(self._fd), fsync=fsync, size=plan.size)
 
     def _is_input(self, target: str) -> bool:

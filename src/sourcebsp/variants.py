@@ -226,7 +226,8 @@ class Variant(NamedTuple):
     """One engine branch: everything sourcebsp knows about its files.
 
     The header layout (``ident`` from the byte order, the BSP ``versions`` it
-    writes, its ``lump_order``, ``lump_count``), the lump table (``layouts``:
+    writes, its ``lump_order``, ``lump_count``, whether its files are
+    ``encrypted``), the lump table (``layouts``:
     the codec of each lump version), which lumps LZMA may compress
     (``never_lzma``: those it may not) and which games load it (``games``),
     its static prop lump versions, its tool-texture vocabulary and whether a
@@ -250,6 +251,7 @@ class Variant(NamedTuple):
     never_lzma: frozenset[int] = _NEVER_LZMA
     marker_lumps: frozenset[int] = frozenset()  # lumps only this branch writes: a file with one is its
     detected: bool = True  # picked from the header alone (else only by name, or by the file's content)
+    encrypted: bool = False  # its files are XOR-encrypted whole, the key in each (sourcebsp.encryption)
 
     @property
     def ident(self) -> bytes:
@@ -320,7 +322,8 @@ class Variant(NamedTuple):
 
 
 class DetectRule(NamedTuple):
-    """Which variant a header belongs to: its BSP versions, byte order and lump_t order.
+    """Which variant a header belongs to: its BSP versions, byte order and lump_t order,
+    and whether the file was encrypted.
 
     ``None`` matches anything.  Rules are tried in order; the first that
     matches names the variant.
@@ -330,11 +333,14 @@ class DetectRule(NamedTuple):
     versions: frozenset[int]
     endian: Endian | None = None
     lump_order: LumpOrder | None = None
+    encrypted: bool = False
 
-    def matches(self, header: Header) -> bool:
+    def matches(self, header: Header, encrypted: bool = False, *, any_order: bool = False) -> bool:
+        """Whether the header fits the rule (``any_order``: whatever its lump_t order)."""
         return (header.version in self.versions
                 and self.endian in (None, header.endian)
-                and self.lump_order in (None, header.lump_order))
+                and (any_order or self.lump_order in (None, header.lump_order))
+                and self.encrypted == encrypted)
 
 
 def _folders(names: str) -> frozenset[str]:
@@ -412,6 +418,11 @@ _BUILTIN = (
     # Its dheader_t version is two shorts, 20 and 4 (bsp_tool's arkane branch: BSP_VERSION (20, 4)).
     Variant("dark_messiah", "Dark Messiah of Might and Magic (BSP 20.4)", LazyLayouts("DARK_MESSIAH"),
             versions=frozenset({20 | 4 << 16}), static_prop_versions=frozenset({6}), static_prop_layout="v6"),
+    # The whole file XOR-encrypted (sourcebsp.encryption), BSP 20-21 (BSPSource's
+    # TacticalInterventionDef); read with SDK 2013's layouts.  Its lump_t slots 23-25 are always
+    # empty: the key's place in the file.
+    Variant("tactical_intervention", "Tactical Intervention (BSP 20-21, XOR-encrypted)", LazyLayouts("SDK2013"),
+            versions=frozenset({20, 21}), encrypted=True),
     Variant("left4dead2", "Left 4 Dead 2 (BSP 21, L4D2 lump_t order)", LazyLayouts("LEFT4DEAD2"),
             versions=frozenset({21}), lump_order="l4d2", games=(_CSGO,), static_prop_versions=frozenset({9}),
             static_prop_layout="v9", lump_versions=_SHADOW_LIGHTS, tool_textures="left4dead2"),
@@ -435,13 +446,22 @@ _BUILTIN = (
     Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", LazyLayouts("STRATA"),
             versions=frozenset({25}), games=(_STRATA,), static_prop_versions=frozenset({10, 11, 12, 13}),
             static_prop_layout="v13_strata", lump_versions=_STRATA_VERSIONS),
+    # BSP 27 with Left 4 Dead 2's lump_t order and structs: bsp_tool 0.7.0 reads Contagion with its
+    # valve.left4dead2 branch (GAME_VERSIONS "Contagion": 27), the VDC article's game-specific
+    # section is "Left 4 Dead 2 / Contagion".  BSPSource instead reads "an extra int" after the
+    # version and standard lump_t's from byte 12: the same offsets and lengths, shifted one field
+    # (its "extra int" is lump 0's version, its lump versions are the fourCCs, hence its comment
+    # that Contagion "reports lump version 0" for the occlusion lump).
+    Variant("contagion", "Contagion (BSP 27, L4D2 lump_t order and structs)", LazyLayouts("LEFT4DEAD2"),
+            versions=frozenset({27}), lump_order="l4d2", static_prop_versions=frozenset({9}),
+            static_prop_layout="v9", lump_versions=_SHADOW_LIGHTS),
     Variant("v42", "BSP 42 (read with SDK 2013 layouts)", LazyLayouts("SDK2013"), versions=frozenset({42})),
 )
 _IDENT_OF: dict[Endian, bytes] = {endian: ident for ident, endian in IDENTS.items()}
 
 
 def _rule(variant: Variant) -> "DetectRule":
-    return DetectRule(variant.name, variant.versions, variant.endian, variant.lump_order)
+    return DetectRule(variant.name, variant.versions, variant.endian, variant.lump_order, variant.encrypted)
 
 
 # Detection, derived from the table: the rules with a lump_t order first (the most specific).
@@ -526,23 +546,32 @@ class Detection(NamedTuple):
         return bool(self.alternatives)
 
 
-def fits(variant: Variant, header: Header) -> bool:
-    """Whether ``variant`` writes headers like this one (version, byte order, lump_t order)."""
+def fits(variant: Variant, header: Header, encrypted: bool = False) -> bool:
+    """Whether ``variant`` writes headers like this one (version, byte order, lump_t order),
+    in files encrypted or not like this one."""
     return (header.version in variant.versions and variant.endian == header.endian
-            and variant.lump_order in (None, header.lump_order))
+            and variant.lump_order in (None, header.lump_order) and variant.encrypted == encrypted)
 
 
-def detect(header: Header) -> Detection:
+def detect(header: Header, *, encrypted: bool = False) -> Detection:
     """The variant a header belongs to (the first rule matching its version, byte order and
-    lump_t order) and the other branches whose files have such headers."""
+    lump_t order, and whether the file was ``encrypted``) and the other branches whose files
+    have such headers."""
     for rule in detection_rules():
-        if rule.matches(header):
+        if rule.matches(header, encrypted):
             chosen = _variants[rule.variant]
-            others = tuple(v.name for v in _variants.values() if v is not chosen and fits(v, header))
+            others = tuple(v.name for v in _variants.values() if v is not chosen and fits(v, header, encrypted))
             return Detection(chosen, others)
+    if not any(entry.filelen for entry in header.lumps):
+        # A directory without a lump of data tells no lump_t order (read_header calls it
+        # standard): the first rule for its version, byte order and encryption names the
+        # branch (Contagion's BSP 27, whose directory is Left 4 Dead 2's).
+        for rule in detection_rules():
+            if rule.matches(header, encrypted, any_order=True):
+                return Detection(_variants[rule.variant], ())
     raise UnsupportedError(
-        f"no variant reads BSP version {header.version} with byte order {header.endian!r} and "
-        f"{header.lump_order} lump_t order (register one with sourcebsp.register_variant)",
+        f"no variant reads {'encrypted ' if encrypted else ''}BSP version {header.version} with byte order "
+        f"{header.endian!r} and {header.lump_order} lump_t order (register one with sourcebsp.register_variant)",
         offset=4,
     )
 
@@ -604,7 +633,7 @@ def register_variant(variant: Variant, *, versions: Iterable[int] = (), endian: 
     """
     _variants[variant.name] = variant
     if versions:
-        _user_rules.insert(0, DetectRule(variant.name, frozenset(versions), endian, lump_order))
+        _user_rules.insert(0, DetectRule(variant.name, frozenset(versions), endian, lump_order, variant.encrypted))
 
 
 def register_codec(lump: int, lump_version: int | None, codec: "Codec | np.dtype", *,

@@ -46,6 +46,7 @@ class SavedMap(MapReader, Protocol):
     its file's bytes and the values decoded or set so far."""
 
     variant: "Variant"
+    xor_key: bytes | None  # the key the output is encrypted with (sourcebsp.encryption), or None
     _buffer: memoryview
     _decoded: dict[int, Any]
     _replaced: set[int]
@@ -291,6 +292,9 @@ def _relaid(bsp: "SavedMap", contents: dict[int, bytes], converted: dict[int, tu
     ``converted`` the lumps not stored as found, as (bytes, fourcc); the
     others are regions of the file."""
     entries = bsp.header.lumps
+    # An encrypted map's readers find its key where the plain map is zeros (bytes 384-416:
+    # the entries of lumps 23-25), so there slots the compiler never wrote stay all zeros.
+    keep_unwritten = bsp.xor_key is not None
     # File order (a stable sort: ties in index order), then the pakfile moved last.
     order = sorted(range(NUM_LUMPS), key=[entry.fileofs for entry in entries].__getitem__)
     order.remove(LumpId.PAKFILE)
@@ -313,7 +317,9 @@ def _relaid(bsp: "SavedMap", contents: dict[int, bytes], converted: dict[int, tu
             if moved is not None:
                 piece, fourcc = stored(index, moved)
                 length = len(piece)
-        if position != fileofs or length != entry.filelen or fourcc != entry.fourcc:
+        if keep_unwritten and not length and entry == (0, 0, version, 0):
+            pass
+        elif position != fileofs or length != entry.filelen or fourcc != entry.fourcc:
             lumps[index] = LumpEntry(position, length, version, fourcc)
         if not length:
             continue  # nothing to write, and position stays aligned

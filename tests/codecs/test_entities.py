@@ -518,3 +518,27 @@ def test_entities_collection_is_a_sequence() -> None:
     assert len(entities) == 1 and entities.worldspawn is entities[0]
     assert entities.to_bytes() == b'{\n"classname" "worldspawn"\n}\n\x00'
     assert Entities().worldspawn is None
+
+
+# Tactical Intervention's entity lumps: NULs between blocks (Tsuey/Tactically-Decompiled's README:
+# readers that stop at the first NUL miss hundreds of entities in each map).
+_TI_LUMP = (b'{\n"classname" "worldspawn"\n}\n\0\0\0{\n"classname" "info_player_ctstart_A1"\n}\n'
+            b'\0\n{\n"classname" "ti_trigger_once"\n"targetname" "t1"\n}\n\0\0stale text')
+
+
+def test_entities_after_nuls_between_blocks_are_read() -> None:
+    ents = Entities.from_bytes(_TI_LUMP)
+    assert [e["classname"] for e in ents] == ["worldspawn", "info_player_ctstart_A1", "ti_trigger_once"]
+    assert ents.to_bytes() == _TI_LUMP  # untouched: as found, the stale text after the last NUL too
+    assert [e["classname"] for e in iter_entities(_TI_LUMP)] == [e["classname"] for e in ents]
+    ents[2]["targetname"] = "t2"
+    edited = Entities.from_bytes(ents.to_bytes())
+    assert [e.get("targetname") for e in edited] == [None, None, "t2"]
+
+
+def test_text_after_the_last_nul_is_not_read_as_entities() -> None:
+    # What follows the terminating NUL is kept, not parsed, unless a block starts there.
+    ents = Entities.from_bytes(b'{\n"classname" "worldspawn"\n}\n\0 "k" "v" }\0\0')
+    assert len(ents) == 1 and ents.to_bytes().endswith(b'\0 "k" "v" }\0\0')
+    with pytest.raises(EntitySyntaxError):  # a broken block after NULs is the lump's, and broken
+        Entities.from_bytes(b'{\n"classname" "worldspawn"\n}\n\0{ "k" }\0')

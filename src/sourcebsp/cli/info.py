@@ -100,6 +100,7 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
             "variant_description": bsp.variant.description,
             "variant_guessed": bool(bsp.variant_alternatives),
             "variant_alternatives": list(bsp.variant_alternatives),
+            "encrypted": bsp.xor_key is not None,
             "lump_order": bsp.header.lump_order,
             "map_revision": bsp.map_revision,
             "file_size": bsp.file_size,
@@ -228,6 +229,9 @@ def _print_report(report: dict[str, Any]) -> None:
     print(f"  ident {report['ident']} ({report['endianness']}-endian), BSP version {report['version']}, "
           f"map revision {report['map_revision']}")
     print(f"  variant {report['variant']}: {report['variant_description']}")
+    if report.get("encrypted"):
+        print("    encrypted: the whole file XOR-ed with the 32-byte key it holds at bytes 384-416; "
+              "written back with the same key")
     if report["variant_guessed"]:
         print(f"    guessed: the file cannot tell it from {', '.join(report['variant_alternatives'])}; "
               "--variant NAME reads it as another")

@@ -68,9 +68,12 @@ _PAIRS = rf'(?>(?:{_WS}*+"[^"]*+"{_WS}*+"[^"]*+")*)' if sys.version_info >= (3, 
     rf'(?:{_WS}*"[^"]*"{_WS}*"[^"]*")*'
 # The syntax is ASCII and UTF-8 never puts an ASCII byte inside a character, so
 # the patterns run on the lump's bytes and match what they would on its text.
-_BLOCK = re.compile(rf'\{{({_PAIRS}){_WS}*\}}({_WS}*)'.encode())
+# The whitespace after a block may hold NULs when more blocks follow (Tactical Intervention's
+# lumps: see _lump_source).
+_BLOCK = re.compile(rf'\{{({_PAIRS}){_WS}*\}}((?:{_WS}|\x00)*)'.encode())
 _SPACE = re.compile(rf"{_WS}*".encode())
 _NUL = re.compile(b"\0")
+_MORE_BLOCKS = re.compile(rf"\x00(?:{_WS}|\x00)*\{{".encode())  # NULs, then another block
 
 
 
@@ -732,6 +735,11 @@ def iter_entities(data: bytes | memoryview, *, lump: str = "ENTITIES", file_offs
 def _lump_source(data: bytes | memoryview) -> tuple[memoryview, int]:
     """The bytes before the terminating NUL, and the NUL's position (-1 without one).
 
+    The terminating NUL is the first one that no other block follows: Tactical
+    Intervention's lumps hold NULs between blocks, and the entities after them are
+    the map's too (Tsuey/Tactically-Decompiled's README: readers that stop at the
+    first NUL miss hundreds of entities in each map).
+
     A view of ``data`` when its bytes cannot change (``bytes``, a read-only
     memory map: a mapped lump is not copied), else a copy.
     """
@@ -740,6 +748,11 @@ def _lump_source(data: bytes | memoryview) -> tuple[memoryview, int]:
     if not (held and isinstance(view.obj, (bytes, mmap.mmap))):
         view = memoryview(bytes(view))
     found = _NUL.search(view)
+    while found is not None:
+        more = _MORE_BLOCKS.match(view, found.start())
+        if more is None:
+            break
+        found = _NUL.search(view, more.end())
     nul = -1 if found is None else found.start()
     return view[: len(view) if nul < 0 else nul], nul
 

@@ -12,7 +12,8 @@ mutations while the crash stays (:func:`minimise`).
 Seeds (:func:`seeds`) are all built from the package's example map, so every
 input the fuzzer finds is the project's own: the map as written, the map with
 a pakfile of stored, deflated and LZMA entries, and the same LZMA-compressed
-lump by lump.
+lump by lump; and the room in every branch's layout (Tactical Intervention's
+encrypted: its mutations are made to the plain map, then encrypted again).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..encryption import find_key, xor
 from ..header import HEADER_SIZE
 from ..lump_ids import NUM_LUMPS, LumpId
 
@@ -320,13 +322,24 @@ def _apply_one(data: bytearray, m: Mutation) -> None:
         _mutate_game_lumps(data, m)
 
 
+def _plain(data: bytes) -> tuple[bytes, bytes | None]:
+    """The map inside ``data`` (an encrypted one decrypted) and its key, or None."""
+    key = find_key(data)
+    return (data, None) if key is None else (xor(data, key).tobytes(), key)
+
+
 def apply(seed: bytes, mutations: list[Mutation]) -> bytes:
-    """The seed with the mutations applied in order (each one tolerant of what came before)."""
-    data = bytearray(seed)
+    """The seed with the mutations applied in order (each one tolerant of what came before).
+
+    An encrypted seed (Tactical Intervention's) is mutated as its plain map and encrypted
+    again, so the mutations hit its structures; one that writes over bytes 384-416 changes the
+    key the reader finds."""
+    plain, key = _plain(seed)
+    data = bytearray(plain)
     for m in mutations:
         if len(data) >= HEADER_SIZE:
             _apply_one(data, m)
-    return bytes(data)
+    return bytes(data) if key is None else xor(data, key).tobytes()
 
 
 # ---- choosing ----------------------------------------------------------------------
@@ -353,6 +366,7 @@ _HOT = frozenset({LumpId.FACES, LumpId.BRUSHES, LumpId.BRUSHSIDES, LumpId.NODES,
 
 def random_mutation(rng: random.Random, data: bytes) -> Mutation:
     """One mutation, weighted towards the structures that matter."""
+    data = _plain(data)[0]
     present = _present_lumps(data) or [0]
     hot = [i for i in present if i in _HOT]
     lump = rng.choice(hot) if hot and rng.random() < 0.7 else rng.choice(present)
