@@ -8,7 +8,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BspError, UnsupportedError
-from ..respawn import DESCRIPTIONS, RespawnBsp, is_respawn
+from ..respawn import RespawnBsp, is_respawn
 
 if TYPE_CHECKING:
     from ..converters._common import Units
@@ -51,7 +51,7 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
         damaged.append({"part": "ENTITIES", "lump": "ENTITIES", "offset": exc.offset, "error": str(exc)})
     return {
         "path": str(path), "ident": "rBSP", "endianness": "little", "version": bsp.version,
-        "variant": bsp.variant, "variant_description": DESCRIPTIONS[bsp.variant], "variant_guessed": False,
+        "variant": bsp.variant.name, "variant_description": bsp.variant.description, "variant_guessed": False,
         "variant_alternatives": [], "lump_order": "std", "map_revision": bsp.map_revision,
         "file_size": bsp.file_size, "entity_count": entity_count, "game_lumps": [], "lumps": lumps,
         "entity_partitions": bsp.partitions, "entity_files": sorted(bsp.ent_files), "damaged": damaged,

@@ -7,12 +7,12 @@ read; not a map the game loads (no collision, visibility or lighting lumps).
 from __future__ import annotations
 
 import os
-import struct
 from pathlib import Path
 
 import numpy as np
 
-from ..respawn import HEADER_SIZE, IDENT, NUM_LUMPS, VERSIONS, record_dtypes
+from ..codecs.respawn import HEADER, HEADER_SIZE, IDENT, NUM_LUMPS, record_dtypes
+from ..variants import get_variant
 
 __all__ = ["example_respawn_bytes", "write_example_respawn"]
 
@@ -41,7 +41,7 @@ def _room() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 def example_respawn_bytes(variant: str = "titanfall2") -> bytes:
     """The ``.bsp`` bytes of the example room for ``titanfall`` (rBSP 29) or ``titanfall2`` (37)."""
-    version = {name: number for number, name in VERSIONS.items()}[variant]
+    version = min(get_variant(variant).versions)
     types = record_dtypes(version)
     corners, normals, faces, dist = _room()
     planes = np.zeros(6, types[0x01])
@@ -78,7 +78,7 @@ def example_respawn_bytes(variant: str = "titanfall2") -> bytes:
         data = lumps[index]
         directory[4 * index:4 * index + 3] = [HEADER_SIZE + len(body), len(data), _LUMP_VERSIONS.get(index, 0)]
         body += data + b"\0" * (-len(data) % 4)
-    header = struct.pack(f"<4s3i{4 * NUM_LUMPS}i", IDENT, version, 1, NUM_LUMPS - 1, *directory)
+    header = HEADER.pack(IDENT, version, 1, NUM_LUMPS - 1, *directory)
     return header + bytes(body)
 
 
