@@ -23,8 +23,8 @@ import struct
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple
 
-from .codecs.respawn import (HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS, VERTEX_LUMP_OF_FLAGS,
-                             lump_names, record_dtypes)
+from .codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS,
+                             VERTEX_LUMP_OF_FLAGS, lump_names, record_dtypes)
 from .errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
 from .variants import VARIANTS, Variant, chosen_variant, detect_respawn
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .codecs.entities import Entities
+    from .codecs.respawn import StaticPropsV13
     from .compression import Limits
     from .container import BspFile
 
@@ -130,12 +131,21 @@ class RespawnBsp:
                     self.ent_files[partition] = ent.read_bytes()
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> "RespawnBsp":
-        """Read the map at ``path`` and the lump and entity files beside it."""
+    def open(cls, path: str | os.PathLike[str], *, variant: "str | Variant | None" = None) -> "RespawnBsp":
+        """Read the map at ``path`` and the lump and entity files beside it.
+
+        ``variant`` (or, when None, a :class:`~sourcebsp.variants.reading_as` block's) is the
+        branch the caller expects: another one than the file's raises :class:`UnsupportedError`.
+        """
         from pathlib import Path  # not at import: ``info`` of a Source map does not load pathlib
 
         where = Path(path)
-        return cls(where.read_bytes(), where)
+        bsp = cls(where.read_bytes(), where)
+        chosen = chosen_variant(variant)
+        if chosen is not None and chosen.name != bsp.variant.name:
+            raise UnsupportedError(f"variant {chosen.name!r} asked for, but this is a Respawn rBSP map "
+                                   f"({bsp.variant.name})", offset=0)
+        return bsp
 
     def __enter__(self) -> "RespawnBsp":
         return self
@@ -278,10 +288,32 @@ class RespawnBsp:
 
         found = {}
         for partition, data in self.ent_files.items():
-            start = data.find(b"{")
-            found[partition] = parse_entities(data[max(start, 0):] if start >= 0 else b"",
-                                              file_offset=max(start, 0))
+            start = len(self.ent_file_head(partition))
+            found[partition] = parse_entities(data[start:], file_offset=start)
         return found
+
+    def entity_sets(self) -> "list[tuple[str | None, Entities]]":
+        """Every entity of the map by where it is kept: (None, the ENTITIES lump's), then
+        (partition, its ``.ent`` file's) for each file found, in ENTITY_PARTITIONS' order."""
+        found = self.partition_entities()
+        order = [part for part in self.partitions if part in found] + sorted(set(found) - set(self.partitions))
+        return [(None, self.entities()), *((part, found[part]) for part in order)]
+
+    def ent_file_head(self, partition: str) -> bytes:
+        """The version line a partition's ``.ent`` file starts with (``ENTITIES01\\n``)."""
+        data = self.ent_files[partition]
+        start = data.find(b"{")
+        return data[:start] if start >= 0 else data.partition(b"\n")[0] + b"\n"
+
+    def set_entities(self, entities: "Entities") -> None:
+        """Replace the ENTITIES lump's entities (written by the next :meth:`save`)."""
+        self.replace_lump(0x00, entities.to_bytes())
+
+    def set_partition_entities(self, partition: str, entities: "Entities") -> None:
+        """Replace the entities of the ``.ent`` file of ``partition``, keeping its version line."""
+        if partition not in self.ent_files:
+            raise KeyError(f"no {partition}.ent file beside the map (found: {', '.join(self.ent_files) or 'none'})")
+        self.ent_files[partition] = self.ent_file_head(partition) + entities.to_bytes()
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -300,7 +332,8 @@ class RespawnBsp:
 
         A changed lump keeps its place in the file; what follows moves by its change in
         size (rounded up to 4 bytes, zero-filled, so later lumps keep their alignment), and
-        every directory offset past it moves with it.
+        every directory offset past it moves with it, the game lump directory's too (its
+        ``dgamelump_t.fileofs`` count from the start of the file).
         """
         changed = {index: data for index, data in self._replaced.items()
                    if index not in self.external and data != self.raw_original(index)}
@@ -308,28 +341,102 @@ class RespawnBsp:
             return self._data
         spans = sorted((entry.fileofs, entry.fileofs + entry.filelen, index)
                        for index, entry in enumerate(self.lumps) if entry.filelen and index not in self.external)
-        pieces: list[bytes] = []
-        cursor = HEADER_SIZE
         shifts: list[tuple[int, int]] = []  # (original offset, bytes added before what follows it)
+        cursor = HEADER_SIZE
         for start, end, index in spans:
             if index not in changed:
                 continue
             if start < cursor or any(s < end and start < e and i != index for s, e, i in spans):
                 raise UnsupportedError("a changed lump shares bytes with another lump", lump=self.names[index],
                                        offset=start)
+            size = len(changed[index])
+            shifts.append((start, size + (-(size - (end - start))) % 4 - (end - start)))
+            cursor = end
+
+        def moved(offset: int) -> int:
+            return offset + sum(delta for start, delta in shifts if start < offset)
+
+        game = self.lumps[GAME_LUMP]
+        if game.filelen and GAME_LUMP not in changed and GAME_LUMP not in self.external \
+                and moved(game.fileofs) != game.fileofs:
+            changed[GAME_LUMP] = self._game_lump_moved(moved(game.fileofs))  # the same size
+        pieces: list[bytes] = []
+        cursor = HEADER_SIZE
+        for start, end, index in spans:
+            if index not in changed:
+                continue
             data = changed[index]
-            pad = (-(len(data) - (end - start))) % 4
-            pieces += [self._data[cursor:start], data, b"\0" * pad]
-            shifts.append((start, len(data) + pad - (end - start)))
+            pieces += [self._data[cursor:start], data, b"\0" * ((-(len(data) - (end - start))) % 4)]
             cursor = end
         pieces.append(self._data[cursor:])
         directory: list[int] = []
         for index, entry in enumerate(self.lumps):
-            moved = sum(delta for start, delta in shifts if start < entry.fileofs)
             length = len(changed[index]) if index in changed else entry.filelen
-            directory += [entry.fileofs + moved, length, entry.version, entry.fourcc]
+            directory += [moved(entry.fileofs), length, entry.version, entry.fourcc]
         header = HEADER.pack(IDENT, self.version, self.map_revision, NUM_LUMPS - 1, *directory)
         return b"".join([header, *pieces])
+
+    def _game_lump_rows(self) -> "tuple[list[tuple[int, ...]], int, bool]":
+        """The game lump directory's rows, its size, and whether its offsets count from the lump."""
+        from .codecs.base import LumpContext
+        from .codecs.gamelump_directory import read_directory
+
+        ctx = LumpContext(GAME_LUMP, "GAME_LUMP", self.lumps[GAME_LUMP].version, self.version, "<",
+                          self._file_offset(GAME_LUMP))
+        rows, size, _, relative, _ = read_directory(memoryview(self.raw(GAME_LUMP)), ctx)
+        return rows, size, relative
+
+    def _game_lump_moved(self, new_offset: int) -> bytes:
+        """The game lump's bytes as they must be at ``new_offset``: each sub-lump's file offset moved."""
+        from .codecs.gamelump_directory import packed_directory
+
+        data = self.raw(GAME_LUMP)
+        rows, size, relative = self._game_lump_rows()
+        if relative:
+            return data
+        delta = new_offset - self.lumps[GAME_LUMP].fileofs
+        rows = [(lump_id, flags, version, fileofs + delta if filelen else fileofs, filelen, *rest)
+                for lump_id, flags, version, fileofs, filelen, *rest in rows]
+        return packed_directory(rows, "<") + data[size:]
+
+    def game_lump(self, name: str) -> tuple[int, bytes, int] | None:
+        """The version, bytes and file offset of the game lump sub-lump ``name`` (``"sprp"``), or
+        None when the map has none; its offset and length are checked against the file."""
+        from .codecs.gamelump_directory import id_to_str
+
+        if not self.raw(GAME_LUMP):
+            return None
+        rows, _, relative = self._game_lump_rows()
+        base = self._file_offset(GAME_LUMP) if relative else 0
+        for lump_id, _, version, fileofs, filelen, *_ in rows:
+            if lump_id == 0 or id_to_str(lump_id) != name:
+                continue
+            start = base + fileofs
+            if fileofs < 0 or filelen < 0 or start + filelen > len(self._data):
+                raise TruncatedError(f"game lump {name} of {filelen} bytes at {start} runs past the "
+                                     f"{len(self._data)}-byte file", lump="GAME_LUMP", offset=start,
+                                     needed=start + filelen, available=len(self._data))
+            return version, self._data[start:start + filelen], start
+        return None
+
+    def static_props(self) -> "StaticPropsV13 | None":
+        """Titanfall 2's static props (game lump ``sprp`` version 13), or None when the map has none.
+
+        Raises
+        ------
+        UnsupportedError
+            Another ``sprp`` version (Titanfall's v12 is not declared).
+        """
+        from .codecs.respawn import decode_static_props
+
+        found = self.game_lump("sprp")
+        if found is None:
+            return None
+        version, data, start = found
+        if version != 13:
+            raise UnsupportedError(f"static props version {version} are not decoded (Titanfall 2's "
+                                   f"version 13 are)", lump="GAME_LUMP", offset=self._file_offset(GAME_LUMP))
+        return decode_static_props(data, file_offset=start)
 
     def raw_original(self, index: int) -> bytes:
         """A lump's bytes as read (before :meth:`replace_lump`)."""
@@ -376,13 +483,8 @@ def open_map(path: str | os.PathLike[str], *, variant: "str | Variant | None" = 
     """
     with open(path, "rb") as handle:
         head = handle.read(8)
-    found = detect_respawn(head)
-    chosen = chosen_variant(variant)
-    if found is not None:
-        if chosen is not None and chosen.name != found.name:
-            raise UnsupportedError(f"variant {chosen.name!r} asked for, but this is a Respawn rBSP map "
-                                   f"({found.name})", offset=0)
-        return RespawnBsp.open(path)
+    if detect_respawn(head) is not None:
+        return RespawnBsp.open(path, variant=variant)
     from .container import open_bsp
 
     return open_bsp(path, variant=variant, limits=limits)

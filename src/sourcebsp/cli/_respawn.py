@@ -1,4 +1,5 @@
-"""The CLI's Titanfall rBSP paths: ``info``, ``repack`` and ``export`` of a map :mod:`sourcebsp.respawn` reads.
+"""The CLI's Titanfall rBSP paths: ``info``, ``repack``, ``export``, ``props`` and ``pak`` of a map
+:mod:`sourcebsp.respawn` reads (``entities`` and ``edit-entities`` have theirs in their modules).
 
 Kept apart from the Source commands so that each of them gains only a two-line hook.
 """
@@ -81,3 +82,18 @@ def export(source: str, output: str, *, suffix: str, units: "Units") -> int:
     print(f"{output}: {stats.meshes} meshes ({stats.primitives} primitives), {stats.triangles} triangles, "
           f"{stats.materials} materials")
     return 0
+
+
+def props(path: str) -> dict[str, Any]:
+    """``props``' report of a Titanfall 2 map: its ``sprp`` v13 props, one plain record each."""
+    bsp = RespawnBsp.open(path)
+    found = bsp.static_props()
+    if found is None:
+        return {"layout": "titanfall2", "version": None, "description": "no static props", "models": [],
+                "props": []}
+    columns = {name: found.props[name].tolist() for name in found.props.dtype.names or ()}
+    records = [{"index": index, "model": found.names[prop_type],
+                **{name: column[index] for name, column in columns.items()}}
+               for index, prop_type in enumerate(columns["prop_type"])]
+    return {"layout": "titanfall2", "version": 13, "description": "Titanfall 2 (rBSP 37) StaticPropv13",
+            "models": found.names, "props": records}
