@@ -23,7 +23,7 @@ import struct
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple
 
-from .codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS,
+from .codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS, PAKFILE,
                              VERTEX_LUMP_OF_FLAGS, lump_names, record_dtypes)
 from .errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
 from .variants import VARIANTS, Variant, chosen_variant, detect_respawn
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .codecs.entities import Entities
+    from .codecs.pakfile import Pakfile
     from .codecs.respawn import StaticPropsV13
     from .compression import Limits
     from .container import BspFile
@@ -418,6 +419,13 @@ class RespawnBsp:
                                      needed=start + filelen, available=len(self._data))
             return version, self._data[start:start + filelen], start
         return None
+
+    def pakfile(self) -> "Pakfile":
+        """The PAKFILE lump as a read-only :class:`~sourcebsp.codecs.pakfile.Pakfile` (a zip
+        archive, as in Source maps; empty when the map has none)."""
+        from .codecs.pakfile import Pakfile
+
+        return Pakfile(self.raw(PAKFILE), lump="PAKFILE", offset=self._file_offset(PAKFILE))
 
     def static_props(self) -> "StaticPropsV13 | None":
         """Titanfall 2's static props (game lump ``sprp`` version 13), or None when the map has none.

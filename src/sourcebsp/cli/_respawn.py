@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BspError, UnsupportedError
 from ..respawn import RespawnBsp, is_respawn
+from ._common import CommandError
 
 if TYPE_CHECKING:
     from ..converters._common import Units
@@ -23,6 +24,14 @@ def is_rbsp(path: str | os.PathLike[str]) -> bool:
             return is_respawn(handle.read(8))
     except OSError:
         return False
+
+
+def refuse_decompile(path: str | os.PathLike[str]) -> None:
+    """``decompile`` of a Titanfall map: one line saying why it is not done."""
+    if is_rbsp(path):
+        raise CommandError("a Titanfall (rBSP) map is not decompiled: its brushes are collision hulls "
+                           "(CM_BRUSHES, counted by info: boxes cut by further planes) whose side-to-plane "
+                           "indexing (CM_BRUSH_SIDE_PLANE_OFFSETS) no second source documents")
 
 
 def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
