@@ -19,6 +19,7 @@ byte for byte, and re-encoding the decoded lumps gives the same bytes.
 from __future__ import annotations
 
 import os
+import re
 import struct
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple
@@ -57,6 +58,9 @@ VERSIONS: Mapping[int, str] = MappingProxyType({version: variant.name for varian
                                                 if variant.container == "respawn" for version in variant.versions})
 DESCRIPTIONS: Mapping[str, str] = MappingProxyType({VARIANTS[name].name: VARIANTS[name].description
                                                     for name in VERSIONS.values()})
+
+
+_PARTITION_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
 
 
 class RespawnLump(NamedTuple):
@@ -272,7 +276,12 @@ class RespawnBsp:
     def _partitions(self) -> list[str]:
         """The ``.ent`` partitions ENTITY_PARTITIONS names ("01*", the map's own lump, left out)."""
         text = self.raw(0x18).split(b"\0", 1)[0].decode("ascii", "replace")
-        return [part for part in text.split() if not part.startswith("01")]
+        parts = [part for part in text.split() if not part.startswith("01")]
+        for part in parts:  # a name becomes a file name beside the map: no paths, no odd characters
+            if not _PARTITION_NAME.fullmatch(part):
+                raise BspFormatError(f"entity partition {part[:40]!r} is not a name of letters, digits and "
+                                     f"underscores", lump="ENTITY_PARTITIONS", offset=self._file_offset(0x18))
+        return parts
 
     def entities(self) -> "Entities":
         """The ENTITIES lump's entities."""
@@ -370,10 +379,20 @@ class RespawnBsp:
             pieces += [self._data[cursor:start], data, b"\0" * ((-(len(data) - (end - start))) % 4)]
             cursor = end
         pieces.append(self._data[cursor:])
+        # A lump the map did not have goes at the end, 4-byte aligned.
+        size = moved(len(self._data)) if len(self._data) > HEADER_SIZE else HEADER_SIZE
+        added: dict[int, int] = {}
+        for index in sorted(changed):
+            if not self.lumps[index].filelen and changed[index]:
+                pieces.append(b"\0" * (-size % 4))
+                size += -size % 4
+                added[index] = size
+                pieces.append(changed[index])
+                size += len(changed[index])
         directory: list[int] = []
         for index, entry in enumerate(self.lumps):
             length = len(changed[index]) if index in changed else entry.filelen
-            directory += [moved(entry.fileofs), length, entry.version, entry.fourcc]
+            directory += [added.get(index, moved(entry.fileofs)), length, entry.version, entry.fourcc]
         header = HEADER.pack(IDENT, self.version, self.map_revision, NUM_LUMPS - 1, *directory)
         return b"".join([header, *pieces])
 
@@ -398,6 +417,10 @@ class RespawnBsp:
         delta = new_offset - self.lumps[GAME_LUMP].fileofs
         rows = [(lump_id, flags, version, fileofs + delta if filelen else fileofs, filelen, *rest)
                 for lump_id, flags, version, fileofs, filelen, *rest in rows]
+        for row in rows:
+            if not -(1 << 31) <= row[3] < 1 << 31:
+                raise BspFormatError(f"a game lump sub-lump's offset {row[3] - delta} cannot move by {delta} bytes",
+                                     lump="GAME_LUMP", offset=self._file_offset(GAME_LUMP))
         return packed_directory(rows, "<") + data[size:]
 
     def game_lump(self, name: str) -> tuple[int, bytes, int] | None:
