@@ -60,6 +60,7 @@ DESCRIPTIONS: Mapping[str, str] = MappingProxyType({VARIANTS[name].name: VARIANT
                                                     for name in VERSIONS.values()})
 
 
+_LUMP_T = struct.Struct("<4i")  # fileofs, filelen, version, fourCC
 _PARTITION_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
 
 
@@ -112,12 +113,11 @@ class RespawnBsp:
         if len(data) < HEADER_SIZE:
             raise TruncatedError(f"file is {len(data)} bytes, shorter than the {HEADER_SIZE}-byte rBSP header",
                                  offset=len(data), needed=HEADER_SIZE, available=len(data))
-        _, _, self.map_revision, last = HEADER.unpack_from(data)[:4]
+        self.map_revision, last = struct.unpack_from("<2i", data, 8)
         if last != NUM_LUMPS - 1:
             raise BspFormatError(f"header says {last + 1} lumps, rBSP has {NUM_LUMPS}", offset=12)
-        directory = HEADER.unpack_from(data)[4:]
         self.names = lump_names(self.version)
-        self.lumps: list[RespawnLump] = [RespawnLump(*directory[4 * i:4 * i + 4]) for i in range(NUM_LUMPS)]
+        self.lumps: list[RespawnLump] = list(map(RespawnLump._make, _LUMP_T.iter_unpack(data[16:HEADER_SIZE])))
         self.external: dict[int, bytes] = {}
         if path is not None:
             for index in range(NUM_LUMPS):
@@ -126,7 +126,8 @@ class RespawnBsp:
                     self.external[index] = lump_path.read_bytes()
         self._replaced: dict[int, bytes] = {}
         for index, entry in enumerate(self.lumps):
-            self._check_entry(index, entry)
+            if entry.filelen or entry.fileofs < 0:  # most of the 128 are unused: (0, 0, 0, 0) or (ofs, 0, ...)
+                self._check_entry(index, entry)
         self.partitions = self._partitions()
         self.ent_files: dict[str, bytes] = {}
         if path is not None:
