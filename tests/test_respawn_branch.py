@@ -245,3 +245,22 @@ def test_no_lump_of_the_corpus_map_is_compressed() -> None:
     assert {entry.fourcc for entry in bsp.lumps} == {0}
     assert not any(bsp.raw(index).startswith(b"LZMA") for index in range(128))
     assert VARIANTS["titanfall2"].loads_lzma is False
+
+
+@needs_crossfire
+def test_collision_brushes_match_bsp_tool() -> None:
+    """CM_BRUSHES (32-byte Brush), their side plane offsets and side properties: counts and values."""
+    bsp = RespawnBsp.open(CROSSFIRE)
+    reference = _bsp_tool(CROSSFIRE)
+    brushes = bsp.array("CM_BRUSHES")
+    assert len(brushes) == len(reference.CM_BRUSHES) == 458
+    assert np.array_equal(brushes["origin"], np.array([list(b.origin) for b in reference.CM_BRUSHES], "<f4"))
+    assert np.array_equal(brushes["extents"], np.array([list(b.extents) for b in reference.CM_BRUSHES], "<f4"))
+    for field in ("num_non_axial_no_discard", "num_plane_offsets", "index", "brush_side_offset"):
+        assert brushes[field].tolist() == [getattr(b, field) for b in reference.CM_BRUSHES], field
+    assert brushes["index"].tolist() == list(range(458))  # each brush names its own place
+    assert bsp.array("CM_BRUSH_SIDE_PLANE_OFFSETS").tolist() == list(reference.CM_BRUSH_SIDE_PLANE_OFFSETS)
+    properties = bsp.array("CM_BRUSH_SIDE_PROPERTIES")
+    assert properties.tolist() == [p.as_int() for p in reference.CM_BRUSH_SIDE_PROPERTIES]
+    # Every brush has its six axial sides and its extra planes' properties: 6 * 458 + 182 sides.
+    assert len(properties) == 6 * len(brushes) + int(brushes["num_plane_offsets"].sum()) == 2930

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BspError, UnsupportedError
 from ..respawn import RespawnBsp, is_respawn
+from ..formats import describe_foreign
 from ._common import CommandError
 
 if TYPE_CHECKING:
@@ -29,7 +30,9 @@ def is_rbsp(path: str | os.PathLike[str]) -> bool:
 def refuse_decompile(path: str | os.PathLike[str]) -> None:
     """``decompile`` of a Titanfall map: one line saying why it is not done."""
     if is_rbsp(path):
-        raise CommandError("a Titanfall (rBSP) map is not decompiled: its brushes are collision hulls "
+        with open(path, "rb") as handle:
+            what = (describe_foreign(handle.read(8)) or "a Titanfall map").split(":")[0]
+        raise CommandError(f"{what} is not decompiled: its brushes are collision hulls "
                            "(CM_BRUSHES, counted by info: boxes cut by further planes) whose side-to-plane "
                            "indexing (CM_BRUSH_SIDE_PLANE_OFFSETS) no second source documents")
 
