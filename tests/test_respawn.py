@@ -87,7 +87,7 @@ def test_counts_and_values_equal_bsp_tool(path: Path) -> None:
 def test_mesh_indices_stay_inside_their_vertex_lumps(path: Path) -> None:
     # Independent of bsp_tool: what a vertex lump's record size must be for the meshes to fit.
     bsp = RespawnBsp.open(path)
-    from sourcebsp.respawn import MASK_VERTEX, VERTEX_LUMP_OF_FLAGS
+    from sourcebsp.codecs.respawn import MASK_VERTEX, VERTEX_LUMP_OF_FLAGS
 
     meshes, indices, sorts = bsp.array("MESHES"), bsp.array("MESH_INDICES"), bsp.array("MATERIAL_SORTS")
     for mesh in meshes:
