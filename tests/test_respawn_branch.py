@@ -231,11 +231,21 @@ def test_example_repacks_byte_identically(name: str, tmp_path: Path) -> None:
         assert out.read_bytes() == path.read_bytes()
 
 
-def test_a_partition_name_with_a_path_is_refused() -> None:
+def test_a_partition_name_with_a_path_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bsp = RespawnBsp(example_branch_bytes("titanfall2"))
-    bsp.replace_lump("ENTITY_PARTITIONS", b"01* ../../secret\0")
+    bsp.replace_lump("ENTITY_PARTITIONS", b"01* ../secret\0")
+    (tmp_path / "maps").mkdir()
+    path = tmp_path / "maps" / "mp.bsp"
+    bsp.save(path)
+    (tmp_path / "secret.ent").write_bytes(b"ENTITIES01\n{\n}\n\0")  # what ../secret would reach
+    again = RespawnBsp.open(path)
+    assert again.partitions == [] and again.ent_files == {}  # never looked up
     with pytest.raises(BspFormatError, match="ENTITY_PARTITIONS"):
-        RespawnBsp(bsp.to_bytes())
+        again.partition_entities()
+    assert main(["entities", str(path)]) == 1
+    assert "ENTITY_PARTITIONS" in capsys.readouterr().err
+    assert main(["info", str(path), "--json"]) == 1  # reported as damaged, the rest described
+    assert "ENTITY_PARTITIONS" in capsys.readouterr().out
 
 
 @needs_crossfire

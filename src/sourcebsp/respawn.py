@@ -128,7 +128,11 @@ class RespawnBsp:
         for index, entry in enumerate(self.lumps):
             if entry.filelen or entry.fileofs < 0:  # most of the 128 are unused: (0, 0, 0, 0) or (ofs, 0, ...)
                 self._check_entry(index, entry)
-        self.partitions = self._partitions()
+        named = self._partitions()
+        # A name becomes a file name beside the map: one with a path or odd characters is never
+        # looked up, and reading the partitions' entities raises (see partition_entities).
+        self.partitions = [part for part in named if _PARTITION_NAME.fullmatch(part)]
+        self._bad_partitions = [part for part in named if part not in self.partitions]
         self.ent_files: dict[str, bytes] = {}
         if path is not None:
             for partition in self.partitions:
@@ -277,12 +281,7 @@ class RespawnBsp:
     def _partitions(self) -> list[str]:
         """The ``.ent`` partitions ENTITY_PARTITIONS names ("01*", the map's own lump, left out)."""
         text = self.raw(0x18).split(b"\0", 1)[0].decode("ascii", "replace")
-        parts = [part for part in text.split() if not part.startswith("01")]
-        for part in parts:  # a name becomes a file name beside the map: no paths, no odd characters
-            if not _PARTITION_NAME.fullmatch(part):
-                raise BspFormatError(f"entity partition {part[:40]!r} is not a name of letters, digits and "
-                                     f"underscores", lump="ENTITY_PARTITIONS", offset=self._file_offset(0x18))
-        return parts
+        return [part for part in text.split() if not part.startswith("01")]
 
     def entities(self) -> "Entities":
         """The ENTITIES lump's entities."""
@@ -297,6 +296,9 @@ class RespawnBsp:
         """
         from .codecs.entities import parse_entities
 
+        if self._bad_partitions:
+            raise BspFormatError(f"entity partition {self._bad_partitions[0][:40]!r} is not a name of letters, "
+                                 f"digits and underscores", lump="ENTITY_PARTITIONS", offset=self._file_offset(0x18))
         found = {}
         for partition, data in self.ent_files.items():
             start = len(self.ent_file_head(partition))
