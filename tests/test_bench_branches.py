@@ -15,6 +15,6 @@ def test_a_row_per_branch() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     rows = module.rows(1)
-    assert [row[0] for row in rows] == example_branches()
+    assert [row[0] for row in rows] == [*example_branches(), "titanfall", "titanfall2"]
     assert all(row[1] == len(example_branch_bytes(row[0])) and row[2] > 0 and row[3] > 0 for row in rows)
     assert next(row[3] for row in rows if row[0] == "orange_box") == 1.0

@@ -22,7 +22,8 @@ SRC = Path(variants.__file__).resolve().parent
 # for the rest): each is a key of the registry.
 NAMED = ["vampire", "source2004", "orange_box", "orange_box_x360", "left4dead", "left4dead2", "csgo",
          "alien_swarm", "portal2", "strata", "the_ship", "zeno_clash", "black_mesa", "infra", "dota2_v22",
-         "dota2_v23", "dark_messiah", "vindictus", "source_xbox", "contagion", "tactical_intervention"]
+         "dota2_v23", "dark_messiah", "vindictus", "source_xbox", "contagion", "tactical_intervention",
+         "titanfall", "titanfall2"]
 
 
 def test_issue_names_are_registered() -> None:
@@ -35,8 +36,17 @@ def test_no_parallel_tables_remain() -> None:
     assert not hasattr(header, "SUPPORTED_VERSIONS")
     assert not hasattr(writeplan, "_NEVER_COMPRESSED")
     derived = {(r.variant, r.versions, r.endian, r.lump_order) for r in variants._BUILTIN_RULES}
-    table = {(v.name, v.versions, v.endian, v.lump_order) for v in variants._BUILTIN if v.detected}
+    table = {(v.name, v.versions, v.endian, v.lump_order) for v in variants._BUILTIN
+             if v.detected and v.container == "source"}
     assert derived == table
+    # rBSP headers are not dheader_t: their branches are told by ident and version alone.
+    respawn = {v.name: v.versions for v in variants._BUILTIN if v.container == "respawn"}
+    assert respawn == {"titanfall": {29}, "titanfall2": {37}}
+    for name, versions in respawn.items():
+        head = b"rBSP" + struct.pack("<i", min(versions))
+        assert variants.detect_respawn(head) is VARIANTS[name]
+    assert variants.detect_respawn(b"rBSP" + struct.pack("<i", 47)) is None  # Apex Legends
+    assert variants.detect_respawn(b"VBSP" + struct.pack("<i", 29)) is None
 
 
 def _literal_sets_of_versions(tree: ast.AST) -> list[ast.AST]:
@@ -71,7 +81,7 @@ def test_no_module_but_variants_lists_bsp_versions_or_branch_names() -> None:
 
 
 def test_supported_versions_are_the_tables() -> None:
-    table = frozenset().union(*(v.versions for v in variants._BUILTIN if v.detected))
+    table = frozenset().union(*(v.versions for v in variants._BUILTIN if v.detected and v.container == "source"))
     assert variants.supported_versions() == table
     for version in range(0, 64):
         data = bytearray(BspFile().to_bytes())
@@ -92,6 +102,14 @@ def test_content_branches_are_the_games_of_the_table() -> None:
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_facts_derive_from_the_variant(name: str) -> None:
     variant = VARIANTS[name]
+    if variant.container == "respawn":  # its own container: the header of codecs.respawn
+        from sourcebsp.codecs import respawn
+
+        assert variant.ident == respawn.IDENT and variant.lump_count == respawn.NUM_LUMPS == 128
+        assert variant.loads_lzma is False and not variant.static_prop_versions
+        with pytest.raises(sourcebsp.UnsupportedError, match="open_map"):
+            BspFile(variant=variant)
+        return
     version = min(variant.versions) if variant.versions else 20
     bsp = BspFile(Header(ident=variant.ident, version=version, lump_order=variant.lump_order or "std"),
                   variant=variant)

@@ -143,6 +143,8 @@ def test_lump_type_table_agrees_with_the_codecs() -> None:
     checked = 0
     for name in variants.variant_names():
         variant = variants.get_variant(name)
+        if variant.container != "source":  # rBSP's 128 lump ids are not LumpId: RespawnBsp.array reads them
+            continue
         for lump, versions in variant.layouts.items():
             kind = lump_types.LUMP_TYPES[sourcebsp.LumpId(lump)]
             for version in versions:

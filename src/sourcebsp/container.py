@@ -161,6 +161,8 @@ class BspFile:
             if found.alternatives and buffer is not None:
                 found = refine(found, self._static_prop_version(memoryview(buffer)))
             chosen, self.variant_alternatives = found
+        else:
+            _source_only(chosen)
         self.variant: Variant = chosen
         if chosen.lump_order and chosen.lump_order != self.header.lump_order and self.header.lumps == _NO_LUMPS:
             # An empty directory read as standard: it is written in the branch's order.
@@ -806,10 +808,20 @@ class BspFile:
     disp_multiblend: LumpAttr[Any] = LumpAttr(LumpId.DISP_MULTIBLEND, raw_ok=True)
     # <<< generated
 
-def _versions(variant: "str | Variant | None") -> "Collection[int]":
+def _versions(variant: "Variant | None") -> "Collection[int]":
     """The BSP versions to accept: any a detection rule knows, or any at all
-    when the caller names the variant."""
-    return supported_versions() if variant is None else range(-(2**31), 2**31)
+    when the caller names the variant (a Source branch: an rBSP one is refused)."""
+    if variant is None:
+        return supported_versions()
+    _source_only(variant)
+    return range(-(2**31), 2**31)
+
+
+def _source_only(variant: Variant) -> None:
+    """Refuse a branch this container does not read (Respawn's rBSP: :mod:`sourcebsp.respawn`)."""
+    if variant.container != "source":
+        raise UnsupportedError(f"variant {variant.name!r} is a Respawn rBSP branch: open its maps with "
+                               f"sourcebsp.open_map(path), which reads Source and rBSP maps", offset=0)
 
 
 def open_bsp(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,

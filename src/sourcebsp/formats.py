@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["describe_foreign"]
+__all__ = ["RESPAWN_HINT", "describe_foreign"]
 
 _SOURCE_HINT = "sourcebsp reads Source engine maps"
+#: What reads a Titanfall map, for the refusals of what does not (the Source container, and
+#: the commands built on it).
+RESPAWN_HINT = ("sourcebsp reads Source engine maps here (Titanfall maps: sourcebsp.open_map, and the commands "
+                "info, entities, edit-entities, props, pak list/extract, repack and export)")
 
 # Versions of the formats whose first four bytes are the version number itself.
 _BARE_VERSIONS = {
@@ -73,7 +77,7 @@ def describe_foreign(head: bytes) -> str | None:
             if known is not None and version >= 47:
                 return f"{known}: sourcebsp reads Source engine maps, not Respawn's rBSP yet"
             if known is not None:  # sourcebsp.respawn reads these; the Source container and its commands do not
-                return f"{known}: sourcebsp reads Source engine maps (rBSP: info, repack, export, sourcebsp.open_map)"
+                return f"{known}: {RESPAWN_HINT}"
             return f"a Respawn rBSP map of version {version}: {_SOURCE_HINT}"
         if known is None:
             known = f"an {ident.decode()} map of version {version}"

@@ -5,9 +5,10 @@ has 128 lumps (``ident``, ``version``, ``mapRevision``, ``127``, then 128
 ``lump_t`` {fileofs, filelen, version, fourCC}), a lump may live in a file of
 its own beside the map (``<map>.bsp.<index as 4 hex digits>.bsp_lump``), and
 entities are split between the ENTITIES lump and ``<map>_<partition>.ent``
-files named by ENTITY_PARTITIONS.  The lump ids and record layouts are those
-bsp_tool documents for ``respawn.titanfall`` and ``respawn.titanfall2``,
-checked against a real Titanfall 2 map.
+files named by ENTITY_PARTITIONS.  The header, lump ids and record layouts are
+:mod:`sourcebsp.codecs.respawn`'s; the branches are the ``titanfall`` and
+``titanfall2`` entries of the branch table (:mod:`sourcebsp.variants`, whose
+``container`` is ``"respawn"``).
 
 What is decoded (numpy record arrays, views of the file's bytes): planes,
 texture data and their names, vertices, vertex normals, the five vertex
@@ -17,13 +18,16 @@ byte for byte, and re-encoding the decoded lumps gives the same bytes.
 """
 from __future__ import annotations
 
-import functools
 import os
+import re
 import struct
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple
 
+from .codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS, PAKFILE,
+                             VERTEX_LUMP_OF_FLAGS, lump_names, record_dtypes)
 from .errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
+from .variants import VARIANTS, Variant, chosen_variant, detect_respawn
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -31,9 +35,10 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .codecs.entities import Entities
+    from .codecs.pakfile import Pakfile
+    from .codecs.respawn import StaticPropsV13
     from .compression import Limits
     from .container import BspFile
-    from .variants import Variant
 
 __all__ = [
     "IDENT",
@@ -48,93 +53,15 @@ __all__ = [
     "record_dtypes",
 ]
 
-IDENT = b"rBSP"
-VERSIONS: Mapping[int, str] = MappingProxyType({29: "titanfall", 37: "titanfall2"})
-DESCRIPTIONS: Mapping[str, str] = MappingProxyType({"titanfall": "Titanfall (Respawn rBSP 29)",
-                                                    "titanfall2": "Titanfall 2 (Respawn rBSP 37)"})
-NUM_LUMPS = 128
-_HEADER = struct.Struct(f"<4s3i{4 * NUM_LUMPS}i")
-HEADER_SIZE = _HEADER.size  # 2064
-
-# Lump ids both versions share (bsp_tool's respawn LUMP enums); the rest are UNUSED_<n>.
-_COMMON_NAMES = {
-    0x00: "ENTITIES", 0x01: "PLANES", 0x02: "TEXTURE_DATA", 0x03: "VERTICES", 0x0E: "MODELS",
-    0x18: "ENTITY_PARTITIONS", 0x1D: "PHYSICS_COLLIDE", 0x1E: "VERTEX_NORMALS", 0x23: "GAME_LUMP",
-    0x24: "LEAF_WATER_DATA", 0x28: "PAKFILE", 0x2A: "CUBEMAPS", 0x2B: "TEXTURE_DATA_STRING_DATA",
-    0x2C: "TEXTURE_DATA_STRING_TABLE", 0x36: "WORLD_LIGHTS", 0x42: "TRICOLL_TRIANGLES",
-    0x44: "TRICOLL_NODES", 0x45: "TRICOLL_HEADERS", 0x47: "VERTEX_UNLIT", 0x48: "VERTEX_LIT_FLAT",
-    0x49: "VERTEX_LIT_BUMP", 0x4A: "VERTEX_UNLIT_TS", 0x4B: "VERTEX_BLINN_PHONG",
-    0x4C: "VERTEX_RESERVED_5", 0x4D: "VERTEX_RESERVED_6", 0x4E: "VERTEX_RESERVED_7",
-    0x4F: "MESH_INDICES", 0x50: "MESHES", 0x51: "MESH_BOUNDS", 0x52: "MATERIAL_SORTS",
-    0x53: "LIGHTMAP_HEADERS", 0x55: "CM_GRID", 0x56: "CM_GRID_CELLS", 0x57: "CM_GEO_SETS",
-    0x58: "CM_GEO_SET_BOUNDS", 0x59: "CM_PRIMITIVES", 0x5A: "CM_PRIMITIVE_BOUNDS",
-    0x5B: "CM_UNIQUE_CONTENTS", 0x5C: "CM_BRUSHES", 0x5D: "CM_BRUSH_SIDE_PLANE_OFFSETS",
-    0x5E: "CM_BRUSH_SIDE_PROPERTIES", 0x5F: "CM_BRUSH_SIDE_TEXTURE_VECTORS", 0x60: "TRICOLL_BEVEL_STARTS",
-    0x61: "TRICOLL_BEVEL_INDICES", 0x62: "LIGHTMAP_DATA_SKY", 0x63: "CSM_AABB_NODES",
-    0x64: "CSM_OBJ_REFERENCES", 0x65: "LIGHTPROBES", 0x66: "STATIC_PROP_LIGHTPROBE_INDICES",
-    0x67: "LIGHTPROBE_TREE", 0x68: "LIGHTPROBE_REFERENCES", 0x69: "LIGHTMAP_DATA_REAL_TIME_LIGHTS",
-    0x6A: "CELL_BSP_NODES", 0x6B: "CELLS", 0x6C: "PORTALS", 0x6D: "PORTAL_VERTICES", 0x6E: "PORTAL_EDGES",
-    0x6F: "PORTAL_VERTEX_EDGES", 0x70: "PORTAL_VERTEX_REFERENCES", 0x71: "PORTAL_EDGE_REFERENCES",
-    0x72: "PORTAL_EDGE_INTERSECT_EDGE", 0x73: "PORTAL_EDGE_INTERSECT_VERTEX",
-    0x74: "PORTAL_EDGE_INTERSECT_HEADER", 0x75: "OCCLUSION_MESH_VERTICES", 0x76: "OCCLUSION_MESH_INDICES",
-    0x77: "CELL_AABB_NODES", 0x78: "OBJ_REFERENCES", 0x79: "OBJ_REFERENCE_BOUNDS", 0x7B: "LEVEL_INFO",
-    0x7C: "SHADOW_MESH_OPAQUE_VERTICES", 0x7D: "SHADOW_MESH_ALPHA_VERTICES", 0x7E: "SHADOW_MESH_INDICES",
-    0x7F: "SHADOW_MESHES",
-}
-# Titanfall 2 named four lumps Titanfall left unused, and a seventh lightmap lump.
-_TITANFALL2_NAMES = {0x04: "LIGHTPROBE_PARENT_INFOS", 0x05: "SHADOW_ENVIRONMENTS", 0x06: "LIGHTPROBE_BSP_NODES",
-                     0x07: "LIGHTPROBE_BSP_REF_IDS", 0x37: "WORLD_LIGHT_PARENT_INFOS",
-                     0x7A: "LIGHTMAP_DATA_RTL_PAGES"}
+# What a file of each version is: the branch table's entries (sourcebsp.variants, container "respawn").
+VERSIONS: Mapping[int, str] = MappingProxyType({version: variant.name for variant in VARIANTS.values()
+                                                if variant.container == "respawn" for version in variant.versions})
+DESCRIPTIONS: Mapping[str, str] = MappingProxyType({VARIANTS[name].name: VARIANTS[name].description
+                                                    for name in VERSIONS.values()})
 
 
-def lump_names(version: int) -> tuple[str, ...]:
-    """The 128 lump names of rBSP ``version`` (29 or 37); ids nothing uses are ``UNUSED_<n>``."""
-    names = dict(_COMMON_NAMES)
-    if version >= 37:
-        names.update(_TITANFALL2_NAMES)
-    return tuple(names.get(index, f"UNUSED_{index}") for index in range(NUM_LUMPS))
-
-
-@functools.lru_cache(maxsize=None)
-def record_dtypes(version: int) -> "Mapping[int, np.dtype]":
-    """The record of each decoded lump (little-endian, packed; sizes as bsp_tool's struct formats)."""
-    import numpy as np
-
-    vec3 = ("<f4", 3)
-    if version >= 37:  # Titanfall 2's Mesh: vertex type a byte, then a cubemap index
-        mesh_head = [("vertex_type", "i1"), ("cubemap", "i1")]
-    else:
-        mesh_head = [("vertex_type", "<u2")]
-    vertex = [("position_index", "<u4"), ("normal_index", "<u4")]
-    return MappingProxyType({
-        0x01: np.dtype([("normal", *vec3), ("dist", "<f4")]),  # 16
-        0x02: np.dtype([("reflectivity", *vec3), ("name_index", "<i4"), ("size", "<i4", 2),
-                        ("view", "<i4", 2), ("flags", "<i4")]),  # 36
-        0x03: np.dtype(("<f4", 3)),
-        0x0E: np.dtype([("mins", *vec3), ("maxs", *vec3), ("first_mesh", "<u4"), ("num_meshes", "<u4")]),  # 32
-        0x1E: np.dtype(("<f4", 3)),
-        0x2C: np.dtype("<i4"),
-        0x47: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4)]),  # 20
-        0x48: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4), ("lightmap_uv", "<f4", 2),
-                        ("lightmap_step", "<f4", 2)]),  # 36
-        0x49: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4), ("lightmap_uv", "<f4", 2),
-                        ("lightmap_step", "<f4", 2), ("tangent", "<i4", 2)]),  # 44
-        0x4A: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4), ("tangent", "<i4", 2)]),  # 28
-        0x4B: np.dtype([*vertex, ("colour", "u1", 4), ("uv", "<f4", 2), ("lightmap_uv", "<f4", 2),
-                        ("tangent", "<f4", 16)]),  # 92
-        0x4F: np.dtype("<u2"),
-        0x50: np.dtype([("first_mesh_index", "<u4"), ("num_triangles", "<u2"), ("first_vertex", "<u2"),
-                        ("num_vertices", "<u2"), *mesh_head, ("styles", "i1", 4), ("luxel_origin", "<i2", 2),
-                        ("luxel_offset_max", "u1", 2), ("material_sort", "<u2"), ("flags", "<u4")]),  # 28
-        0x51: np.dtype([("origin", *vec3), ("radius", "<f4"), ("extents", *vec3), ("tan_yaw", "<f4")]),  # 32
-        0x52: np.dtype([("texture_data", "<i2"), ("lightmap_header", "<i2"), ("cubemap", "<i2"),
-                        ("last_vertex", "<u2"), ("vertex_offset", "<i4")]),  # 12
-    })
-
-
-# Mesh.flags & 0x600 picks the vertex lump a mesh's indices point into (bsp_tool's MeshFlags).
-VERTEX_LUMP_OF_FLAGS: Mapping[int, int] = MappingProxyType({0x000: 0x48, 0x200: 0x49, 0x400: 0x47, 0x600: 0x4A})
-MASK_VERTEX = 0x600
+_LUMP_T = struct.Struct("<4i")  # fileofs, filelen, version, fourCC
+_PARTITION_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
 
 
 class RespawnLump(NamedTuple):
@@ -148,7 +75,7 @@ class RespawnLump(NamedTuple):
 
 def is_respawn(head: bytes | memoryview) -> bool:
     """True when ``head`` (a file's first 8 bytes or more) starts a Titanfall or Titanfall 2 map."""
-    return len(head) >= 8 and bytes(head[:4]) == IDENT and struct.unpack_from("<i", head, 4)[0] in VERSIONS
+    return detect_respawn(head) is not None
 
 
 def _lump_file(path: Path, index: int) -> Path:
@@ -186,12 +113,11 @@ class RespawnBsp:
         if len(data) < HEADER_SIZE:
             raise TruncatedError(f"file is {len(data)} bytes, shorter than the {HEADER_SIZE}-byte rBSP header",
                                  offset=len(data), needed=HEADER_SIZE, available=len(data))
-        _, _, self.map_revision, last = _HEADER.unpack_from(data)[:4]
+        self.map_revision, last = struct.unpack_from("<2i", data, 8)
         if last != NUM_LUMPS - 1:
             raise BspFormatError(f"header says {last + 1} lumps, rBSP has {NUM_LUMPS}", offset=12)
-        directory = _HEADER.unpack_from(data)[4:]
         self.names = lump_names(self.version)
-        self.lumps: list[RespawnLump] = [RespawnLump(*directory[4 * i:4 * i + 4]) for i in range(NUM_LUMPS)]
+        self.lumps: list[RespawnLump] = list(map(RespawnLump._make, _LUMP_T.iter_unpack(data[16:HEADER_SIZE])))
         self.external: dict[int, bytes] = {}
         if path is not None:
             for index in range(NUM_LUMPS):
@@ -200,8 +126,13 @@ class RespawnBsp:
                     self.external[index] = lump_path.read_bytes()
         self._replaced: dict[int, bytes] = {}
         for index, entry in enumerate(self.lumps):
-            self._check_entry(index, entry)
-        self.partitions = self._partitions()
+            if entry.filelen or entry.fileofs < 0:  # most of the 128 are unused: (0, 0, 0, 0) or (ofs, 0, ...)
+                self._check_entry(index, entry)
+        named = self._partitions()
+        # A name becomes a file name beside the map: one with a path or odd characters is never
+        # looked up, and reading the partitions' entities raises (see partition_entities).
+        self.partitions = [part for part in named if _PARTITION_NAME.fullmatch(part)]
+        self._bad_partitions = [part for part in named if part not in self.partitions]
         self.ent_files: dict[str, bytes] = {}
         if path is not None:
             for partition in self.partitions:
@@ -210,12 +141,21 @@ class RespawnBsp:
                     self.ent_files[partition] = ent.read_bytes()
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> "RespawnBsp":
-        """Read the map at ``path`` and the lump and entity files beside it."""
+    def open(cls, path: str | os.PathLike[str], *, variant: "str | Variant | None" = None) -> "RespawnBsp":
+        """Read the map at ``path`` and the lump and entity files beside it.
+
+        ``variant`` (or, when None, a :class:`~sourcebsp.variants.reading_as` block's) is the
+        branch the caller expects: another one than the file's raises :class:`UnsupportedError`.
+        """
         from pathlib import Path  # not at import: ``info`` of a Source map does not load pathlib
 
         where = Path(path)
-        return cls(where.read_bytes(), where)
+        bsp = cls(where.read_bytes(), where)
+        chosen = chosen_variant(variant)
+        if chosen is not None and chosen.name != bsp.variant.name:
+            raise UnsupportedError(f"variant {chosen.name!r} asked for, but this is a Respawn rBSP map "
+                                   f"({bsp.variant.name})", offset=0)
+        return bsp
 
     def __enter__(self) -> "RespawnBsp":
         return self
@@ -226,9 +166,9 @@ class RespawnBsp:
     # -- the directory -------------------------------------------------------------------------
 
     @property
-    def variant(self) -> str:
-        """``titanfall`` or ``titanfall2``, the name in sourcebsp's branch table."""
-        return VERSIONS[self.version]
+    def variant(self) -> Variant:
+        """The branch table's entry: ``titanfall`` or ``titanfall2``."""
+        return VARIANTS[VERSIONS[self.version]]
 
     @property
     def file_size(self) -> int:
@@ -356,12 +296,37 @@ class RespawnBsp:
         """
         from .codecs.entities import parse_entities
 
+        if self._bad_partitions:
+            raise BspFormatError(f"entity partition {self._bad_partitions[0][:40]!r} is not a name of letters, "
+                                 f"digits and underscores", lump="ENTITY_PARTITIONS", offset=self._file_offset(0x18))
         found = {}
         for partition, data in self.ent_files.items():
-            start = data.find(b"{")
-            found[partition] = parse_entities(data[max(start, 0):] if start >= 0 else b"",
-                                              file_offset=max(start, 0))
+            start = len(self.ent_file_head(partition))
+            found[partition] = parse_entities(data[start:], file_offset=start)
         return found
+
+    def entity_sets(self) -> "list[tuple[str | None, Entities]]":
+        """Every entity of the map by where it is kept: (None, the ENTITIES lump's), then
+        (partition, its ``.ent`` file's) for each file found, in ENTITY_PARTITIONS' order."""
+        found = self.partition_entities()
+        order = [part for part in self.partitions if part in found] + sorted(set(found) - set(self.partitions))
+        return [(None, self.entities()), *((part, found[part]) for part in order)]
+
+    def ent_file_head(self, partition: str) -> bytes:
+        """The version line a partition's ``.ent`` file starts with (``ENTITIES01\\n``)."""
+        data = self.ent_files[partition]
+        start = data.find(b"{")
+        return data[:start] if start >= 0 else data.partition(b"\n")[0] + b"\n"
+
+    def set_entities(self, entities: "Entities") -> None:
+        """Replace the ENTITIES lump's entities (written by the next :meth:`save`)."""
+        self.replace_lump(0x00, entities.to_bytes())
+
+    def set_partition_entities(self, partition: str, entities: "Entities") -> None:
+        """Replace the entities of the ``.ent`` file of ``partition``, keeping its version line."""
+        if partition not in self.ent_files:
+            raise KeyError(f"no {partition}.ent file beside the map (found: {', '.join(self.ent_files) or 'none'})")
+        self.ent_files[partition] = self.ent_file_head(partition) + entities.to_bytes()
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -380,7 +345,8 @@ class RespawnBsp:
 
         A changed lump keeps its place in the file; what follows moves by its change in
         size (rounded up to 4 bytes, zero-filled, so later lumps keep their alignment), and
-        every directory offset past it moves with it.
+        every directory offset past it moves with it, the game lump directory's too (its
+        ``dgamelump_t.fileofs`` count from the start of the file).
         """
         changed = {index: data for index, data in self._replaced.items()
                    if index not in self.external and data != self.raw_original(index)}
@@ -388,28 +354,123 @@ class RespawnBsp:
             return self._data
         spans = sorted((entry.fileofs, entry.fileofs + entry.filelen, index)
                        for index, entry in enumerate(self.lumps) if entry.filelen and index not in self.external)
-        pieces: list[bytes] = []
-        cursor = HEADER_SIZE
         shifts: list[tuple[int, int]] = []  # (original offset, bytes added before what follows it)
+        cursor = HEADER_SIZE
         for start, end, index in spans:
             if index not in changed:
                 continue
             if start < cursor or any(s < end and start < e and i != index for s, e, i in spans):
                 raise UnsupportedError("a changed lump shares bytes with another lump", lump=self.names[index],
                                        offset=start)
+            size = len(changed[index])
+            shifts.append((start, size + (-(size - (end - start))) % 4 - (end - start)))
+            cursor = end
+
+        def moved(offset: int) -> int:
+            return offset + sum(delta for start, delta in shifts if start < offset)
+
+        game = self.lumps[GAME_LUMP]
+        if game.filelen and GAME_LUMP not in changed and GAME_LUMP not in self.external \
+                and moved(game.fileofs) != game.fileofs:
+            changed[GAME_LUMP] = self._game_lump_moved(moved(game.fileofs))  # the same size
+        pieces: list[bytes] = []
+        cursor = HEADER_SIZE
+        for start, end, index in spans:
+            if index not in changed:
+                continue
             data = changed[index]
-            pad = (-(len(data) - (end - start))) % 4
-            pieces += [self._data[cursor:start], data, b"\0" * pad]
-            shifts.append((start, len(data) + pad - (end - start)))
+            pieces += [self._data[cursor:start], data, b"\0" * ((-(len(data) - (end - start))) % 4)]
             cursor = end
         pieces.append(self._data[cursor:])
+        # A lump the map did not have goes at the end, 4-byte aligned.
+        size = moved(len(self._data)) if len(self._data) > HEADER_SIZE else HEADER_SIZE
+        added: dict[int, int] = {}
+        for index in sorted(changed):
+            if not self.lumps[index].filelen and changed[index]:
+                pieces.append(b"\0" * (-size % 4))
+                size += -size % 4
+                added[index] = size
+                pieces.append(changed[index])
+                size += len(changed[index])
         directory: list[int] = []
         for index, entry in enumerate(self.lumps):
-            moved = sum(delta for start, delta in shifts if start < entry.fileofs)
             length = len(changed[index]) if index in changed else entry.filelen
-            directory += [entry.fileofs + moved, length, entry.version, entry.fourcc]
-        header = _HEADER.pack(IDENT, self.version, self.map_revision, NUM_LUMPS - 1, *directory)
+            directory += [added.get(index, moved(entry.fileofs)), length, entry.version, entry.fourcc]
+        header = HEADER.pack(IDENT, self.version, self.map_revision, NUM_LUMPS - 1, *directory)
         return b"".join([header, *pieces])
+
+    def _game_lump_rows(self) -> "tuple[list[tuple[int, ...]], int, bool]":
+        """The game lump directory's rows, its size, and whether its offsets count from the lump."""
+        from .codecs.base import LumpContext
+        from .codecs.gamelump_directory import read_directory
+
+        ctx = LumpContext(GAME_LUMP, "GAME_LUMP", self.lumps[GAME_LUMP].version, self.version, "<",
+                          self._file_offset(GAME_LUMP))
+        rows, size, _, relative, _ = read_directory(memoryview(self.raw(GAME_LUMP)), ctx)
+        return rows, size, relative
+
+    def _game_lump_moved(self, new_offset: int) -> bytes:
+        """The game lump's bytes as they must be at ``new_offset``: each sub-lump's file offset moved."""
+        from .codecs.gamelump_directory import packed_directory
+
+        data = self.raw(GAME_LUMP)
+        rows, size, relative = self._game_lump_rows()
+        if relative:
+            return data
+        delta = new_offset - self.lumps[GAME_LUMP].fileofs
+        rows = [(lump_id, flags, version, fileofs + delta if filelen else fileofs, filelen, *rest)
+                for lump_id, flags, version, fileofs, filelen, *rest in rows]
+        for row in rows:
+            if not -(1 << 31) <= row[3] < 1 << 31:
+                raise BspFormatError(f"a game lump sub-lump's offset {row[3] - delta} cannot move by {delta} bytes",
+                                     lump="GAME_LUMP", offset=self._file_offset(GAME_LUMP))
+        return packed_directory(rows, "<") + data[size:]
+
+    def game_lump(self, name: str) -> tuple[int, bytes, int] | None:
+        """The version, bytes and file offset of the game lump sub-lump ``name`` (``"sprp"``), or
+        None when the map has none; its offset and length are checked against the file."""
+        from .codecs.gamelump_directory import id_to_str
+
+        if not self.raw(GAME_LUMP):
+            return None
+        rows, _, relative = self._game_lump_rows()
+        base = self._file_offset(GAME_LUMP) if relative else 0
+        for lump_id, _, version, fileofs, filelen, *_ in rows:
+            if lump_id == 0 or id_to_str(lump_id) != name:
+                continue
+            start = base + fileofs
+            if fileofs < 0 or filelen < 0 or start + filelen > len(self._data):
+                raise TruncatedError(f"game lump {name} of {filelen} bytes at {start} runs past the "
+                                     f"{len(self._data)}-byte file", lump="GAME_LUMP", offset=start,
+                                     needed=start + filelen, available=len(self._data))
+            return version, self._data[start:start + filelen], start
+        return None
+
+    def pakfile(self) -> "Pakfile":
+        """The PAKFILE lump as a read-only :class:`~sourcebsp.codecs.pakfile.Pakfile` (a zip
+        archive, as in Source maps; empty when the map has none)."""
+        from .codecs.pakfile import Pakfile
+
+        return Pakfile(self.raw(PAKFILE), lump="PAKFILE", offset=self._file_offset(PAKFILE))
+
+    def static_props(self) -> "StaticPropsV13 | None":
+        """Titanfall 2's static props (game lump ``sprp`` version 13), or None when the map has none.
+
+        Raises
+        ------
+        UnsupportedError
+            Another ``sprp`` version (Titanfall's v12 is not declared).
+        """
+        from .codecs.respawn import decode_static_props
+
+        found = self.game_lump("sprp")
+        if found is None:
+            return None
+        version, data, start = found
+        if version != 13:
+            raise UnsupportedError(f"static props version {version} are not decoded (Titanfall 2's "
+                                   f"version 13 are)", lump="GAME_LUMP", offset=self._file_offset(GAME_LUMP))
+        return decode_static_props(data, file_offset=start)
 
     def raw_original(self, index: int) -> bytes:
         """A lump's bytes as read (before :meth:`replace_lump`)."""
@@ -446,16 +507,18 @@ class RespawnBsp:
 
 def open_map(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
              limits: "Limits | None" = None) -> "BspFile | RespawnBsp":
-    """Open a map: a Titanfall or Titanfall 2 rBSP as :class:`RespawnBsp`, any other as a Source
-    map (:func:`sourcebsp.container.open_bsp`, with ``variant`` and ``limits``)."""
+    """Open a map of any branch of the table: a Titanfall or Titanfall 2 rBSP as
+    :class:`RespawnBsp`, any other as a Source map (:func:`sourcebsp.open`, with
+    ``variant`` and ``limits``).
+
+    ``variant`` (or a :class:`~sourcebsp.variants.reading_as` block) names the branch;
+    naming an rBSP branch for a Source map, or a Source branch for an rBSP map, raises
+    :class:`~sourcebsp.errors.UnsupportedError`.
+    """
     with open(path, "rb") as handle:
         head = handle.read(8)
-    if is_respawn(head):
-        name = VERSIONS[struct.unpack_from("<i", head, 4)[0]]
-        if variant is not None and variant != name:
-            raise UnsupportedError(f"variant {variant!r} asked for, but this is a Respawn rBSP map ({name})",
-                                   offset=0)
-        return RespawnBsp.open(path)
+    if detect_respawn(head) is not None:
+        return RespawnBsp.open(path, variant=variant)
     from .container import open_bsp
 
     return open_bsp(path, variant=variant, limits=limits)

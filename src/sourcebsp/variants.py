@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Na
 
 from ._loading import load_quietly
 from .codecs.base import Codec, Layouts
+from .codecs.respawn import IDENT as _RBSP_IDENT
+from .codecs.respawn import NUM_LUMPS as _RBSP_LUMPS
 from .errors import UnsupportedError
 from .header import IDENTS, Endian, Header, LumpOrder
 from .lump_ids import NUM_LUMPS, LumpId
@@ -36,6 +38,7 @@ __all__ = [
     "Game",
     "detect",
     "detect_variant",
+    "detect_respawn",
     "fits",
     "refine",
     "refine_by_lumps",
@@ -67,7 +70,7 @@ def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) ->
 
 
 _TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2", "INFRA",
-                "DARK_MESSIAH", "SOURCE_XBOX", "VINDICTUS")
+                "DARK_MESSIAH", "SOURCE_XBOX", "VINDICTUS", "TITANFALL", "TITANFALL2")
 _tables: dict[str, Layouts] = {}
 
 
@@ -84,7 +87,7 @@ def _build_tables() -> dict[str, Layouts]:
 
 def _compose_tables() -> None:
     from .codecs import (brushes, displacements, entities, gamelumps, geometry, lighting, occlusion,
-                         overlays, pakfile, physics, propcollision, textures, tree, visibility)
+                         overlays, pakfile, physics, propcollision, respawn, textures, tree, visibility)
 
     SDK2013 = compose(
         geometry.LAYOUTS,
@@ -131,7 +134,9 @@ def _compose_tables() -> None:
                            gamelumps.LAYOUTS_DARK_MESSIAH, remove=(LumpId.WORLDLIGHTS, LumpId.WORLDLIGHTS_HDR))  # its own primitives layout, not yet declared
     _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
                    LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2=DOTA2, INFRA=INFRA,
-                   DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX, VINDICTUS=VINDICTUS)
+                   DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX, VINDICTUS=VINDICTUS,
+                   # Respawn's rBSP: its own 128 lump ids (codecs/respawn.py), nothing of SDK 2013's.
+                   TITANFALL=respawn.layouts(29), TITANFALL2=respawn.layouts(37))
 
 
 def __getattr__(name: str) -> Layouts:
@@ -151,7 +156,10 @@ _SOLE_MODULES: dict[int, str] = {LumpId.ENTITIES: "entities", LumpId.PAKFILE: "p
 
 # Tables whose branch has its own layout of a sole-module lump (Dark Messiah's game lump directory).
 _OWN_SOLE_LUMPS: dict[str, frozenset[int]] = {"DARK_MESSIAH": frozenset({LumpId.GAME_LUMP}),
-                                              "VINDICTUS": frozenset({LumpId.GAME_LUMP})}
+                                              "VINDICTUS": frozenset({LumpId.GAME_LUMP}),
+                                              # rBSP: its game lump and pakfile are kept as bytes
+                                              "TITANFALL": frozenset({LumpId.GAME_LUMP, LumpId.PAKFILE}),
+                                              "TITANFALL2": frozenset({LumpId.GAME_LUMP, LumpId.PAKFILE})}
 
 
 @functools.lru_cache(maxsize=None)
@@ -252,11 +260,14 @@ class Variant(NamedTuple):
     marker_lumps: frozenset[int] = frozenset()  # lumps only this branch writes: a file with one is its
     detected: bool = True  # picked from the header alone (else only by name, or by the file's content)
     encrypted: bool = False  # its files are XOR-encrypted whole, the key in each (sourcebsp.encryption)
+    # The container that reads its files: "source" (sourcebsp.container.BspFile: dheader_t, 64 lumps)
+    # or "respawn" (sourcebsp.respawn.RespawnBsp: ident rBSP, 128 lumps, .bsp_lump and .ent files).
+    container: str = "source"
 
     @property
     def ident(self) -> bytes:
         """The four bytes at the start of this branch's files."""
-        return _IDENT_OF[self.endian]
+        return _RBSP_IDENT if self.container == "respawn" else _IDENT_OF[self.endian]
 
     @property
     def loads_lzma(self) -> bool | None:
@@ -359,6 +370,10 @@ _STRATA = Game("strata", "Strata Source (Momentum Mod, Portal: Revolution)", Tru
                _folders("momentum revolution p2ce"))
 _CONSOLE = Game("console", "Xbox 360 / PS3 builds", True, None)
 _XBOX = Game("xbox", "Half-Life 2 on the original Xbox (before LZMA lumps)", False, False)
+# rBSP has no lzma_header_t: every lump_t fourCC is 0 (the Titanfall 2 corpus map; bsp_tool writes 0).
+# Its pakfile's compression methods are not known.
+_TITANFALL = Game("titanfall", "Titanfall", False, None)
+_TITANFALL2 = Game("titanfall2", "Titanfall 2", False, None)
 # Dota 2's beta branches changed dbrushside_t, ddispinfo_t and doverlay_t (VDC "BSP (Source)"):
 # until their layouts are declared those lumps stay raw bytes rather than read wrongly.
 _DOTA2_RAW = (LumpId.BRUSHSIDES, LumpId.DISPINFO, LumpId.OVERLAYS)
@@ -456,6 +471,12 @@ _BUILTIN = (
             versions=frozenset({27}), lump_order="l4d2", static_prop_versions=frozenset({9}),
             static_prop_layout="v9", lump_versions=_SHADOW_LIGHTS),
     Variant("v42", "BSP 42 (read with SDK 2013 layouts)", LazyLayouts("SDK2013"), versions=frozenset({42})),
+    # Respawn's rBSP, read by its own container (sourcebsp.respawn); no static prop layout of
+    # codecs.staticprops (Titanfall 2's sprp v13 is codecs.respawn's), no decompiler textures.
+    Variant("titanfall", "Titanfall (Respawn rBSP 29)", LazyLayouts("TITANFALL"), versions=frozenset({29}),
+            lump_count=_RBSP_LUMPS, games=(_TITANFALL,), container="respawn"),
+    Variant("titanfall2", "Titanfall 2 (Respawn rBSP 37)", LazyLayouts("TITANFALL2"), versions=frozenset({37}),
+            lump_count=_RBSP_LUMPS, games=(_TITANFALL2,), container="respawn"),
 )
 _IDENT_OF: dict[Endian, bytes] = {endian: ident for ident, endian in IDENTS.items()}
 
@@ -465,8 +486,11 @@ def _rule(variant: Variant) -> "DetectRule":
 
 
 # Detection, derived from the table: the rules with a lump_t order first (the most specific).
-_BUILTIN_RULES = tuple(sorted((_rule(v) for v in _BUILTIN if v.detected and v.versions),
+# They read Source headers (dheader_t); rBSP files are told by detect_respawn.
+_BUILTIN_RULES = tuple(sorted((_rule(v) for v in _BUILTIN if v.detected and v.versions and v.container == "source"),
                               key=lambda rule: rule.lump_order is None))
+_RESPAWN_BY_VERSION: dict[int, str] = {version: v.name for v in _BUILTIN if v.container == "respawn"
+                                       for version in v.versions}
 
 # The registry: built at import from the tables above, changed afterwards only
 # through register_variant and register_codec.
@@ -614,6 +638,15 @@ def detect_variant(header: Header) -> Variant:
     """The variant a header belongs to: the first rule matching its version,
     byte order and lump_t order."""
     return detect(header).variant
+
+
+def detect_respawn(head: bytes | memoryview) -> Variant | None:
+    """The Respawn rBSP branch a file starting with ``head`` (its first 8 bytes or more) belongs
+    to, from its ident and version; None when it is not a Titanfall or Titanfall 2 map."""
+    if len(head) < 8 or bytes(head[:4]) != _RBSP_IDENT:
+        return None
+    name = _RESPAWN_BY_VERSION.get(int.from_bytes(bytes(head[4:8]), "little", signed=True))
+    return None if name is None else _variants[name]
 
 
 def register_variant(variant: Variant, *, versions: Iterable[int] = (), endian: Endian | None = None,

@@ -65,7 +65,7 @@ def test_export_and_decompile_follow_the_variant(corpus_file, tmp_path: Path,
     assert main(["export", path, "-o", str(tmp_path / "c.glb"), "--variant", "zeno_clash"]) == 0
 
 
-@pytest.mark.parametrize("name", list(VARIANTS))
+@pytest.mark.parametrize("name", [name for name, v in VARIANTS.items() if v.container == "source"])
 def test_open_with_every_variant_name(name: str, corpus_file) -> None:
     with sourcebsp.open(corpus_file("tf2_mp_lobby.bsp"), variant=name) as bsp:
         assert bsp.variant is VARIANTS[name] and bsp.variant_alternatives == ()

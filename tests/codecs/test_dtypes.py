@@ -8,6 +8,7 @@ import pytest
 
 from sourcebsp.codecs import brushes, displacements, geometry, lighting, overlays, textures, tree
 from sourcebsp.codecs import occlusion, physics, propcollision, zip_directory
+from sourcebsp.codecs import respawn as respawn_codec
 from sourcebsp.codecs.arrays import COLOR_RGB_EXP32
 from sourcebsp.codecs.base import fields_dtype, fields_struct, record_struct
 from sourcebsp.codecs.gamelumps import GAMELUMP, GAMELUMP_FIELDS
@@ -15,9 +16,32 @@ from sourcebsp.compression import LZMA_HEADER
 from sourcebsp.lumpfile import LUMPFILE_HEADER, LUMPFILE_HEADER_FIELDS
 from sourcebsp.variants import VARIANTS
 
+# Respawn's rBSP: the sizes of bsp_tool 0.7.0's struct formats (respawn.titanfall / titanfall2),
+# written out here from their _format strings, not read from bsp_tool.
+_TF1 = respawn_codec.record_dtypes(29)
+_TF2 = respawn_codec.record_dtypes(37)
+RESPAWN_SIZES = {
+    "Plane (rBSP, quake3.Plane 4f)": (_TF1[0x01], 16),
+    "TextureData (rBSP, 3f6i)": (_TF1[0x02], 36),
+    "Model (rBSP, 6f2I)": (_TF1[0x0E], 32),
+    "VertexUnlit (rBSP, 2I2f4B)": (_TF1[0x47], 20),
+    "VertexLitFlat (rBSP, 2I2f4B4f)": (_TF1[0x48], 36),
+    "VertexLitBump (rBSP, 2I2f4B4f2i)": (_TF1[0x49], 44),
+    "VertexUnlitTS (rBSP, 2I2f4B2i)": (_TF1[0x4A], 28),
+    "VertexBlinnPhong (rBSP, 2I4B20f)": (_TF1[0x4B], 92),
+    "Mesh (Titanfall, I4H4b2h2BHI)": (_TF1[0x50], 28),
+    "Mesh (Titanfall 2, I3H6b2h2BHI)": (_TF2[0x50], 28),
+    "MeshBounds (rBSP, 8f)": (_TF1[0x51], 32),
+    "MaterialSort (rBSP, 4hi)": (_TF1[0x52], 12),
+    "Brush (rBSP, 3f2Bh3fi)": (_TF1[0x5C], 32),
+    "StaticPropv13 (Titanfall 2, 7fH2B2H4f4b4B2H)": (respawn_codec.static_prop_v13(), 64),
+    "Unknown3 (Titanfall 2 sprp, 12f4i)": (respawn_codec.static_prop_extra_v13(), 64),
+}
+
 # sizeof() of each struct as documented in bspfile.h / the VDC "Source BSP File Format"
 # article, and for the v17 / v25 branches as published by their reverse-engineers.
 DOCUMENTED_SIZES = {
+    **RESPAWN_SIZES,
     "dplane_t": (geometry.PLANE, 20),
     "dvertex_t": (geometry.VECTOR, 12),
     "dedge_t": (geometry.EDGE, 4),

@@ -96,8 +96,10 @@ def test_a_short_fuzzing_run_finds_nothing(tmp_path: Path) -> None:
 
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         stats = pool.apply(_bounded_run, (str(tmp_path),))
+    from sourcebsp.fuzz.entry_points import ENTRY_POINTS
+
     assert stats["inputs"] == 25
-    assert stats["runs"] == 25 * 17
+    assert stats["runs"] == 25 * len(ENTRY_POINTS)
     crashes = {k: v for k, v in stats["unique"].items() if not _pending_elsewhere(k)}
     assert not crashes, "\n".join(Path(p).with_suffix(".json").read_text() for p in crashes.values())
 
@@ -110,3 +112,60 @@ def _bounded_run(out: str) -> dict:
     limit_memory(DEFAULT_MEMORY_LIMIT)
     strict_warnings()
     return asdict(run_worker(Path(out), seconds=120, rng_seed=2024, max_inputs=25))
+
+
+# ---- Respawn's rBSP seeds -------------------------------------------------------------------
+RESPAWN_SEEDS = ["example_titanfall", "example_titanfall2", "example_titanfall2_pak"]
+RESPAWN_ENTRIES = ["respawn_read", "respawn_export", "respawn_save", "open", "entities"]
+
+
+def test_seeds_include_the_rbsp_rooms() -> None:
+    from sourcebsp.examples.branches import example_branch_bytes
+    from sourcebsp.respawn import RespawnBsp
+
+    found = seeds()
+    assert found["example_titanfall"] == example_branch_bytes("titanfall")
+    assert found["example_titanfall2"] == example_branch_bytes("titanfall2")
+    assert found["example_titanfall"][:8] == b"rBSP\x1d\x00\x00\x00"  # 29
+    with_pak = RespawnBsp(found["example_titanfall2_pak"])
+    assert {e.compression for e in with_pak.pakfile().entries()} >= {"stored", "deflated", "lzma"}
+    # The rest of the map is the room's, byte for byte.
+    room = RespawnBsp(found["example_titanfall2"])
+    assert all(with_pak.raw(i) == room.raw(i) for i in range(128) if i != 0x28)
+
+
+def test_mutations_follow_the_rbsp_directory() -> None:
+    from sourcebsp.respawn import RespawnBsp
+
+    seed = seeds()["example_titanfall2"]
+    changed = apply(seed, [Mutation("dir", 0x50, 2, value=7)])  # MESHES' lump_t.version, at 16 + 16 * 0x50
+    assert RespawnBsp(changed).lumps[0x50].version == 7
+    assert sum(a != b for a, b in zip(seed, changed)) == 1
+    # A record mutation hits a field of the rBSP record (MESHES: 28-byte Mesh), not a Source one.
+    changed = apply(seed, [Mutation("record_int", 0x50, 0, 0, value=999)])
+    before, after = RespawnBsp(seed).array("MESHES"), RespawnBsp(changed).array("MESHES")
+    diff = [name for name in before.dtype.names if not np.array_equal(before[name], after[name])]
+    assert len(diff) == 1
+
+
+def test_a_short_rbsp_fuzzing_run_finds_nothing(tmp_path: Path) -> None:
+    """The rBSP seeds through the rBSP entry points (and two Source ones, which must refuse them
+    with a BspError): every input ends in success or a BspError."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        stats = pool.apply(_bounded_respawn_run, (str(tmp_path),))
+    assert stats["inputs"] == 60 and stats["runs"] == 60 * len(RESPAWN_ENTRIES)
+    assert stats["errors"] > 0  # the mutations reached the checks
+    assert not stats["unique"], "\n".join(Path(p).with_suffix(".json").read_text() for p in stats["unique"].values())
+
+
+def _bounded_respawn_run(out: str) -> dict:
+    from dataclasses import asdict
+
+    from sourcebsp.fuzz.runner import DEFAULT_MEMORY_LIMIT, strict_warnings
+
+    limit_memory(DEFAULT_MEMORY_LIMIT)
+    strict_warnings()
+    return asdict(run_worker(Path(out), seconds=120, rng_seed=2026, max_inputs=60, entries=RESPAWN_ENTRIES,
+                             seed_names=RESPAWN_SEEDS))

@@ -1,4 +1,5 @@
-"""The CLI's Titanfall rBSP paths: ``info``, ``repack`` and ``export`` of a map :mod:`sourcebsp.respawn` reads.
+"""The CLI's Titanfall rBSP paths: ``info``, ``repack``, ``export``, ``props`` and ``pak`` of a map
+:mod:`sourcebsp.respawn` reads (``entities`` and ``edit-entities`` have theirs in their modules).
 
 Kept apart from the Source commands so that each of them gains only a two-line hook.
 """
@@ -8,7 +9,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BspError, UnsupportedError
-from ..respawn import DESCRIPTIONS, RespawnBsp, is_respawn
+from ..respawn import RespawnBsp, is_respawn
+from ..formats import describe_foreign
+from ._common import CommandError
 
 if TYPE_CHECKING:
     from ..converters._common import Units
@@ -22,6 +25,16 @@ def is_rbsp(path: str | os.PathLike[str]) -> bool:
             return is_respawn(handle.read(8))
     except OSError:
         return False
+
+
+def refuse_decompile(path: str | os.PathLike[str]) -> None:
+    """``decompile`` of a Titanfall map: one line saying why it is not done."""
+    if is_rbsp(path):
+        with open(path, "rb") as handle:
+            what = (describe_foreign(handle.read(8)) or "a Titanfall map").split(":")[0]
+        raise CommandError(f"{what} is not decompiled: its brushes are collision hulls "
+                           "(CM_BRUSHES, counted by info: boxes cut by further planes) whose side-to-plane "
+                           "indexing (CM_BRUSH_SIDE_PLANE_OFFSETS) no second source documents")
 
 
 def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
@@ -51,7 +64,7 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
         damaged.append({"part": "ENTITIES", "lump": "ENTITIES", "offset": exc.offset, "error": str(exc)})
     return {
         "path": str(path), "ident": "rBSP", "endianness": "little", "version": bsp.version,
-        "variant": bsp.variant, "variant_description": DESCRIPTIONS[bsp.variant], "variant_guessed": False,
+        "variant": bsp.variant.name, "variant_description": bsp.variant.description, "variant_guessed": False,
         "variant_alternatives": [], "lump_order": "std", "map_revision": bsp.map_revision,
         "file_size": bsp.file_size, "entity_count": entity_count, "game_lumps": [], "lumps": lumps,
         "entity_partitions": bsp.partitions, "entity_files": sorted(bsp.ent_files), "damaged": damaged,
@@ -81,3 +94,18 @@ def export(source: str, output: str, *, suffix: str, units: "Units") -> int:
     print(f"{output}: {stats.meshes} meshes ({stats.primitives} primitives), {stats.triangles} triangles, "
           f"{stats.materials} materials")
     return 0
+
+
+def props(path: str) -> dict[str, Any]:
+    """``props``' report of a Titanfall 2 map: its ``sprp`` v13 props, one plain record each."""
+    bsp = RespawnBsp.open(path)
+    found = bsp.static_props()
+    if found is None:
+        return {"layout": "titanfall2", "version": None, "description": "no static props", "models": [],
+                "props": []}
+    columns = {name: found.props[name].tolist() for name in found.props.dtype.names or ()}
+    records = [{"index": index, "model": found.names[prop_type],
+                **{name: column[index] for name, column in columns.items()}}
+               for index, prop_type in enumerate(columns["prop_type"])]
+    return {"layout": "titanfall2", "version": 13, "description": "Titanfall 2 (rBSP 37) StaticPropv13",
+            "models": found.names, "props": records}

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import _common
+from . import _common, _respawn
 from ._maps import MapList, MapResult, find_maps, map_stem, print_batch_table, run_batch
 from ._progress import steps
 
@@ -57,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def single() -> int:
         from ..converters.vmf import DECOMPILE_STEPS, decompile, decompile_report
 
+        _respawn.refuse_decompile(args.map[0])
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map[0]])
         if args.report not in (None, "-"):
             _common.check_output(args.report, overwrite=args.overwrite, inputs=[args.map[0]])
@@ -88,7 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.report not in (None, "-"):
             _common.check_output(args.report, overwrite=args.overwrite, inputs=maps)
         out_dir.mkdir(parents=True, exist_ok=True)
-        batch = run_batch("decompile", maps, lambda path: decompile(path, targets[path], **options))
+        def one(path: Path) -> Any:
+            _respawn.refuse_decompile(path)
+            return decompile(path, targets[path], **options)
+
+        batch = run_batch("decompile", maps, one)
 
         def row(result: MapResult[Any]) -> list[Any]:
             stats = result.value

@@ -1,6 +1,7 @@
 """``sourcebsp entities MAP [--json] [--class C] [--name N]``: list the entities."""
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from typing import Sequence
@@ -9,7 +10,8 @@ from .. import BspFile, open_bsp
 from .._io import atomic_write
 from ..codecs.entities import Entities, Entity
 from ..lump_ids import LumpId
-from . import _common
+from . import _common, _respawn
+from ._maps import map_stem
 
 # Control characters (ESC separates output fields in newer games) would drive
 # the terminal: show them as \xNN.
@@ -70,38 +72,74 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error("--ent dumps the whole entity lump: it does not combine with --json, --class or --name")
 
     def body() -> int:
+        if _respawn.is_rbsp(args.map):  # Titanfall's rBSP: the lump and the .ent files (sourcebsp.respawn)
+            return _respawn_entities(args)
         if args.ent:
             return _dump_ent(args.map, args.output, args.overwrite)
         with open_bsp(args.map) as bsp:
             entities = bsp.lump_or_none(LumpId.ENTITIES, "read the entities")
             chosen = [] if entities is None else select(entities, args.classname, args.targetname)
-            if args.json:
-                _common.print_json([
-                    {"index": i, "keyvalues": [[k, v] for k, v in e.items()]} for i, e in chosen
-                ])
-                return 0
-            for i, entity in chosen:
-                name = entity.targetname
-                title = f"[{i}] {printable(entity.classname or '(no classname)')}"
-                if name:
-                    title += f" '{printable(name)}'"
-                if entity.model_index is not None:
-                    title += f" (model {entity.model_index})"
-                print(title)
-                width = max((len(k) for k in entity.keys()), default=0)
-                for key, value in entity.items():
-                    print(f"    {printable(key):<{width}}  {printable(value)}")
-            print(f"{len(chosen)} of {0 if entities is None else len(entities)} entities")
+            show([(i, e, None) for i, e in chosen], 0 if entities is None else len(entities), as_json=args.json)
         return 0
 
     return _common.run(body, args)
 
 
+def show(chosen: Sequence[tuple[int, Entity, str | None]], total: int, *, as_json: bool) -> None:
+    """Print the entities chosen ((index, entity, the file it is kept in when not the map's own
+    lump)) as a listing, or as JSON; ``total``: how many the map has."""
+    if as_json:
+        _common.print_json([
+            {"index": i, **({"file": where} if where is not None else {}),
+             "keyvalues": [[k, v] for k, v in e.items()]} for i, e, where in chosen
+        ])
+        return
+    for i, entity, where in chosen:
+        name = entity.targetname
+        title = f"[{i}] {printable(entity.classname or '(no classname)')}"
+        if name:
+            title += f" '{printable(name)}'"
+        if entity.model_index is not None:
+            title += f" (model {entity.model_index})"
+        if where is not None:
+            title += f" in {printable(where)}"
+        print(title)
+        width = max((len(k) for k in entity.keys()), default=0)
+        for key, value in entity.items():
+            print(f"    {printable(key):<{width}}  {printable(value)}")
+    print(f"{len(chosen)} of {total} entities")
+
+
+def _respawn_entities(args: argparse.Namespace) -> int:
+    """``entities`` of a Titanfall map: the ENTITIES lump's, then each ``.ent`` file's beside it
+    (numbered on from the lump's); ``--ent`` is the lump's text."""
+    from ..respawn import RespawnBsp
+
+    bsp = RespawnBsp.open(args.map)
+    if args.ent:
+        data = bsp.raw("ENTITIES")
+        end = data.find(b"\0")
+        return write_ent_text(args.map, data if end < 0 else data[:end], args.output, args.overwrite)
+    stem = map_stem(args.map)
+    chosen: list[tuple[int, Entity, str | None]] = []
+    total = 0
+    for partition, entities in bsp.entity_sets():
+        where = None if partition is None else f"{stem}_{partition}.ent"
+        chosen += [(total + i, e, where) for i, e in select(entities, args.classname, args.targetname)]
+        total += len(entities)
+    show(chosen, total, as_json=args.json)
+    return 0
+
+
 def _dump_ent(map_path: str, output: str | None, overwrite: bool) -> int:
+    with open_bsp(map_path) as bsp:
+        return write_ent_text(map_path, entity_text(bsp), output, overwrite)
+
+
+def write_ent_text(map_path: str, text: bytes, output: str | None, overwrite: bool) -> int:
+    """``--ent``: the entity text to stdout, or to ``output``."""
     if output is not None:
         _common.check_output(output, overwrite=overwrite, inputs=[map_path])
-    with open_bsp(map_path) as bsp:
-        text = entity_text(bsp)
     if output is None:
         sys.stdout.flush()
         sys.stdout.buffer.write(text)

@@ -16,7 +16,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("-o", "--output", default="example.bsp", help="where to write it (default: example.bsp)")
     from ..variants import variant_names
 
-    ap.add_argument("--variant", choices=[*variant_names(), "titanfall", "titanfall2"], metavar="NAME",
+    ap.add_argument("--variant", choices=variant_names(), metavar="NAME",
                     help="write it in this engine branch's file layout (default orange_box); a branch whose "
                          "layouts are not all declared yet is refused")
     _common.overwrite_option(ap)
@@ -32,10 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         _common.check_output(args.output, overwrite=args.overwrite)
 
-        if args.variant in ("titanfall", "titanfall2"):  # Respawn's rBSP: its own container (sourcebsp.respawn)
-            from ..examples.respawn import write_example_respawn
+        from ..variants import get_variant
 
-            path = write_example_respawn(args.output, args.variant)
+        if args.variant is not None and get_variant(args.variant).container == "respawn":
+            path = write_example_branch(args.output, args.variant)  # Respawn's rBSP (examples.respawn)
             print(f"wrote {path} ({path.stat().st_size:,} bytes) in the {args.variant} layout: a 512x512x256 room "
                   "(one mesh of 12 triangles), a player start and a light")
             return 0

@@ -7,7 +7,7 @@ from .. import open_bsp
 from ..errors import BspError
 from ..lump_ids import LumpId
 from ..protocols import MapReader
-from . import _common
+from . import _common, _respawn
 
 def _vector(values: Sequence[float]) -> str:
     return " ".join(f"{v:g}" for v in values)
@@ -57,19 +57,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     def body() -> int:
-        report = describe(args.map)
+        respawn = _respawn.is_rbsp(args.map)  # Titanfall 2: sprp v13, no fade distances (a scale instead)
+        report = _respawn.props(args.map) if respawn else describe(args.map)
         if args.json:
             _common.print_json(report["props"])
             return 0
+        heading = "scale" if respawn else "fade"
         rows = [
             (p["index"], _common.printable(p["model"]), _vector(p["origin"]), _vector(p["angles"]), p["skin"],
-             p["solid"], f"{p['fade_min_dist']:g}-{p['fade_max_dist']:g}")
+             p["solid"], f"{p['scale']:g}" if respawn else f"{p['fade_min_dist']:g}-{p['fade_max_dist']:g}")
             for p in report["props"]
         ]
         _common.print_table(
             f"{len(rows)} static props, {len(report['models'])} models "
             f"(sprp v{report['version']}, layout {report['layout']}: {report['description']})",
-            ["#", "model", "origin", "angles", "skin", "solid", "fade"], rows, right=("#", "skin", "solid"),
+            ["#", "model", "origin", "angles", "skin", "solid", heading], rows, right=("#", "skin", "solid"),
         )
         return 0
 

@@ -37,10 +37,12 @@ def _room() -> bytes:
 
 
 def example_branches() -> list[str]:
-    """The branches the example room can be written for: those whose every lump the room
-    holds has a declared layout (none kept raw for want of one)."""
+    """The Source branches the example room can be written for: those whose every lump the room
+    holds has a declared layout (none kept raw for want of one).  The rBSP branches have a
+    room of their own (:mod:`.respawn`), which :func:`example_branch_bytes` writes too."""
     base = BspFile.from_bytes(_room())
-    return [name for name, variant in _registered().items() if not _missing(base, variant)]
+    return [name for name, variant in _registered().items()
+            if variant.container == "source" and not _missing(base, variant)]
 
 
 def _registered() -> dict[str, Variant]:
@@ -112,6 +114,10 @@ def example_branch_bytes(variant: "str | Variant") -> bytes:
         The branch keeps a lump of the room raw (its layout is not declared yet).
     """
     chosen = get_variant(variant)
+    if chosen.container == "respawn":
+        from .respawn import example_respawn_bytes
+
+        return example_respawn_bytes(chosen.name)
     base = BspFile.from_bytes(_room())
     missing = _missing(base, chosen)
     if missing:

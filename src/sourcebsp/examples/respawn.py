@@ -1,5 +1,6 @@
 """A small Titanfall or Titanfall 2 map built in code: the example's 512x512x256 room as
-one rBSP mesh (12 triangles, lit-flat vertices), a player start and a light.
+one rBSP mesh (12 triangles, lit-flat vertices), a player start and a light; in Titanfall 2's
+layout also an oil drum as a static prop.
 
 Enough for :mod:`sourcebsp.respawn`, ``info``, ``repack`` and ``export`` (and bsp_tool) to
 read; not a map the game loads (no collision, visibility or lighting lumps).
@@ -12,12 +13,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..respawn import HEADER_SIZE, IDENT, NUM_LUMPS, VERSIONS, record_dtypes
+from ..codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MODEL_NAME_LENGTH, NUM_LUMPS, record_dtypes,
+                              static_prop_v13)
+from ..variants import get_variant
 
 __all__ = ["example_respawn_bytes", "write_example_respawn"]
 
 _SIZE = np.array([512.0, 512.0, 256.0])
 _MATERIAL = b"dev/dev_measuregeneric01"
+_PROP_MODEL = b"models/props_c17/oildrum001.mdl"
 # Lump versions as Respawn's compiler writes them (a real Titanfall 2 map; bsp_tool keys its layouts on them).
 _LUMP_VERSIONS = {0x01: 1, 0x02: 1}
 _ENTITIES = (b'{\n"classname" "worldspawn"\n}\n'
@@ -39,9 +43,20 @@ def _room() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return corners, normals, faces, dist
 
 
+def _static_props() -> bytes:
+    """A Titanfall 2 ``sprp`` v13 game lump: one model name, one prop standing in the room."""
+    prop = np.zeros(1, static_prop_v13())
+    prop["origin"], prop["angles"], prop["scale"] = [128, 64, 0], [0, 90, 0], 1.0
+    prop["solid"], prop["lighting_origin"], prop["diffuse_modulation"] = 6, [128, 64, 24], 255
+    prop["min_cpu_level"] = prop["max_cpu_level"] = prop["min_gpu_level"] = prop["max_gpu_level"] = -1
+    name = _PROP_MODEL.ljust(MODEL_NAME_LENGTH, b"\0")
+    return b"".join([struct.pack("<i", 1), name, struct.pack("<3i", 1, 0, 0), prop.tobytes(),
+                     struct.pack("<i", 0)])
+
+
 def example_respawn_bytes(variant: str = "titanfall2") -> bytes:
     """The ``.bsp`` bytes of the example room for ``titanfall`` (rBSP 29) or ``titanfall2`` (37)."""
-    version = {name: number for number, name in VERSIONS.items()}[variant]
+    version = min(get_variant(variant).versions)
     types = record_dtypes(version)
     corners, normals, faces, dist = _room()
     planes = np.zeros(6, types[0x01])
@@ -72,13 +87,23 @@ def example_respawn_bytes(variant: str = "titanfall2") -> bytes:
         0x48: vertex.tobytes(), 0x4F: indices.tobytes(), 0x50: mesh.tobytes(), 0x51: bounds.tobytes(),
         0x52: sort.tobytes(),
     }
+    if version >= 37:  # Titanfall 2: an oil drum as a static prop (game lump sprp v13)
+        lumps[GAME_LUMP] = bytes(20 + len(_static_props()))  # the directory, filled in once placed
+    offsets, at = {}, HEADER_SIZE
+    for index in sorted(lumps):
+        offsets[index] = at
+        at += len(lumps[index]) + (-len(lumps[index]) % 4)
+    if GAME_LUMP in lumps:  # dgamelump_t.fileofs counts from the start of the file
+        sprp = _static_props()
+        lumps[GAME_LUMP] = struct.pack("<i4s2H2i", 1, b"sprp"[::-1], 0, 13, offsets[GAME_LUMP] + 20,
+                                       len(sprp)) + sprp
     directory = [0] * (4 * NUM_LUMPS)
     body = bytearray()
     for index in sorted(lumps):
         data = lumps[index]
-        directory[4 * index:4 * index + 3] = [HEADER_SIZE + len(body), len(data), _LUMP_VERSIONS.get(index, 0)]
+        directory[4 * index:4 * index + 3] = [offsets[index], len(data), _LUMP_VERSIONS.get(index, 0)]
         body += data + b"\0" * (-len(data) % 4)
-    header = struct.pack(f"<4s3i{4 * NUM_LUMPS}i", IDENT, version, 1, NUM_LUMPS - 1, *directory)
+    header = HEADER.pack(IDENT, version, 1, NUM_LUMPS - 1, *directory)
     return header + bytes(body)
 
 

@@ -108,13 +108,15 @@ def _save(out: Path, key: str, case: Case, data: bytes, exc: BaseException | str
 
 
 def run_worker(out: Path, seconds: float, rng_seed: int, entries: Iterable[str] | None = None,
-               deadline: float = ENTRY_DEADLINE, max_inputs: int | None = None) -> Stats:
-    """The fuzzing loop, in this process (call it in a process with the memory limit set)."""
+               deadline: float = ENTRY_DEADLINE, max_inputs: int | None = None,
+               seed_names: Iterable[str] | None = None) -> Stats:
+    """The fuzzing loop, in this process (call it in a process with the memory limit set);
+    ``entries`` and ``seed_names`` narrow it to those entry points and seeds."""
     from .entry_points import ENTRY_POINTS
 
     names = list(ENTRY_POINTS if entries is None else entries)
     rng = random.Random(rng_seed)
-    seed_data = seeds()
+    seed_data = seeds() if seed_names is None else {name: seeds()[name] for name in seed_names}
     pool: list[Case] = [Case(name) for name in seed_data]
     seen: set[str] = set()
     stats = Stats()

@@ -194,6 +194,46 @@ def _save(path: Path, scratch: Path) -> None:
         bsp.save(scratch / "edited.bsp", fsync=False)
 
 
+def _respawn_read(path: Path, scratch: Path) -> None:
+    """A Titanfall map as info, entities, props and pak read it (a Source map: refused)."""
+    from ..respawn import RespawnBsp
+
+    bsp = RespawnBsp.open(path)
+    for index, _name, _entry, _length in bsp.iter_lumps():
+        bsp.count(index)
+    bsp.texture_names()
+    for _partition, entities in bsp.entity_sets():
+        for entity in entities:
+            list(entity.items())
+    props = bsp.static_props()
+    if props is not None:
+        len(props.props)
+    pak = bsp.pakfile()
+    pak.entries()
+    for _name, _data in pak.iter_files():
+        pass
+
+
+def _respawn_export(path: Path, scratch: Path) -> None:
+    from ..converters.gltf.respawn import export_respawn_glb
+
+    export_respawn_glb(path, scratch / "respawn.glb")
+
+
+def _respawn_save(path: Path, scratch: Path) -> None:
+    from ..respawn import RespawnBsp
+
+    bsp = RespawnBsp.open(path)
+    bsp.to_bytes()
+    bsp.reencode()
+    bsp.to_bytes()
+    entities = bsp.entities()
+    if len(entities):  # a grown entity lump moves the lumps after it, the game lump's offsets too
+        entities[0]["sourcebsp_fuzz"] = "moved"
+    bsp.set_entities(entities)
+    bsp.save(scratch / "respawn.bsp", overwrite=True)
+
+
 #: name -> entry point, in the order a user meets them.
 ENTRY_POINTS: dict[str, EntryPoint] = {
     "open": _open,
@@ -214,4 +254,7 @@ ENTRY_POINTS: dict[str, EntryPoint] = {
     "obj": _obj,
     "decompile": _decompile,
     "save": _save,
+    "respawn_read": _respawn_read,
+    "respawn_export": _respawn_export,
+    "respawn_save": _respawn_save,
 }

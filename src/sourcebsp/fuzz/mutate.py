@@ -24,18 +24,34 @@ import struct
 import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from ..codecs import respawn as respawn_codec
 from ..encryption import find_key, xor
 from ..header import HEADER_SIZE
 from ..lump_ids import NUM_LUMPS, LumpId
 
 __all__ = ["Mutation", "seeds", "apply", "random_mutations", "minimise", "describe"]
 
-_DIRECTORY = 8  # ident and version come first
 _LUMP_T = 16  # fileofs, filelen, version, fourCC
+
+
+class _Layout(NamedTuple):
+    """Where a seed's directory is: its offset, its number of lump_t, the header's size."""
+
+    directory: int
+    lumps: int
+    header: int
+
+
+_SOURCE = _Layout(8, NUM_LUMPS, HEADER_SIZE)  # ident and version come first
+_RESPAWN = _Layout(16, respawn_codec.NUM_LUMPS, respawn_codec.HEADER_SIZE)  # and mapRevision, 127
+
+
+def _layout(data: bytes | bytearray) -> _Layout:
+    return _RESPAWN if bytes(data[:4]) == respawn_codec.IDENT else _SOURCE
 _INTERESTING = (0, 1, 2, 3, 4, -1, -2, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, 1023, 1024, 4095,
                 4096, 32767, 32768, 65535, 65536, 1 << 20, 1 << 24, (1 << 28) + 7, (1 << 31) - 1, -(1 << 31),
                 (1 << 30), 100_000)
@@ -106,16 +122,31 @@ def seeds() -> dict[str, bytes]:
     for name in example_branches():
         if name != "orange_box":
             found[f"example_{name}"] = example_branch_bytes(name)
+    # Respawn's rBSP rooms (Titanfall 2's with a static prop), and one with a pakfile.
+    from ..variants import VARIANTS
+
+    for name, variant in VARIANTS.items():
+        if variant.container == "respawn":
+            found[f"example_{name}"] = example_branch_bytes(name)
+    found["example_titanfall2_pak"] = _respawn_with_pakfile(found["example_titanfall2"])
     return found
+
+
+def _respawn_with_pakfile(seed: bytes) -> bytes:
+    from ..respawn import RespawnBsp
+
+    bsp = RespawnBsp(seed)
+    bsp.replace_lump(respawn_codec.PAKFILE, _pakfile_zip())
+    return bsp.to_bytes()
 
 
 # ---- applying ----------------------------------------------------------------------
 def _entry(data: bytearray, lump: int) -> tuple[int, int, int, int]:
-    return struct.unpack_from("<iiii", data, _DIRECTORY + _LUMP_T * lump)
+    return struct.unpack_from("<iiii", data, _layout(data).directory + _LUMP_T * lump)
 
 
 def _set_entry(data: bytearray, lump: int, field_index: int, value: int) -> None:
-    struct.pack_into("<i", data, _DIRECTORY + _LUMP_T * lump + 4 * field_index, _i32(value))
+    struct.pack_into("<i", data, _layout(data).directory + _LUMP_T * lump + 4 * field_index, _i32(value))
 
 
 def _i32(value: int) -> int:
@@ -124,9 +155,17 @@ def _i32(value: int) -> int:
 
 def _lump_slice(data: bytearray, lump: int) -> tuple[int, int]:
     ofs, length, _, _ = _entry(data, lump)
-    if ofs < HEADER_SIZE or length <= 0 or ofs + length > len(data):
+    if ofs < _layout(data).header or length <= 0 or ofs + length > len(data):
         return 0, 0
     return ofs, length
+
+
+def _record_dtype_of(data: bytearray, lump: int) -> np.dtype | None:
+    """The record of ``lump`` in the seed's own layout (Source's by the default branch, rBSP's by its version)."""
+    if _layout(data) is _RESPAWN:
+        dtype = respawn_codec.record_dtypes(struct.unpack_from("<i", data, 4)[0]).get(lump)
+        return dtype if dtype is not None and dtype.names else None
+    return _record_dtype(lump, _entry(data, lump)[2])
 
 
 @lru_cache(maxsize=None)
@@ -177,7 +216,7 @@ def _put_int(data: bytearray, at: int, dtype: np.dtype, value: int) -> None:
 
 def _mutate_record(data: bytearray, m: Mutation, kind: str) -> None:
     ofs, length = _lump_slice(data, m.a)
-    dtype = _record_dtype(m.a, _entry(data, m.a)[2])
+    dtype = _record_dtype_of(data, m.a)
     if not length or dtype is None or length < dtype.itemsize:
         return
     fields = _scalar_fields(dtype, kind)
@@ -286,6 +325,8 @@ def _mutate_game_lumps(data: bytearray, m: Mutation) -> None:
 
 
 def _apply_one(data: bytearray, m: Mutation) -> None:
+    layout = _layout(data)
+    NUM_LUMPS, HEADER_SIZE = layout.lumps, layout.header  # noqa: N806 - the seed's, not Source's
     if m.kind == "dir":
         _set_entry(data, m.a % NUM_LUMPS, m.b % 4, m.value)
     elif m.kind == "share":  # a directory entry pointing at another lump's bytes
@@ -337,7 +378,7 @@ def apply(seed: bytes, mutations: list[Mutation]) -> bytes:
     plain, key = _plain(seed)
     data = bytearray(plain)
     for m in mutations:
-        if len(data) >= HEADER_SIZE:
+        if len(data) >= _layout(data).header:
             _apply_one(data, m)
     return bytes(data) if key is None else xor(data, key).tobytes()
 
@@ -354,7 +395,8 @@ def _number(rng: random.Random) -> int:
 
 
 def _present_lumps(data: bytes) -> list[int]:
-    return [i for i in range(NUM_LUMPS) if struct.unpack_from("<i", data, _DIRECTORY + _LUMP_T * i + 4)[0] > 0]
+    layout = _layout(data)
+    return [i for i in range(layout.lumps) if struct.unpack_from("<i", data, layout.directory + _LUMP_T * i + 4)[0] > 0]
 
 
 #: Lumps whose records hold the counts and indices everything else is built from.
@@ -362,13 +404,18 @@ _HOT = frozenset({LumpId.FACES, LumpId.BRUSHES, LumpId.BRUSHSIDES, LumpId.NODES,
                   LumpId.TEXINFO, LumpId.TEXDATA, LumpId.EDGES, LumpId.SURFEDGES, LumpId.DISPINFO,
                   LumpId.VERTEXES, LumpId.PLANES, LumpId.TEXDATA_STRING_TABLE, LumpId.LEAFFACES,
                   LumpId.LEAFBRUSHES, LumpId.ORIGINALFACES, LumpId.FACES_HDR, LumpId.DISP_VERTS})
+# rBSP's: models, meshes, material sorts, mesh indices, the vertex lumps, texture data and names.
+_HOT_RESPAWN = frozenset({respawn_codec.MODELS, respawn_codec.MESHES, respawn_codec.MATERIAL_SORTS,
+                          respawn_codec.MESH_INDICES, respawn_codec.TEXTURE_DATA,
+                          respawn_codec.TEXTURE_DATA_STRING_TABLE, respawn_codec.GAME_LUMP,
+                          *respawn_codec.VERTEX_LUMP_OF_FLAGS.values()})
 
 
 def random_mutation(rng: random.Random, data: bytes) -> Mutation:
     """One mutation, weighted towards the structures that matter."""
     data = _plain(data)[0]
     present = _present_lumps(data) or [0]
-    hot = [i for i in present if i in _HOT]
+    hot = [i for i in present if i in (_HOT_RESPAWN if _layout(data) is _RESPAWN else _HOT)]
     lump = rng.choice(hot) if hot and rng.random() < 0.7 else rng.choice(present)
     kind = rng.choices(
         ["dir", "share", "header", "record_int", "record_float", "grow", "truncate_lump", "truncate_file",

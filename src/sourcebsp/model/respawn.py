@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..codecs.respawn import MASK_VERTEX, VERTEX_LUMP_OF_FLAGS
 from ..errors import BspFormatError
-from ..respawn import MASK_VERTEX, VERTEX_LUMP_OF_FLAGS, RespawnBsp
+from ..respawn import RespawnBsp
 
 __all__ = ["RespawnMesh", "build_respawn_mesh"]
 

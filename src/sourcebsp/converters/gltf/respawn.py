@@ -38,7 +38,7 @@ def respawn_glb_pieces(bsp: RespawnBsp, *, units: Units = "hammer",
     gltf = lib.GLTF2()
     gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
                            extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale,
-                                   "format": f"rBSP {bsp.version} ({bsp.variant})"})
+                                   "format": f"rBSP {bsp.version} ({bsp.variant.name})"})
     blob = _Blob(gltf, lib)
     stats = stats if stats is not None else RespawnExportStats()
     material_of: dict[int, int] = {}
