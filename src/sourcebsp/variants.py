@@ -582,6 +582,16 @@ def refine_by_lumps(found: Detection, present: "Callable[[int], bool]") -> Detec
     return Detection(_variants[kept[0]], tuple(kept[1:])) if kept else found
 
 
+@functools.lru_cache(maxsize=64)
+def _read_differently(tables: frozenset[str]) -> tuple[int, ...]:
+    """The lumps some of these layout tables read with other records than the rest."""
+    from .codecs import counts
+
+    first = counts.TABLES[min(tables)]
+    return tuple(lump for lump in range(NUM_LUMPS)
+                 if any(counts.TABLES[table].get(lump) != first.get(lump) for table in tables))
+
+
 def refine_by_sizes(found: Detection, header: Header) -> Detection:
     """``found`` narrowed by record sizes: a branch reading one of the file's lumps with records
     whose size does not divide the lump's length drops out (Dota 2's 180-byte disp infos, the HL2
@@ -590,19 +600,27 @@ def refine_by_sizes(found: Detection, header: Header) -> Detection:
     When every branch would drop out (a damaged lump), ``found`` is kept as it is."""
     from .codecs import counts
 
-    sizes = [(lump, entry.version, entry.filelen) for lump, entry in enumerate(header.lumps)
-             if entry.filelen and not entry.compressed]
-    fitting: dict[str, bool] = {}  # by layout table
+    def table_of(name: str) -> str | None:
+        layouts = _variants[name].at_version(header.version).layouts
+        return layouts.table if isinstance(layouts, LazyLayouts) and layouts.table in counts.TABLES else None
+
+    tables = {name: table_of(name) for name in (found.variant.name, *found.alternatives)}
+    distinct = {table for table in tables.values() if table is not None}
+    if len(distinct) < 2:
+        return found  # read alike: sizes cannot tell them apart
+    lumps = header.lumps
+    changed = [(lump, lumps[lump].version, lumps[lump].filelen) for lump in _read_differently(frozenset(distinct))
+               if lump < len(lumps) and lumps[lump].filelen and not lumps[lump].compressed]
+
+    def fits(table: str) -> bool:
+        kinds = (counts.lookup(table, lump, version) for lump, version, _ in changed)
+        return all(not isinstance(kind, int) or not length % kind for kind, (_, _, length) in zip(kinds, changed))
+
+    fitting = {table: fits(table) for table in distinct}
 
     def fits_sizes(variant: Variant) -> bool:
-        layouts = variant.at_version(header.version).layouts
-        if not isinstance(layouts, LazyLayouts) or layouts.table not in counts.TABLES:
-            return True
-        if layouts.table not in fitting:
-            kinds = (counts.lookup(layouts.table, lump, version) for lump, version, _ in sizes)
-            fitting[layouts.table] = all(not isinstance(kind, int) or not length % kind
-                                         for kind, (_, _, length) in zip(kinds, sizes))
-        return fitting[layouts.table]
+        table = tables[variant.name]
+        return table is None or fitting[table]
 
     names = [name for name in (found.variant.name, *found.alternatives) if fits_sizes(_variants[name])]
     if not names or len(names) == 1 + len(found.alternatives):
