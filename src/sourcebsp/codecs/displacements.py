@@ -9,6 +9,8 @@ betas' (BSP 22: one int more, BSP 23: two).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..lump_ids import LumpId
@@ -55,7 +57,7 @@ DISPINFO = np.dtype(
 def _dispinfo_with(added: dict[str, str], without: tuple[str, ...] = ()) -> np.dtype:
     """``ddispinfo_t`` with ``added`` int fields each after the named field (and ``without``
     fields left out): the branches that changed it only so."""
-    fields: list[tuple[str, ...]] = []
+    fields: list[Any] = []  # numpy descr entries: (name, type) or (name, type, shape)
     for field in DISPINFO.descr:
         if field[0] not in without:
             fields.append(field)
