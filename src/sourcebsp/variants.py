@@ -333,8 +333,11 @@ class Variant(NamedTuple):
         return self._replace(name=name, description=self.description if description is None else description)
 
     def with_codec(self, lump: int, lump_version: int | None, codec: "Codec | np.dtype") -> "Variant":
-        """A new variant reading ``lump`` at ``lump_version`` (None: any other) with ``codec``."""
-        return self._replace(layouts=compose(self.layouts, {int(lump): {lump_version: codec}}))
+        """A new variant reading ``lump`` at ``lump_version`` (None: any other) with ``codec``
+        (at every BSP version it writes)."""
+        override = {int(lump): {lump_version: codec}}
+        return self._replace(layouts=compose(self.layouts, override), version_layouts=MappingProxyType(
+            {version: compose(table, override) for version, table in self.version_layouts.items()}))
 
 
 class DetectRule(NamedTuple):
