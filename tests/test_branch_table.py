@@ -23,7 +23,7 @@ SRC = Path(variants.__file__).resolve().parent
 NAMED = ["vampire", "source2004", "orange_box", "orange_box_x360", "left4dead", "left4dead2", "csgo",
          "alien_swarm", "portal2", "strata", "the_ship", "zeno_clash", "black_mesa", "infra", "dota2_v22",
          "dota2_v23", "dark_messiah", "vindictus", "source_xbox", "contagion", "tactical_intervention",
-         "titanfall", "titanfall2"]
+         "hl2_beta", "titanfall", "titanfall2"]
 
 
 def test_issue_names_are_registered() -> None:

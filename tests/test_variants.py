@@ -278,3 +278,42 @@ def test_bsp_27_without_lumps_is_contagion_whatever_the_order() -> None:
         assert bsp.variant.name == "contagion" and bsp.to_bytes() == data
     with pytest.raises(sourcebsp.UnsupportedError, match="BSP version 27"):  # data in the standard order
         detect_variant(Header(version=27, lumps=[LumpEntry(1036, 4)] + [LumpEntry()] * 63))
+
+
+# ---- detection by record sizes ------------------------------------------------------------------
+def _header_with(version: int, **lengths: int) -> Header:
+    sizes = {LumpId[name]: length for name, length in lengths.items()}
+    return Header(version=version, lumps=[LumpEntry(fileofs=HEADER_SIZE if i in sizes else 0, filelen=sizes.get(i, 0))
+                                          for i in range(len(LumpId))])
+
+
+def test_record_sizes_tell_branches_sharing_a_header() -> None:
+    from sourcebsp.variants import detect, refine_by_sizes
+
+    # BSP 22: INFRA's 176-byte disp infos or Dota 2's 180-byte ones (BSPSource's DDispInfoBSP22).
+    assert detect(_header_with(22)).variant.name == "infra"
+    told = refine_by_sizes(detect(_header_with(22, DISPINFO=180 * 3)), _header_with(22, DISPINFO=180 * 3))
+    assert (told.variant.name, told.alternatives) == ("dota2_v22", ())
+    kept = refine_by_sizes(detect(_header_with(22, DISPINFO=176 * 3)), _header_with(22, DISPINFO=176 * 3))
+    assert (kept.variant.name, kept.alternatives) == ("infra", ())
+    # 180 x 44 = 176 x 45: a length both divide tells nothing.
+    both = _header_with(22, DISPINFO=7920)
+    assert refine_by_sizes(detect(both), both).alternatives == ("dota2_v22",)
+    # BSP 17: Vampire's 104-byte faces, the HL2 beta's 68; 17 x 104 = 26 x 68 divides by both.
+    for faces, want in ((104 * 5, ("vampire", ())), (68 * 5, ("hl2_beta", ())), (17 * 104, ("vampire", ("hl2_beta",)))):
+        header = _header_with(17, FACES=faces)
+        found = refine_by_sizes(detect(header), header)
+        assert (found.variant.name, found.alternatives) == want, faces
+    # A damaged lump no branch's records divide: the header's guess stands.
+    header = _header_with(18, FACES=57)
+    assert refine_by_sizes(detect(header), header) == detect(header)
+
+
+def test_register_codec_reaches_every_bsp_version_of_a_branch() -> None:
+    Lump = LumpId
+    beta = VARIANTS["hl2_beta"].with_codec(Lump.CUBEMAPS, 0, np.dtype([("x", "<i4")]))
+    for version in (17, 18):
+        codec = beta.at_version(version).codec(Lump.CUBEMAPS, 0)
+        assert codec is not None and getattr(codec, "dtype").itemsize == 4, version
+    assert beta.at_version(17).codec(Lump.FACES, 0).dtype.itemsize == 68  # type: ignore[union-attr]
+    assert beta.at_version(18).codec(Lump.FACES, 0).dtype.itemsize == 72  # type: ignore[union-attr]

@@ -26,7 +26,7 @@ from .errors import BspError, BspFormatError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .protocols import LumpKey
-from .variants import Variant, chosen_variant, detect, refine, refine_by_lumps, supported_versions
+from .variants import Variant, chosen_variant, detect, refine, refine_by_lumps, refine_by_sizes, supported_versions
 from .parallel import start_parallel
 
 if TYPE_CHECKING:
@@ -158,12 +158,15 @@ class BspFile:
             found = detect(self.header, encrypted=xor_key is not None)
             if found.alternatives:  # a branch's own lumps, or the static prop version, may tell
                 found = refine_by_lumps(found, lambda lump: self.header.lumps[lump].filelen > 0)
+            if found.alternatives:  # or the sizes of its records
+                found = refine_by_sizes(found, self.header)
             if found.alternatives and buffer is not None:
                 found = refine(found, self._static_prop_version(memoryview(buffer)))
             chosen, self.variant_alternatives = found
         else:
             _source_only(chosen)
-        self.variant: Variant = chosen
+        # The branch's lump table for this BSP version (the HL2 beta's faces differ at 17 and 18).
+        self.variant: Variant = chosen.at_version(self.header.version)
         if chosen.lump_order and chosen.lump_order != self.header.lump_order and self.header.lumps == _NO_LUMPS:
             # An empty directory read as standard: it is written in the branch's order.
             self.header = Header(self.header.ident, self.header.version, None, self.header.map_revision,

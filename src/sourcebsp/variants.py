@@ -42,6 +42,7 @@ __all__ = [
     "fits",
     "refine",
     "refine_by_lumps",
+    "refine_by_sizes",
     "detection_rules",
     "get_variant",
     "reading_as",
@@ -69,8 +70,9 @@ def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) ->
     return MappingProxyType(merged)
 
 
-_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2", "INFRA",
-                "DARK_MESSIAH", "SOURCE_XBOX", "VINDICTUS", "TITANFALL", "TITANFALL2")
+_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2_V22", "DOTA2_V23",
+                "INFRA", "DARK_MESSIAH", "SOURCE_XBOX", "VINDICTUS", "HL2_BETA17", "HL2_BETA18", "TITANFALL",
+                "TITANFALL2")
 _tables: dict[str, Layouts] = {}
 
 
@@ -107,6 +109,10 @@ def _compose_tables() -> None:
     SOURCE2004 = compose(SDK2013, brushes.LAYOUTS_V19, tree.LAYOUTS_V19, physics.LAYOUTS_V19,
                          remove=lighting.REMOVED_BEFORE_V20)
     VAMPIRE = compose(SOURCE2004, geometry.LAYOUTS_V17, tree.LAYOUTS_V17)
+    # The leaked Half-Life 2 beta: its own dface_t at BSP 17 and 18, and dispinfo at 17; the 32-byte
+    # leaf under lump version 0 as Vampire's (BSPSource reads dleaf_t v1 before BSP 19).
+    HL2_BETA18 = compose(SOURCE2004, geometry.LAYOUTS_HL2_BETA18, tree.LAYOUTS_V17)
+    HL2_BETA17 = compose(HL2_BETA18, geometry.LAYOUTS_HL2_BETA17, displacements.LAYOUTS_HL2_BETA17)
     STRATA = compose(
         SDK2013,
         geometry.LAYOUTS_V25,
@@ -121,7 +127,10 @@ def _compose_tables() -> None:
     # BSP 21 branches that reuse slots 22-25 (see codecs/propcollision.py).
     LEFT4DEAD2 = compose(SDK2013, propcollision.LAYOUTS_L4D2)
     CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
-    DOTA2 = compose(SDK2013, remove=_DOTA2_RAW)
+    # Dota 2 betas: their dbrushside_t is SDK 2013's with byte bevel, byte thin (Alien Swarm's, which
+    # BSPSource reads from BSP 21 on as DBrushSideV0New); own ddispinfo_t per BSP version, doverlay_t.
+    DOTA2_V22 = compose(SDK2013, displacements.LAYOUTS_DOTA2_V22, overlays.LAYOUTS_DOTA2)
+    DOTA2_V23 = compose(SDK2013, displacements.LAYOUTS_DOTA2_V23, overlays.LAYOUTS_DOTA2)
     INFRA = compose(SDK2013, remove=(LumpId.PRIMITIVES,))
     # Dark Messiah: its dworldlight_t is not documented (kept raw).
     SOURCE_XBOX = compose(SOURCE2004, lighting.LAYOUTS_XBOX)
@@ -133,8 +142,9 @@ def _compose_tables() -> None:
     DARK_MESSIAH = compose(SDK2013, textures.LAYOUTS_DARK_MESSIAH, tree.LAYOUTS_DARK_MESSIAH,
                            gamelumps.LAYOUTS_DARK_MESSIAH, remove=(LumpId.WORLDLIGHTS, LumpId.WORLDLIGHTS_HDR))  # its own primitives layout, not yet declared
     _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
-                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2=DOTA2, INFRA=INFRA,
+                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2_V22=DOTA2_V22, DOTA2_V23=DOTA2_V23, INFRA=INFRA,
                    DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX, VINDICTUS=VINDICTUS,
+                   HL2_BETA17=HL2_BETA17, HL2_BETA18=HL2_BETA18,
                    # Respawn's rBSP: its own 128 lump ids (codecs/respawn.py), nothing of SDK 2013's.
                    TITANFALL=respawn.layouts(29), TITANFALL2=respawn.layouts(37))
 
@@ -263,6 +273,8 @@ class Variant(NamedTuple):
     # The container that reads its files: "source" (sourcebsp.container.BspFile: dheader_t, 64 lumps)
     # or "respawn" (sourcebsp.respawn.RespawnBsp: ident rBSP, 128 lumps, .bsp_lump and .ent files).
     container: str = "source"
+    # The lump tables of BSP versions it writes whose layouts differ from ``layouts`` (see at_version).
+    version_layouts: Mapping[int, Layouts] = MappingProxyType({})
 
     @property
     def ident(self) -> bytes:
@@ -323,13 +335,23 @@ class Variant(NamedTuple):
             return None
         return getattr(self.codec(lump, lump_version), "relocated", None)
 
+    def at_version(self, bsp_version: int) -> "Variant":
+        """This branch as it reads files of ``bsp_version``: itself, unless that version has a lump
+        table of its own (the leaked Half-Life 2 beta's BSP 17 and 18 faces differ, and both say
+        lump version 0)."""
+        table = self.version_layouts.get(bsp_version)
+        return self if table is None else self._replace(layouts=table, version_layouts=MappingProxyType({}))
+
     def renamed(self, name: str, description: str | None = None) -> "Variant":
         """The same reading under another name (to register a game that shares it)."""
         return self._replace(name=name, description=self.description if description is None else description)
 
     def with_codec(self, lump: int, lump_version: int | None, codec: "Codec | np.dtype") -> "Variant":
-        """A new variant reading ``lump`` at ``lump_version`` (None: any other) with ``codec``."""
-        return self._replace(layouts=compose(self.layouts, {int(lump): {lump_version: codec}}))
+        """A new variant reading ``lump`` at ``lump_version`` (None: any other) with ``codec``
+        (at every BSP version it writes)."""
+        override = {int(lump): {lump_version: codec}}
+        return self._replace(layouts=compose(self.layouts, override), version_layouts=MappingProxyType(
+            {version: compose(table, override) for version, table in self.version_layouts.items()}))
 
 
 class DetectRule(NamedTuple):
@@ -374,9 +396,6 @@ _XBOX = Game("xbox", "Half-Life 2 on the original Xbox (before LZMA lumps)", Fal
 # Its pakfile's compression methods are not known.
 _TITANFALL = Game("titanfall", "Titanfall", False, None)
 _TITANFALL2 = Game("titanfall2", "Titanfall 2", False, None)
-# Dota 2's beta branches changed dbrushside_t, ddispinfo_t and doverlay_t (VDC "BSP (Source)"):
-# until their layouts are declared those lumps stay raw bytes rather than read wrongly.
-_DOTA2_RAW = (LumpId.BRUSHSIDES, LumpId.DISPINFO, LumpId.OVERLAYS)
 
 def _versions_of(**versions: int | None) -> Mapping[int, int | None]:
     return MappingProxyType({LumpId[name]: version for name, version in versions.items()})
@@ -402,6 +421,12 @@ _BUILTIN = (
     Variant("source2004", "Source 2004: HL2, CS:S, DoD:S (BSP 18-19)", LazyLayouts("SOURCE2004"),
             versions=frozenset({18, 19}), games=(_SOURCE2004,), static_prop_versions=frozenset({4, 5}),
             static_prop_layout="v5", lump_versions=_SOURCE2004_VERSIONS),
+    # Told from Vampire (17) and Source 2004 (18) by its dface_t's size (refine_by_sizes); its static
+    # prop versions are not documented (v4, Vampire's and HL2's first, is written).
+    Variant("hl2_beta", "The leaked Half-Life 2 beta (BSP 17-18)", LazyLayouts("HL2_BETA18"),
+            versions=frozenset({17, 18}), games=(_SOURCE2004,), static_prop_layout="v4",
+            lump_versions=_SOURCE2004_VERSIONS, detected=False,
+            version_layouts=MappingProxyType({17: LazyLayouts("HL2_BETA17")})),
     # BSP 19 with leaves v1 and its lightmap pages in slots 51-52 (bsp_tool's valve.source_xbox).
     Variant("source_xbox", "Half-Life 2 on the original Xbox (BSP 19, lightmap pages)", LazyLayouts("SOURCE_XBOX"),
             versions=frozenset({19}), games=(_XBOX,), static_prop_versions=frozenset({5}),
@@ -453,10 +478,10 @@ _BUILTIN = (
     Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", LazyLayouts("SDK2013"), ">",
             versions=frozenset({21}), games=(_CONSOLE,)),
     Variant("infra", "INFRA (BSP 22; primitives kept raw)", LazyLayouts("INFRA"), versions=frozenset({22})),
-    Variant("dota2_v22", "Dota 2 beta (BSP 22; brush sides, disp infos, overlays kept raw)",
-            LazyLayouts("DOTA2"), versions=frozenset({22}), detected=False),
-    Variant("dota2_v23", "Dota 2 beta (BSP 23; brush sides, disp infos, overlays kept raw)",
-            LazyLayouts("DOTA2"), versions=frozenset({23})),
+    # Told from INFRA by its dispinfo and overlay sizes (refine_by_sizes).
+    Variant("dota2_v22", "Dota 2 beta (BSP 22)", LazyLayouts("DOTA2_V22"), versions=frozenset({22}),
+            detected=False),
+    Variant("dota2_v23", "Dota 2 beta (BSP 23)", LazyLayouts("DOTA2_V23"), versions=frozenset({23})),
     Variant("v24", "BSP 24 (read with SDK 2013 layouts)", LazyLayouts("SDK2013"), versions=frozenset({24})),
     Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", LazyLayouts("STRATA"),
             versions=frozenset({25}), games=(_STRATA,), static_prop_versions=frozenset({10, 11, 12, 13}),
@@ -612,6 +637,54 @@ def refine_by_lumps(found: Detection, present: "Callable[[int], bool]") -> Detec
         return Detection(_variants[marked[0]], tuple(marked[1:]))
     kept = [name for name in names if not _variants[name].marker_lumps]
     return Detection(_variants[kept[0]], tuple(kept[1:])) if kept else found
+
+
+@functools.lru_cache(maxsize=64)
+def _read_differently(tables: frozenset[str]) -> tuple[int, ...]:
+    """The lumps some of these layout tables read with other records than the rest."""
+    from .codecs import counts
+
+    first = counts.TABLES[min(tables)]
+    return tuple(lump for lump in range(NUM_LUMPS)
+                 if any(counts.TABLES[table].get(lump) != first.get(lump) for table in tables))
+
+
+def refine_by_sizes(found: Detection, header: Header) -> Detection:
+    """``found`` narrowed by record sizes: a branch reading one of the file's lumps with records
+    whose size does not divide the lump's length drops out (Dota 2's 180-byte disp infos, the HL2
+    beta's 68- and 72-byte faces).  Only uncompressed lumps are measured, with the record sizes
+    of :mod:`~sourcebsp.codecs.counts` (no numpy); a branch outside the built-in tables stays.
+    When every branch would drop out (a damaged lump), ``found`` is kept as it is."""
+    from .codecs import counts
+
+    def table_of(name: str) -> str | None:
+        layouts = _variants[name].at_version(header.version).layouts
+        return layouts.table if isinstance(layouts, LazyLayouts) and layouts.table in counts.TABLES else None
+
+    tables = {name: table_of(name) for name in (found.variant.name, *found.alternatives)}
+    distinct = {table for table in tables.values() if table is not None}
+    if len(distinct) < 2:
+        return found  # read alike: sizes cannot tell them apart
+    lumps = header.lumps
+    changed = [(lump, lumps[lump].version, lumps[lump].filelen) for lump in _read_differently(frozenset(distinct))
+               if lump < len(lumps) and lumps[lump].filelen and not lumps[lump].compressed]
+
+    def fits(table: str) -> bool:
+        kinds = (counts.lookup(table, lump, version) for lump, version, _ in changed)
+        return all(not isinstance(kind, int) or not length % kind for kind, (_, _, length) in zip(kinds, changed))
+
+    fitting = {table: fits(table) for table in distinct}
+
+    def fits_sizes(variant: Variant) -> bool:
+        table = tables[variant.name]
+        return table is None or fitting[table]
+
+    names = [name for name in (found.variant.name, *found.alternatives) if fits_sizes(_variants[name])]
+    if not names or len(names) == 1 + len(found.alternatives):
+        return found
+    if names[0] == found.variant.name:
+        return Detection(found.variant, tuple(names[1:]))
+    return Detection(_variants[names[0]], tuple(names[1:]))  # the first left in the table: the most common
 
 
 def refine(found: Detection, static_prop_version: int | None) -> Detection:

@@ -50,6 +50,14 @@ DOCUMENTED_SIZES = {
     "dface_t": (geometry.FACE, 56),
     "dface_t (v17)": (geometry.FACE_V17, 104),
     "dface_t (v25)": (geometry.FACE_V25, 72),
+    # BSPSource's getSize() of DFaceBSP17, DFaceBSP18 (the leaked HL2 beta), DDispInfoBSP17,
+    # DDispInfoBSP22, DDispInfoBSP23 and DOverlayDota2 (DOverlay's 352 + 4).
+    "dface_t (HL2 beta, BSP 17)": (geometry.FACE_HL2_BETA17, 68),
+    "dface_t (HL2 beta, BSP 18)": (geometry.FACE_HL2_BETA18, 72),
+    "ddispinfo_t (HL2 beta, BSP 17)": (displacements.DISPINFO_HL2_BETA17, 172),
+    "ddispinfo_t (Dota 2, BSP 22)": (displacements.DISPINFO_DOTA2_V22, 180),
+    "ddispinfo_t (Dota 2, BSP 23)": (displacements.DISPINFO_DOTA2_V23, 184),
+    "doverlay_t (Dota 2)": (overlays.OVERLAY_DOTA2, 356),
     "dprimitive_t": (geometry.PRIMITIVE, 10),
     "dprimitive_t (v25)": (geometry.PRIMITIVE_V25, 20),
     "dareaportal_t (v25)": (tree.AREAPORTAL_V25, 20),
@@ -217,3 +225,73 @@ def test_record_struct_reads_and_writes_what_numpy_does(name: str, endian: str) 
     rows = values.tolist() if dtype.names else [(value,) for value in values.tolist()]
     assert list(record.iter_unpack(data)) == rows
     assert b"".join(record.pack(*row) for row in rows) == data
+
+
+# ---- the branch layouts against BSPSource's read order -------------------------------------
+# Each as BSPSource's read() takes the record apart, field by field (struct codes; "88s" is its
+# byte array of neighbours, "x" what it skips): a record packed so, then decoded with our dtype,
+# gives each value back under the bspfile.h name.
+_NEIGHBOURS = bytes(range(88))
+_BSPSRC_ORDER = {
+    "DDispInfoBSP17": (displacements.DISPINFO_HL2_BETA17, [
+        ("start_position", "3f", (1.5, -2.0, 3.25)), ("disp_vert_start", "i", 7), ("power", "i", 3),
+        ("min_tess", "i", -5), ("smoothing_angle", "f", 45.0), ("contents", "i", 1), ("map_face", "H", 65000),
+        (None, "2x", None), ("lightmap_alpha_start", "i", 11), ("lightmap_sample_position_start", "i", 12),
+        ("neighbours", "88s", _NEIGHBOURS), ("allowed_verts", "10I", tuple(range(100, 110)))]),
+    "DDispInfoBSP22": (displacements.DISPINFO_DOTA2_V22, [
+        ("start_position", "3f", (1.5, -2.0, 3.25)), ("disp_vert_start", "i", 7), ("disp_tri_start", "i", 8),
+        ("power", "i", 3), ("min_tess", "i", -5), ("smoothing_angle", "f", 45.0), ("contents", "i", 1),
+        ("map_face", "H", 65000), (None, "2x", None), ("lightmap_alpha_start", "i", 11),
+        ("lightmap_sample_position_start", "i", 12), ("unknown", "i", -99), ("neighbours", "88s", _NEIGHBOURS),
+        ("allowed_verts", "10I", tuple(range(100, 110)))]),
+    "DDispInfoBSP23": (displacements.DISPINFO_DOTA2_V23, [
+        ("start_position", "3f", (1.5, -2.0, 3.25)), ("disp_vert_start", "i", 7), ("disp_tri_start", "i", 8),
+        ("power", "i", 3), ("min_tess", "i", -5), ("smoothing_angle", "f", 45.0), ("contents", "i", 1),
+        ("unknown1", "i", 77), ("map_face", "H", 65000), (None, "2x", None), ("lightmap_alpha_start", "i", 11),
+        ("lightmap_sample_position_start", "i", 12), ("unknown2", "i", -99), ("neighbours", "88s", _NEIGHBOURS),
+        ("allowed_verts", "10I", tuple(range(100, 110)))]),
+    "DFaceBSP17": (geometry.FACE_HL2_BETA17, [
+        ("avg_light_color", "16s", bytes(range(16))), ("planenum", "H", 60000), ("side", "B", 1), ("on_node", "B", 0),
+        ("firstedge", "i", 123456), ("numedges", "h", 5), ("texinfo", "h", 9), ("dispinfo", "h", -1),
+        ("surface_fog_volume_id", "h", -1), ("styles", "4B", (0, 1, 255, 255)), ("lightofs", "i", 4096),
+        ("area", "f", 1024.5), ("lightmap_texture_mins_in_luxels", "2i", (-3, 4)),
+        ("lightmap_texture_size_in_luxels", "2i", (15, 16)), ("orig_face", "i", 42),
+        ("smoothing_groups", "I", 0x80000001)]),
+    "DFaceBSP18": (geometry.FACE_HL2_BETA18, [
+        ("avg_light_color", "16s", bytes(range(16))), ("planenum", "H", 60000), ("side", "B", 1), ("on_node", "B", 0),
+        ("firstedge", "i", 123456), ("numedges", "h", 5), ("texinfo", "h", 9), ("dispinfo", "h", -1),
+        ("surface_fog_volume_id", "h", -1), ("styles", "4B", (0, 1, 255, 255)), ("lightofs", "i", 4096),
+        ("area", "f", 1024.5), ("lightmap_texture_mins_in_luxels", "2i", (-3, 4)),
+        ("lightmap_texture_size_in_luxels", "2i", (15, 16)), ("orig_face", "i", 42), ("first_prim_id", "H", 300),
+        ("num_prims", "H", 2), ("smoothing_groups", "I", 0x80000001)]),
+    "DOverlayDota2": (overlays.OVERLAY_DOTA2, [
+        ("id", "i", 17), ("texinfo", "h", 3), ("face_count_and_render_order", "H", 0x4002),
+        ("faces", "64i", tuple(range(64))), ("u", "2f", (0.0, 1.0)), ("v", "2f", (0.25, 0.75)),
+        ("uv_points", "12f", tuple(float(i) for i in range(12))), ("origin", "3f", (1.0, 2.0, 3.0)),
+        ("basis_normal", "3f", (0.0, 0.0, 1.0)), ("unknown", "i", -7)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BSPSRC_ORDER))
+def test_branch_layout_reads_fields_where_bspsource_does(name: str) -> None:
+    dtype, fields = _BSPSRC_ORDER[name]
+    fmt = "<" + "".join(code for _, code, _ in fields)
+    values = [v for _, code, value in fields if value is not None
+              for v in (value if isinstance(value, tuple) else (value,))]
+    data = struct.pack(fmt, *values)
+    assert len(data) == dtype.itemsize
+    record = np.frombuffer(data, dtype)[0]
+    for field, _, value in fields:
+        if field is None:
+            continue
+        if field == "neighbours":  # CDispNeighbor[4] then CDispCornerNeighbors[4], 88 bytes in all
+            got = record["edge_neighbors"].tobytes() + record["corner_neighbors"].tobytes()
+        elif field == "avg_light_color":
+            got = record[field].tobytes()
+        else:
+            got = record[field]
+        if isinstance(value, bytes):
+            assert got == value, (name, field)
+        else:  # values exact in float32
+            np.testing.assert_array_equal(np.ravel(got), np.ravel(value), err_msg=f"{name}.{field}")
+    assert np.frombuffer(data, dtype).tobytes() == data

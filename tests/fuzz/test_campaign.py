@@ -35,6 +35,7 @@ def test_seeds_include_every_branch_s_example() -> None:
     for name in example_branches():
         key = "example" if name == "orange_box" else f"example_{name}"
         assert found[key] == example_branch_bytes(name), name
+    assert found["example_hl2_beta_17"] == example_branch_bytes("hl2_beta", bsp_version=17)
     assert {found[k][:8] for k in found} >= {b"VBSP\x11\x00\x00\x00", b"PSBV\x00\x00\x00\x14"}
 
 

@@ -3,9 +3,13 @@ lightmap sample positions.
 
 bspfile.h structs: ``ddispinfo_t`` (with ``CDispNeighbor``,
 ``CDispSubNeighbor``, ``CDispCornerNeighbors``), ``CDispVert``, ``CDispTri``;
-the Strata Source (v25) dispinfo whose neighbour tables are kept as bytes.
+the Strata Source (v25) dispinfo whose neighbour tables are kept as bytes; the
+leaked Half-Life 2 beta's BSP 17 dispinfo (no triangle tags) and the Dota 2
+betas' (BSP 22: one int more, BSP 23: two).
 """
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +52,30 @@ DISPINFO = np.dtype(
         ("allowed_verts", "<u4", (10,)),  # unsigned long m_AllowedVerts[10]
     ]
 )  # 176 bytes
+
+
+def _dispinfo_with(added: dict[str, str], without: tuple[str, ...] = ()) -> np.dtype:
+    """``ddispinfo_t`` with ``added`` int fields each after the named field (and ``without``
+    fields left out): the branches that changed it only so."""
+    fields: list[Any] = []  # numpy descr entries: (name, type) or (name, type, shape)
+    for field in DISPINFO.descr:
+        if field[0] not in without:
+            fields.append(field)
+        if field[0] in added:
+            fields.append((added[field[0]], "<i4"))
+    return np.dtype(fields)
+
+
+# The leaked Half-Life 2 beta, BSP 17: no m_iDispTriStart (its maps have no triangle tags);
+# BSPSource's DDispInfoBSP17 (172 bytes).
+DISPINFO_HL2_BETA17 = _dispinfo_with({}, without=("disp_tri_start",))  # 172 bytes
+# Dota 2 beta, BSP 22: an int of unknown meaning after m_iLightmapSamplePositionStart
+# (BSPSource's DDispInfoBSP22, 180 bytes).
+DISPINFO_DOTA2_V22 = _dispinfo_with({"lightmap_sample_position_start": "unknown"})  # 180 bytes
+# Dota 2 beta, BSP 23: one more after contents (BSPSource's DDispInfoBSP23, 184 bytes).
+DISPINFO_DOTA2_V23 = _dispinfo_with({"contents": "unknown1",
+                                     "lightmap_sample_position_start": "unknown2"})  # 184 bytes
+
 DISPINFO_V25 = np.dtype(
     [
         vec3("start_position"),
@@ -85,3 +113,8 @@ LAYOUTS: Layouts = {
     LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS: {0: BYTES},
 }
 LAYOUTS_V25: Layouts = {LumpId.DISPINFO: {0: DISPINFO, 1: DISPINFO_V25}}
+# BSPSource picks these by BSP version, not lump version: each the lump's one layout, read
+# whatever its lump version says (see Variant.codec).
+LAYOUTS_HL2_BETA17: Layouts = {LumpId.DISPINFO: {0: DISPINFO_HL2_BETA17}}
+LAYOUTS_DOTA2_V22: Layouts = {LumpId.DISPINFO: {0: DISPINFO_DOTA2_V22}}
+LAYOUTS_DOTA2_V23: Layouts = {LumpId.DISPINFO: {0: DISPINFO_DOTA2_V23}}

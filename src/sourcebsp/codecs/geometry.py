@@ -3,7 +3,8 @@ clip portal verts, primitives, face ids.
 
 bspfile.h structs: ``dplane_t``, ``dvertex_t``, ``dedge_t``, ``dface_t``,
 ``dprimitive_t``, ``dprimvert_t``, ``dfaceid_t``; the Vampire: The Masquerade
-(v17) and Strata Source (v25) forms of ``dface_t`` and ``dedge_t``.
+(v17), leaked Half-Life 2 beta (BSP 17, 18) and Strata Source (v25) forms of
+``dface_t`` and ``dedge_t``.
 """
 from __future__ import annotations
 
@@ -75,6 +76,25 @@ FACE_V17 = np.dtype(
     ]
 )  # 104 bytes
 
+# The leaked Half-Life 2 beta, BSP 17: average colours up front as Vampire's, but four light
+# styles and no primitives (BSPSource's DFaceBSP17, 68 bytes).
+FACE_HL2_BETA17 = np.dtype(
+    [
+        ("avg_light_color", COLOR_RGB_EXP32, (4,)),  # ColorRGBExp32 m_AvgLightColor[MAXLIGHTMAPS]
+        *FACE.descr[:14],  # planenum .. origFace, as dface_t's
+        ("smoothing_groups", "<u4"),
+    ]
+)  # 68 bytes
+# BSP 18: primitives added before smoothingGroups, firstPrimID first (BSPSource's DFaceBSP18, 72 bytes).
+FACE_HL2_BETA18 = np.dtype(
+    [
+        *FACE_HL2_BETA17.descr[:-1],
+        ("first_prim_id", "<u2"),  # unsigned short firstPrimID
+        ("num_prims", "<u2"),  # unsigned short m_NumPrims
+        ("smoothing_groups", "<u4"),
+    ]
+)  # 72 bytes
+
 # Strata Source (v25), faces lump version 2: indices widened to 32 bits.
 FACE_V25 = np.dtype(
     [
@@ -143,6 +163,16 @@ LAYOUTS: Layouts = {
 LAYOUTS_V17: Layouts = {
     LumpId.FACES: {0: FACE_V17},
     LumpId.ORIGINALFACES: {0: FACE_V17},
+}
+
+# The leaked Half-Life 2 beta: BSPSource picks its dface_t by BSP version, whatever the lump version.
+LAYOUTS_HL2_BETA18: Layouts = {
+    LumpId.FACES: {0: FACE_HL2_BETA18, 1: FACE_HL2_BETA18},
+    LumpId.ORIGINALFACES: {0: FACE_HL2_BETA18, 1: FACE_HL2_BETA18},
+}
+LAYOUTS_HL2_BETA17: Layouts = {
+    LumpId.FACES: {0: FACE_HL2_BETA17, 1: FACE_HL2_BETA17},
+    LumpId.ORIGINALFACES: {0: FACE_HL2_BETA17, 1: FACE_HL2_BETA17},
 }
 
 # Vindictus: faces v1 are Strata's 72-byte dface_t (bsp_tool's nexon.vindictus69 Face

@@ -2,7 +2,8 @@
 overlay fades, overlay system levels, cubemaps, map flags.
 
 bspfile.h structs: ``doverlay_t``, ``dwateroverlay_t``, ``doverlayfade_t``,
-``doverlaysystemlevel_t``, ``dcubemapsample_t``, ``dflagslump_t``.
+``doverlaysystemlevel_t``, ``dcubemapsample_t``, ``dflagslump_t``; the Strata
+Source (v25) and Dota 2 beta forms of ``doverlay_t``.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..lump_ids import LumpId
 from .base import Layouts, vec3
 
 
-def _overlay(max_faces: int, wide: bool) -> np.dtype:
+def _overlay(max_faces: int, wide: bool, tail: tuple[str, ...] = ()) -> np.dtype:
     head = (
         [("id", "<i4"), ("texinfo", "<i4"), ("face_count_and_render_order", "<u2"), ("padding", "<u2")]
         if wide
@@ -33,6 +34,7 @@ def _overlay(max_faces: int, wide: bool) -> np.dtype:
             vec3("origin"),  # Vector vecOrigin
             vec3("basis_normal"),  # Vector vecBasisNormal
         ]
+        + [(name, "<i4") for name in tail]
     )
 
 
@@ -40,6 +42,9 @@ OVERLAY = _overlay(64, wide=False)  # doverlay_t: 352 bytes
 WATEROVERLAY = _overlay(256, wide=False)  # dwateroverlay_t: 1120 bytes
 OVERLAY_V25 = _overlay(64, wide=True)  # Strata lump version 1: 356 bytes
 WATEROVERLAY_V25 = _overlay(256, wide=True)  # 1124 bytes
+# Dota 2 betas (BSP 22, 23): doverlay_t and an int of unknown meaning after it (BSPSource's
+# DOverlayDota2: 356 bytes).  Its water overlays are the mainline ones.
+OVERLAY_DOTA2 = _overlay(64, wide=False, tail=("unknown",))
 
 OVERLAY_FADE = np.dtype(
     [
@@ -73,6 +78,7 @@ LAYOUTS: Layouts = {
     LumpId.CUBEMAPS: {0: CUBEMAP},
     LumpId.MAP_FLAGS: {0: MAP_FLAGS},
 }
+LAYOUTS_DOTA2: Layouts = {LumpId.OVERLAYS: {0: OVERLAY_DOTA2}}
 LAYOUTS_V25: Layouts = {
     LumpId.OVERLAYS: {0: OVERLAY, 1: OVERLAY_V25},
     LumpId.WATEROVERLAYS: {0: WATEROVERLAY, 1: WATEROVERLAY_V25},

@@ -28,7 +28,7 @@ from ..lump_ids import NUM_LUMPS, LumpId
 from ..variants import Variant, get_variant
 from .room import example_map_bytes
 
-__all__ = ["example_branch_bytes", "write_example_branch", "example_branches"]
+__all__ = ["branch_bytes", "example_branch_bytes", "write_example_branch", "example_branches"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -105,8 +105,9 @@ def _static_props(base: BspFile, variant: Variant, bsp_version: int) -> GameLump
     return game
 
 
-def example_branch_bytes(variant: "str | Variant") -> bytes:
-    """The example room as the bytes of a ``.bsp`` file of ``variant``'s layout.
+def example_branch_bytes(variant: "str | Variant", *, bsp_version: int | None = None) -> bytes:
+    """The example room as the bytes of a ``.bsp`` file of ``variant``'s layout, at
+    ``bsp_version`` (default: the latest the branch writes).
 
     Raises
     ------
@@ -118,12 +119,22 @@ def example_branch_bytes(variant: "str | Variant") -> bytes:
         from .respawn import example_respawn_bytes
 
         return example_respawn_bytes(chosen.name)
-    base = BspFile.from_bytes(_room())
+    return branch_bytes(BspFile.from_bytes(_room()), variant, bsp_version=bsp_version, what="the example map")
+
+
+def branch_bytes(base: BspFile, variant: "str | Variant", *, bsp_version: int | None = None,
+                 what: str = "the map") -> bytes:
+    """The Orange Box map ``base`` carried over into ``variant``'s layout (as
+    :func:`example_branch_bytes` does the room): for testing a branch's layouts on maps that
+    have what the room lacks (displacements, overlays)."""
+    named = get_variant(variant)
+    if bsp_version is None:
+        bsp_version = max(named.versions) if named.versions else base.version
+    chosen = named.at_version(bsp_version)
     missing = _missing(base, chosen)
     if missing:
-        raise UnsupportedError(f"the example map cannot be written for {chosen.name}: the layouts of its "
+        raise UnsupportedError(f"{what} cannot be written for {chosen.name}: the layouts of its "
                                f"{', '.join(missing)} are not declared yet")
-    bsp_version = max(chosen.versions) if chosen.versions else base.version
     versions: dict[int, int] = {}
     for lump, entry in base.iter_lumps():
         found = chosen.lump_versions.get(lump, entry.version)  # as the branch's compiler writes it

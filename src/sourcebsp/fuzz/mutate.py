@@ -118,13 +118,14 @@ def seeds() -> dict[str, bytes]:
     found = {"example": plain, "example_pak": packed, "example_lzma": compressed}
     # The room in every other branch's layout: their structs, byte orders, lump_t orders, versions.
     from ..examples.branches import example_branch_bytes, example_branches
+    from ..variants import VARIANTS
 
     for name in example_branches():
         if name != "orange_box":
             found[f"example_{name}"] = example_branch_bytes(name)
+        for version in sorted(VARIANTS[name].version_layouts):  # its other BSP versions' layouts (HL2 beta 17)
+            found[f"example_{name}_{version}"] = example_branch_bytes(name, bsp_version=version)
     # Respawn's rBSP rooms (Titanfall 2's with a static prop), and one with a pakfile.
-    from ..variants import VARIANTS
-
     for name, variant in VARIANTS.items():
         if variant.container == "respawn":
             found[f"example_{name}"] = example_branch_bytes(name)

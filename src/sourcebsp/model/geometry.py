@@ -698,9 +698,10 @@ def _disp_group(bsp: MapReader, faces: np.ndarray, which: np.ndarray, info: np.n
     length = np.linalg.norm(vnormal, axis=1, keepdims=True)
     fallback = np.repeat(face_normals, nverts, axis=0)
     vnormal = np.where(length > 1e-9, vnormal / np.where(length > 0, length, 1), fallback)
-    # Tags from DISP_TRIS, in the same quad-major order.
+    # Tags from DISP_TRIS, in the same quad-major order (none where ddispinfo_t has no
+    # m_iDispTriStart: the leaked HL2 beta's BSP 17).
     tags = np.zeros((n, ntri), np.uint16)
-    if disptris is not None and len(disptris):
+    if disptris is not None and len(disptris) and "disp_tri_start" in (info.dtype.names or ()):
         tri_index = info["disp_tri_start"].astype(np.int64)[:, None] + np.arange(ntri)
         _check_range(tri_index.ravel(), len(disptris), "DISP_TRIS", bsp, LumpId.DISPINFO)
         tags = disptris[tri_index].astype(np.uint16)

@@ -107,7 +107,7 @@ def disp_block(bsp: MapReader, disp: DispFace, normal: np.ndarray) -> VmfDisp:
                              lump="DISP_VERTS", offset=bsp.entry(LumpId.DISP_VERTS).fileofs)
     dv = verts[first : first + nverts]
     tris = bsp.lump_or_none(LumpId.DISP_TRIS, "decompile displacements")
-    tfirst = int(row["disp_tri_start"])
+    tfirst = int(row["disp_tri_start"]) if "disp_tri_start" in (dispinfo.dtype.names or ()) else -1  # HL2 beta 17
     if tris is not None and 0 <= tfirst and tfirst + ntris <= len(tris):
         raw = tris[tfirst : tfirst + ntris].astype(np.int64)
         tags = np.where(raw & _TAG_WALKABLE, _HAMMER_WALKABLE, 0) | np.where(raw & _TAG_BUILDABLE, _HAMMER_BUILDABLE, 0)
