@@ -79,8 +79,8 @@ _CHANGES: dict[str, tuple[_Table, tuple[int, ...]]] = {
     "VINDICTUS": ({
         5: {0: 48, None: 48}, 7: {0: 56, 1: 72, 2: 76}, 10: {0: 56, 1: 56}, 12: {0: 8, None: 8},
         16: {0: 4, None: 4}, 17: {0: 4, None: 4}, 19: {0: 16, None: 16}, 21: {0: 20, None: 20},
-        27: {0: 56, 1: 72, 2: 76}, 45: {0: 356, None: 356}, 58: {0: 56, 1: 72, 2: 76},
-    }, (26,)),
+        26: {0: 232, None: 232}, 27: {0: 56, 1: 72, 2: 76}, 45: {0: 356, None: 356}, 58: {0: 56, 1: 72, 2: 76},
+    }, ()),
     "DOTA2_V22": ({26: {0: 180, None: 180}, 45: {0: 356, None: 356}}, ()),
     "DOTA2_V23": ({26: {0: 184, None: 184}, 45: {0: 356, None: 356}}, ()),
     "HL2_BETA18": ({
@@ -98,6 +98,7 @@ _CHANGES: dict[str, tuple[_Table, tuple[int, ...]]] = {
         49: {0: "physcollide", None: "physcollide"}, 52: {0: 8, None: 8},
     }, (51,)),
     "INFRA": ({}, (37,)),
+    "ZENO_CLASH": ({}, ()),  # SDK 2013's records; its static prop sub-lump differs (a codec)
 }
 
 
