@@ -218,7 +218,7 @@ def test_dark_messiah_game_lump_directory(examples: dict[str, Path]) -> None:
             start = header.offset - entry.fileofs
             assert data[header.offset:header.offset + header.length] == found[name].data
             assert 8 + 20 * 2 <= start  # after the 8-byte header and two 20-byte entries
-        assert len(ours.static_props) == 1 and ours.static_props.layout.name == "v6"
+        assert len(ours.static_props) == 1 and ours.static_props.layout.name == "v6_dark_messiah"
 
 
 def test_dark_messiah_unknown_fields_are_kept(examples: dict[str, Path]) -> None:

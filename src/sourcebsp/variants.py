@@ -132,7 +132,6 @@ def _compose_tables() -> None:
     DOTA2_V22 = compose(SDK2013, displacements.LAYOUTS_DOTA2_V22, overlays.LAYOUTS_DOTA2)
     DOTA2_V23 = compose(SDK2013, displacements.LAYOUTS_DOTA2_V23, overlays.LAYOUTS_DOTA2)
     INFRA = compose(SDK2013, remove=(LumpId.PRIMITIVES,))
-    # Dark Messiah: its dworldlight_t is not documented (kept raw).
     SOURCE_XBOX = compose(SOURCE2004, lighting.LAYOUTS_XBOX)
     # Vindictus: wide records, its own ddispinfo_t (see codecs/displacements.py), game lump directory
     # and static props (a scale array before them).
@@ -141,8 +140,9 @@ def _compose_tables() -> None:
                         {LumpId.BRUSHSIDES: {0: brushes.BRUSHSIDE_V25}, LumpId.OVERLAYS: {0: overlays.OVERLAY_V25}})
     # Zeno Clash: a second name array in its static prop sub-lump, and its own v7 props.
     ZENO_CLASH = compose(SDK2013, gamelumps.LAYOUTS_ZENO_CLASH)
+    # Dark Messiah: its own texinfo_t, dmodel_t, game lump directory, static props, dworldlight_t.
     DARK_MESSIAH = compose(SDK2013, textures.LAYOUTS_DARK_MESSIAH, tree.LAYOUTS_DARK_MESSIAH,
-                           gamelumps.LAYOUTS_DARK_MESSIAH, remove=(LumpId.WORLDLIGHTS, LumpId.WORLDLIGHTS_HDR))  # its own primitives layout, not yet declared
+                           gamelumps.LAYOUTS_DARK_MESSIAH, lighting.LAYOUTS_DARK_MESSIAH)
     _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
                    LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2_V22=DOTA2_V22, DOTA2_V23=DOTA2_V23, INFRA=INFRA,
                    DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX, VINDICTUS=VINDICTUS, ZENO_CLASH=ZENO_CLASH,
@@ -461,7 +461,8 @@ _BUILTIN = (
             lump_versions=_versions_of(FACES=1, ORIGINALFACES=1, FACES_HDR=1), detected=False),
     # Its dheader_t version is two shorts, 20 and 4 (bsp_tool's arkane branch: BSP_VERSION (20, 4)).
     Variant("dark_messiah", "Dark Messiah of Might and Magic (BSP 20.4)", LazyLayouts("DARK_MESSIAH"),
-            versions=frozenset({20 | 4 << 16}), static_prop_versions=frozenset({6}), static_prop_layout="v6"),
+            versions=frozenset({20 | 4 << 16}), static_prop_versions=frozenset({6}),
+            static_prop_layout="v6_dark_messiah"),
     # The whole file XOR-encrypted (sourcebsp.encryption), BSP 20-21 (BSPSource's
     # TacticalInterventionDef); read with SDK 2013's layouts.  Its lump_t slots 23-25 are always
     # empty: the key's place in the file.

@@ -98,6 +98,7 @@ DOCUMENTED_SIZES = {
     "ColorRGBExp32": (COLOR_RGB_EXP32, 4),
     "dworldlight_t (version 0)": (lighting.WORLDLIGHT_V0, 88),
     "dworldlight_t": (lighting.WORLDLIGHT, 100),
+    "dworldlight_t (Dark Messiah)": (lighting.WORLDLIGHT_DARK_MESSIAH, 92),
     "dleafambientindex_t": (lighting.LEAF_AMBIENT_INDEX, 4),
     "dleafambientlighting_t": (lighting.LEAF_AMBIENT_LIGHTING, 28),
     "CompressedLightCube": (lighting.LEAF_AMBIENT_CUBE, 24),

@@ -55,6 +55,7 @@ DOCUMENTED_SIZES = {
     "StaticPropLump_t v11 (Black Mesa)": (sp.STATIC_PROP_V11_MESA, 80),
     "StaticPropLump_t v11 (early Black Mesa)": (sp.STATIC_PROP_V11_MESA_LITE, 76),
     "StaticPropLump_t v13 (Strata)": (sp.STATIC_PROP_V13_STRATA, 88),
+    "StaticPropLump_t v6 (Dark Messiah)": (sp.STATIC_PROP_V6_DARK_MESSIAH, 136),  # BSPSource DStaticPropV6DM
     "StaticPropLump_t v7 (Zeno Clash)": (sp.STATIC_PROP_V7_ZENO_CLASH, 68),  # BSPSource DStaticPropV7ZC
     "StaticPropLump_t v8 (Vindictus)": (sp.STATIC_PROP_V8_VINDICTUS, 72),  # bsp_tool nexon.vindictus
     "Vindictus prop scale": (sp.STATIC_PROP_SCALE, 16),  # BSPSource: int, Vector3f; bsp_tool "i3f"

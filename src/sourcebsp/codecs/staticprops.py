@@ -128,6 +128,9 @@ STATIC_PROP_V6_BGT = np.dtype(STATIC_PROP_V6.descr + _TARGETNAME)  # 192
 # Zeno Clash v7: v6 plus an int of unknown meaning (BSPSource's DStaticPropV7ZC, 68 bytes: the size
 # of early Left 4 Dead's v7, whose last four bytes are the diffuse modulation).
 STATIC_PROP_V7_ZENO_CLASH = np.dtype(STATIC_PROP_V6.descr + [("unknown", "<i4")])  # 68
+# Dark Messiah v6: v6 plus 72 bytes of unknown meaning (BSPSource's DStaticPropV6DM, 136 bytes;
+# bsp_tool's arkane branch leaves its props as a TODO).
+STATIC_PROP_V6_DARK_MESSIAH = np.dtype(STATIC_PROP_V6.descr + [("unknown", "u1", (72,))])  # 136
 # Vindictus's latest v8: v6 plus 8 bytes of unknown meaning (bsp_tool's nexon.vindictus StaticPropv8,
 # "new in March 2025"; BSPSource has no Vindictus v8).
 STATIC_PROP_V8_VINDICTUS = np.dtype(STATIC_PROP_V6.descr + [("unknown", "u1", (8,))])  # 72
@@ -179,6 +182,8 @@ STATIC_PROP_LAYOUTS: tuple[StaticPropLayout, ...] = (
     StaticPropLayout("v5_ship", 5, STATIC_PROP_V5_SHIP, "The Ship (v5 plus a targetname)"),
     StaticPropLayout("v6", 6, STATIC_PROP_V6, "Orange Box, Xbox 360 (adds min/max DX level)"),
     StaticPropLayout("v6_bgt", 6, STATIC_PROP_V6_BGT, "Bloody Good Time (v6 plus a targetname)"),
+    StaticPropLayout("v6_dark_messiah", 6, STATIC_PROP_V6_DARK_MESSIAH,
+                     "Dark Messiah (v6 plus 72 unknown bytes)", family="dark_messiah"),
     StaticPropLayout("v6_vindictus", 6, STATIC_PROP_V5, "Vindictus v6: the v5 record after a scale array",
                      family="vindictus"),
     StaticPropLayout("v7_l4d", 7, STATIC_PROP_V7_L4D, "early Left 4 Dead (v6 plus diffuse modulation)"),
