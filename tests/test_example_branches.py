@@ -36,7 +36,8 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 # whole number of its 56-byte leaves: the record sizes rule it out.
 _TOLD_BY_PROPS = {"left4dead": ("left4dead", ()), "black_mesa": ("black_mesa", ()),
                   "csgo": ("csgo", ("alien_swarm",)), "orange_box": ("orange_box", ()),
-                  "source_xbox": ("source_xbox", ())}  # (this one by its lightmap page lumps)
+                  "source_xbox": ("source_xbox", ()),  # (this one by its lightmap page lumps)
+                  "the_ship": ("the_ship", ())}  # (this one by its 192-byte prop records)
 
 
 @pytest.mark.parametrize("name", sorted(_TOLD_BY_PROPS))

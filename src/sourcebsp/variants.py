@@ -266,6 +266,8 @@ class Variant(NamedTuple):
     games: tuple[Game, ...] = ()
     static_prop_versions: frozenset[int] = frozenset()  # sprp game lump versions its compilers write
     static_prop_layout: str = ""  # the StaticPropLump_t its compiler writes (codecs.staticprops layout name)
+    # (sprp version, prop record size) pairs only this branch writes: a file whose props have one is its.
+    static_prop_sizes: frozenset[tuple[int, int]] = frozenset()
     # The lump_t versions its compiler writes where they are not SDK 2013's (None: it writes no such lump).
     lump_versions: Mapping[int, int | None] = MappingProxyType({})
     tool_textures: str = "default"  # the tool-texture vocabulary (converters.vmf.textures.TOOL_TEXTURES)
@@ -448,7 +450,8 @@ _BUILTIN = (
     Variant("the_ship", "The Ship, Bloody Good Time (BSP 20, static props with a targetname)",
             LazyLayouts("SDK2013"), versions=frozenset({20}), static_prop_versions=frozenset({5, 6}),
             static_prop_layout="v6_bgt",
-            detected=False),
+            # v5 and v6 with a 128-byte targetname (BSPSource's DStaticPropV5Ship, DStaticPropV6BGT).
+            static_prop_sizes=frozenset({(5, 188), (6, 192)}), detected=False),
     Variant("zeno_clash", "Zeno Clash (BSP 20, static props v7)", LazyLayouts("ZENO_CLASH"),
             versions=frozenset({20}), static_prop_versions=frozenset({7}), static_prop_layout="v7_zeno_clash",
             detected=False),
@@ -692,12 +695,17 @@ def refine_by_sizes(found: Detection, header: Header) -> Detection:
     return Detection(_variants[names[0]], tuple(names[1:]))  # the first left in the table: the most common
 
 
-def refine(found: Detection, static_prop_version: int | None) -> Detection:
+def refine(found: Detection, static_prop_version: int | None, static_prop_size: int | None = None) -> Detection:
     """``found`` narrowed by the static prop lump's version: the branches that cannot have
     written it drop out (a branch whose versions are not known stays).  When the detected one
-    drops out, the first branch of the table that remains is taken."""
+    drops out, the first branch of the table that remains is taken.  Props whose version and
+    record size only one branch writes (:attr:`Variant.static_prop_sizes`: The Ship's) name it."""
     if static_prop_version is None or not found.alternatives:
         return found
+    names = (found.variant.name, *found.alternatives)
+    own = [name for name in names if (static_prop_version, static_prop_size) in _variants[name].static_prop_sizes]
+    if static_prop_size is not None and own:
+        return Detection(_variants[own[0]], tuple(own[1:]))
 
     def may_write(variant: Variant) -> bool:
         return not variant.static_prop_versions or static_prop_version in variant.static_prop_versions
