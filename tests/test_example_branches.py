@@ -36,7 +36,8 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 # whole number of its 56-byte leaves: the record sizes rule it out.
 _TOLD_BY_PROPS = {"left4dead": ("left4dead", ()), "black_mesa": ("black_mesa", ()),
                   "csgo": ("csgo", ("alien_swarm",)), "orange_box": ("orange_box", ()),
-                  "source_xbox": ("source_xbox", ())}  # (this one by its lightmap page lumps)
+                  "source_xbox": ("source_xbox", ()),  # (this one by its lightmap page lumps)
+                  "the_ship": ("the_ship", ())}  # (this one by its 192-byte prop records)
 
 
 @pytest.mark.parametrize("name", sorted(_TOLD_BY_PROPS))
@@ -218,7 +219,7 @@ def test_dark_messiah_game_lump_directory(examples: dict[str, Path]) -> None:
             start = header.offset - entry.fileofs
             assert data[header.offset:header.offset + header.length] == found[name].data
             assert 8 + 20 * 2 <= start  # after the 8-byte header and two 20-byte entries
-        assert len(ours.static_props) == 1 and ours.static_props.layout.name == "v6"
+        assert len(ours.static_props) == 1 and ours.static_props.layout.name == "v6_dark_messiah"
 
 
 def test_dark_messiah_unknown_fields_are_kept(examples: dict[str, Path]) -> None:

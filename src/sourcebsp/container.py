@@ -161,7 +161,7 @@ class BspFile:
             if found.alternatives:  # or the sizes of its records
                 found = refine_by_sizes(found, self.header)
             if found.alternatives and buffer is not None:
-                found = refine(found, self._static_prop_version(memoryview(buffer)))
+                found = refine(found, *self._static_prop_record(memoryview(buffer)))
             chosen, self.variant_alternatives = found
         else:
             _source_only(chosen)
@@ -185,20 +185,23 @@ class BspFile:
         self._replaced: set[int] = set()  # lumps given new values with set_lump
         self._decompressor = Decompressor(self.limits, len(self._buffer))
 
-    def _static_prop_version(self, buffer: memoryview) -> int | None:
-        """The ``sprp`` game lump's version from the directory, or None (none, or a game lump
-        that does not parse: that is reported when it is decoded, not here)."""
+    def _static_prop_record(self, buffer: memoryview) -> tuple[int | None, int | None]:
+        """The ``sprp`` game lump's version from the directory and the size of its prop records,
+        each None when not known (no such sub-lump, a compressed one, or a game lump that does
+        not parse: that is reported when it is decoded, not here)."""
         entry = self.header.lumps[LumpId.GAME_LUMP]
         if not entry.filelen or entry.compressed or entry.fileofs + entry.filelen > len(buffer):
-            return None
-        from .codecs.gamelump_directory import sub_lump_versions
+            return None, None
+        from .codecs.gamelump_directory import static_prop_record, sub_lump_versions
 
         ctx = LumpContext(LumpId.GAME_LUMP, "GAME_LUMP", entry.version, self.header.version, self.header.endian,
                           entry.fileofs)
+        data = buffer[entry.fileofs:entry.fileofs + entry.filelen]
         try:
-            return sub_lump_versions(buffer[entry.fileofs:entry.fileofs + entry.filelen], ctx).get("sprp")
+            record = static_prop_record(data, ctx)
+            return sub_lump_versions(data, ctx).get("sprp"), None if record is None else record[1]
         except BspError:
-            return None
+            return None, None
 
     # ---- construction -------------------------------------------------------------
     @classmethod

@@ -71,7 +71,7 @@ def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) ->
 
 
 _TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2_V22", "DOTA2_V23",
-                "INFRA", "DARK_MESSIAH", "SOURCE_XBOX", "VINDICTUS", "HL2_BETA17", "HL2_BETA18", "TITANFALL",
+                "INFRA", "DARK_MESSIAH", "SOURCE_XBOX", "VINDICTUS", "ZENO_CLASH", "HL2_BETA17", "HL2_BETA18", "TITANFALL",
                 "TITANFALL2")
 _tables: dict[str, Layouts] = {}
 
@@ -132,18 +132,20 @@ def _compose_tables() -> None:
     DOTA2_V22 = compose(SDK2013, displacements.LAYOUTS_DOTA2_V22, overlays.LAYOUTS_DOTA2)
     DOTA2_V23 = compose(SDK2013, displacements.LAYOUTS_DOTA2_V23, overlays.LAYOUTS_DOTA2)
     INFRA = compose(SDK2013, remove=(LumpId.PRIMITIVES,))
-    # Dark Messiah: its dworldlight_t is not documented (kept raw).
     SOURCE_XBOX = compose(SOURCE2004, lighting.LAYOUTS_XBOX)
-    # Vindictus: its ddispinfo_t's field order is not settled (bsp_tool names an int of unknown
-    # meaning where dispinfo_t has minTess): kept raw.
+    # Vindictus: wide records, its own ddispinfo_t (see codecs/displacements.py), game lump directory
+    # and static props (a scale array before them).
     VINDICTUS = compose(SDK2013, geometry.LAYOUTS_VINDICTUS, tree.LAYOUTS_VINDICTUS, gamelumps.LAYOUTS_VINDICTUS,
-                        {LumpId.BRUSHSIDES: {0: brushes.BRUSHSIDE_V25}, LumpId.OVERLAYS: {0: overlays.OVERLAY_V25}},
-                        remove=(LumpId.DISPINFO,))
+                        displacements.LAYOUTS_VINDICTUS,
+                        {LumpId.BRUSHSIDES: {0: brushes.BRUSHSIDE_V25}, LumpId.OVERLAYS: {0: overlays.OVERLAY_V25}})
+    # Zeno Clash: a second name array in its static prop sub-lump, and its own v7 props.
+    ZENO_CLASH = compose(SDK2013, gamelumps.LAYOUTS_ZENO_CLASH)
+    # Dark Messiah: its own texinfo_t, dmodel_t, game lump directory, static props, dworldlight_t.
     DARK_MESSIAH = compose(SDK2013, textures.LAYOUTS_DARK_MESSIAH, tree.LAYOUTS_DARK_MESSIAH,
-                           gamelumps.LAYOUTS_DARK_MESSIAH, remove=(LumpId.WORLDLIGHTS, LumpId.WORLDLIGHTS_HDR))  # its own primitives layout, not yet declared
+                           gamelumps.LAYOUTS_DARK_MESSIAH, lighting.LAYOUTS_DARK_MESSIAH)
     _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
                    LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2_V22=DOTA2_V22, DOTA2_V23=DOTA2_V23, INFRA=INFRA,
-                   DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX, VINDICTUS=VINDICTUS,
+                   DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX, VINDICTUS=VINDICTUS, ZENO_CLASH=ZENO_CLASH,
                    HL2_BETA17=HL2_BETA17, HL2_BETA18=HL2_BETA18,
                    # Respawn's rBSP: its own 128 lump ids (codecs/respawn.py), nothing of SDK 2013's.
                    TITANFALL=respawn.layouts(29), TITANFALL2=respawn.layouts(37))
@@ -167,6 +169,7 @@ _SOLE_MODULES: dict[int, str] = {LumpId.ENTITIES: "entities", LumpId.PAKFILE: "p
 # Tables whose branch has its own layout of a sole-module lump (Dark Messiah's game lump directory).
 _OWN_SOLE_LUMPS: dict[str, frozenset[int]] = {"DARK_MESSIAH": frozenset({LumpId.GAME_LUMP}),
                                               "VINDICTUS": frozenset({LumpId.GAME_LUMP}),
+                                              "ZENO_CLASH": frozenset({LumpId.GAME_LUMP}),
                                               # rBSP: its game lump and pakfile are kept as bytes
                                               "TITANFALL": frozenset({LumpId.GAME_LUMP, LumpId.PAKFILE}),
                                               "TITANFALL2": frozenset({LumpId.GAME_LUMP, LumpId.PAKFILE})}
@@ -263,6 +266,8 @@ class Variant(NamedTuple):
     games: tuple[Game, ...] = ()
     static_prop_versions: frozenset[int] = frozenset()  # sprp game lump versions its compilers write
     static_prop_layout: str = ""  # the StaticPropLump_t its compiler writes (codecs.staticprops layout name)
+    # (sprp version, prop record size) pairs only this branch writes: a file whose props have one is its.
+    static_prop_sizes: frozenset[tuple[int, int]] = frozenset()
     # The lump_t versions its compiler writes where they are not SDK 2013's (None: it writes no such lump).
     lump_versions: Mapping[int, int | None] = MappingProxyType({})
     tool_textures: str = "default"  # the tool-texture vocabulary (converters.vmf.textures.TOOL_TEXTURES)
@@ -445,19 +450,22 @@ _BUILTIN = (
     Variant("the_ship", "The Ship, Bloody Good Time (BSP 20, static props with a targetname)",
             LazyLayouts("SDK2013"), versions=frozenset({20}), static_prop_versions=frozenset({5, 6}),
             static_prop_layout="v6_bgt",
+            # v5 and v6 with a 128-byte targetname (BSPSource's DStaticPropV5Ship, DStaticPropV6BGT).
+            static_prop_sizes=frozenset({(5, 188), (6, 192)}), detected=False),
+    Variant("zeno_clash", "Zeno Clash (BSP 20, static props v7)", LazyLayouts("ZENO_CLASH"),
+            versions=frozenset({20}), static_prop_versions=frozenset({7}), static_prop_layout="v7_zeno_clash",
             detected=False),
-    Variant("zeno_clash", "Zeno Clash (BSP 20, static props v7)", LazyLayouts("SDK2013"),
-            versions=frozenset({20}), static_prop_versions=frozenset({7}), detected=False),
     Variant("black_mesa", "Black Mesa (BSP 20, static props v11)", LazyLayouts("SDK2013"),
             versions=frozenset({20}), static_prop_versions=frozenset({11}), static_prop_layout="v11_mesa",
             detected=False),
     # Nexon's MMO: Strata-like wide structs years earlier (bsp_tool's nexon.vindictus69).
-    Variant("vindictus", "Vindictus (BSP 20, wide structs; displacement infos raw)", LazyLayouts("VINDICTUS"),
-            versions=frozenset({20}), static_prop_versions=frozenset({5, 6, 7, 8}), static_prop_layout="v5",
+    Variant("vindictus", "Vindictus (BSP 20, wide structs, scaled static props)", LazyLayouts("VINDICTUS"),
+            versions=frozenset({20}), static_prop_versions=frozenset({5, 6, 7, 8}), static_prop_layout="v7_vindictus",
             lump_versions=_versions_of(FACES=1, ORIGINALFACES=1, FACES_HDR=1), detected=False),
     # Its dheader_t version is two shorts, 20 and 4 (bsp_tool's arkane branch: BSP_VERSION (20, 4)).
     Variant("dark_messiah", "Dark Messiah of Might and Magic (BSP 20.4)", LazyLayouts("DARK_MESSIAH"),
-            versions=frozenset({20 | 4 << 16}), static_prop_versions=frozenset({6}), static_prop_layout="v6"),
+            versions=frozenset({20 | 4 << 16}), static_prop_versions=frozenset({6}),
+            static_prop_layout="v6_dark_messiah"),
     # The whole file XOR-encrypted (sourcebsp.encryption), BSP 20-21 (BSPSource's
     # TacticalInterventionDef); read with SDK 2013's layouts.  Its lump_t slots 23-25 are always
     # empty: the key's place in the file.
@@ -687,12 +695,17 @@ def refine_by_sizes(found: Detection, header: Header) -> Detection:
     return Detection(_variants[names[0]], tuple(names[1:]))  # the first left in the table: the most common
 
 
-def refine(found: Detection, static_prop_version: int | None) -> Detection:
+def refine(found: Detection, static_prop_version: int | None, static_prop_size: int | None = None) -> Detection:
     """``found`` narrowed by the static prop lump's version: the branches that cannot have
     written it drop out (a branch whose versions are not known stays).  When the detected one
-    drops out, the first branch of the table that remains is taken."""
+    drops out, the first branch of the table that remains is taken.  Props whose version and
+    record size only one branch writes (:attr:`Variant.static_prop_sizes`: The Ship's) name it."""
     if static_prop_version is None or not found.alternatives:
         return found
+    names = (found.variant.name, *found.alternatives)
+    own = [name for name in names if (static_prop_version, static_prop_size) in _variants[name].static_prop_sizes]
+    if static_prop_size is not None and own:
+        return Detection(_variants[own[0]], tuple(own[1:]))
 
     def may_write(variant: Variant) -> bool:
         return not variant.static_prop_versions or static_prop_version in variant.static_prop_versions

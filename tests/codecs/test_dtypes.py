@@ -57,6 +57,7 @@ DOCUMENTED_SIZES = {
     "ddispinfo_t (HL2 beta, BSP 17)": (displacements.DISPINFO_HL2_BETA17, 172),
     "ddispinfo_t (Dota 2, BSP 22)": (displacements.DISPINFO_DOTA2_V22, 180),
     "ddispinfo_t (Dota 2, BSP 23)": (displacements.DISPINFO_DOTA2_V23, 184),
+    "ddispinfo_t (Vindictus)": (displacements.DISPINFO_VINDICTUS, 232),
     "doverlay_t (Dota 2)": (overlays.OVERLAY_DOTA2, 356),
     "dprimitive_t": (geometry.PRIMITIVE, 10),
     "dprimitive_t (v25)": (geometry.PRIMITIVE_V25, 20),
@@ -97,6 +98,7 @@ DOCUMENTED_SIZES = {
     "ColorRGBExp32": (COLOR_RGB_EXP32, 4),
     "dworldlight_t (version 0)": (lighting.WORLDLIGHT_V0, 88),
     "dworldlight_t": (lighting.WORLDLIGHT, 100),
+    "dworldlight_t (Dark Messiah)": (lighting.WORLDLIGHT_DARK_MESSIAH, 92),
     "dleafambientindex_t": (lighting.LEAF_AMBIENT_INDEX, 4),
     "dleafambientlighting_t": (lighting.LEAF_AMBIENT_LIGHTING, 28),
     "CompressedLightCube": (lighting.LEAF_AMBIENT_CUBE, 24),
@@ -250,6 +252,15 @@ _BSPSRC_ORDER = {
         ("unknown1", "i", 77), ("map_face", "H", 65000), (None, "2x", None), ("lightmap_alpha_start", "i", 11),
         ("lightmap_sample_position_start", "i", 12), ("unknown2", "i", -99), ("neighbours", "88s", _NEIGHBOURS),
         ("allowed_verts", "10I", tuple(range(100, 110)))]),
+    # Vindictus: BSPSource reads the map face as an unsigned short and skips two bytes; we read an
+    # unsigned int (bsp_tool's "I"): the same value when those bytes are zero, as here.  Trusted over
+    # BSPSource's for the width because Vindictus widened its other face indices to 32 bits.
+    "DDispInfoVin": (displacements.DISPINFO_VINDICTUS, [
+        ("start_position", "3f", (1.5, -2.0, 3.25)), ("disp_vert_start", "i", 7), ("disp_tri_start", "i", 8),
+        ("power", "i", 3), ("smoothing_angle", "f", 45.0), ("unknown", "i", -5), ("contents", "i", 1),
+        ("map_face", "H", 65000), (None, "2x", None), ("lightmap_alpha_start", "i", 11),
+        ("lightmap_sample_position_start", "i", 12), ("neighbours_vin", "144s", bytes(range(144))),
+        ("allowed_verts", "10I", tuple(range(100, 110)))]),
     "DFaceBSP17": (geometry.FACE_HL2_BETA17, [
         ("avg_light_color", "16s", bytes(range(16))), ("planenum", "H", 60000), ("side", "B", 1), ("on_node", "B", 0),
         ("firstedge", "i", 123456), ("numedges", "h", 5), ("texinfo", "h", 9), ("dispinfo", "h", -1),
@@ -284,7 +295,7 @@ def test_branch_layout_reads_fields_where_bspsource_does(name: str) -> None:
     for field, _, value in fields:
         if field is None:
             continue
-        if field == "neighbours":  # CDispNeighbor[4] then CDispCornerNeighbors[4], 88 bytes in all
+        if field in ("neighbours", "neighbours_vin"):  # CDispNeighbor[4], CDispCornerNeighbors[4]
             got = record["edge_neighbors"].tobytes() + record["corner_neighbors"].tobytes()
         elif field == "avg_light_color":
             got = record[field].tobytes()

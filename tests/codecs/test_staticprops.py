@@ -55,6 +55,10 @@ DOCUMENTED_SIZES = {
     "StaticPropLump_t v11 (Black Mesa)": (sp.STATIC_PROP_V11_MESA, 80),
     "StaticPropLump_t v11 (early Black Mesa)": (sp.STATIC_PROP_V11_MESA_LITE, 76),
     "StaticPropLump_t v13 (Strata)": (sp.STATIC_PROP_V13_STRATA, 88),
+    "StaticPropLump_t v6 (Dark Messiah)": (sp.STATIC_PROP_V6_DARK_MESSIAH, 136),  # BSPSource DStaticPropV6DM
+    "StaticPropLump_t v7 (Zeno Clash)": (sp.STATIC_PROP_V7_ZENO_CLASH, 68),  # BSPSource DStaticPropV7ZC
+    "StaticPropLump_t v8 (Vindictus)": (sp.STATIC_PROP_V8_VINDICTUS, 72),  # bsp_tool nexon.vindictus
+    "Vindictus prop scale": (sp.STATIC_PROP_SCALE, 16),  # BSPSource: int, Vector3f; bsp_tool "i3f"
     "StaticPropDictLump_t": (sp.NAME, 128),
     "DetailObjectDictLump_t": (sp.NAME, 128),
     "DetailSpriteDictLump_t": (sp.DETAIL_SPRITE, 32),
@@ -101,10 +105,11 @@ def test_every_layout_is_distinct_within_its_version_and_size() -> None:
         assert set(layout.dtype.names) >= {"origin", "angles", "prop_type", "first_leaf", "leaf_count",
                                            "solid", "skin", "fade_min_dist", "fade_max_dist",
                                            "lighting_origin", "flags"}
-    # Same version and size: only v11 of CS:GO (BSP 21+) and Black Mesa (BSP 20),
-    # which the BSP version tells apart.
+    # Same version and size: v11 of CS:GO (BSP 21+) and Black Mesa (BSP 20), which the BSP version
+    # tells apart, and v7 of early Left 4 Dead and Zeno Clash, whose sub-lumps differ (a Zeno Clash
+    # layout is read only by its branch's codec).
     shared = {key: names for key, names in seen.items() if len(names) > 1}
-    assert shared == {(11, 80): ["v11_csgo", "v11_mesa"]}
+    assert shared == {(11, 80): ["v11_csgo", "v11_mesa"], (7, 68): ["v7_l4d", "v7_zeno_clash"]}
     assert sp.select_static_prop_layout(11, 20, 1, 80).name == "v11_mesa"
     assert sp.select_static_prop_layout(11, 21, 1, 80).name == "v11_csgo"
     assert sp.select_static_prop_layout(10, 20, 3, 3 * 76).name == "v10_csgo"

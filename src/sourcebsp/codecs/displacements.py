@@ -4,8 +4,9 @@ lightmap sample positions.
 bspfile.h structs: ``ddispinfo_t`` (with ``CDispNeighbor``,
 ``CDispSubNeighbor``, ``CDispCornerNeighbors``), ``CDispVert``, ``CDispTri``;
 the Strata Source (v25) dispinfo whose neighbour tables are kept as bytes; the
-leaked Half-Life 2 beta's BSP 17 dispinfo (no triangle tags) and the Dota 2
-betas' (BSP 22: one int more, BSP 23: two).
+leaked Half-Life 2 beta's BSP 17 dispinfo (no triangle tags), the Dota 2
+betas' (BSP 22: one int more, BSP 23: two) and Vindictus's (232 bytes, wide
+neighbour tables kept as bytes, no minTess).
 """
 from __future__ import annotations
 
@@ -94,6 +95,31 @@ DISPINFO_V25 = np.dtype(
     ]
 )  # 232 bytes
 
+# Vindictus: BSPSource's DDispInfoVin and bsp_tool's nexon.vindictus69 DisplacementInfo agree on
+# the order: an int of unknown meaning after smoothingAngle where ddispinfo_t has minTess before it,
+# then contents, the map face, and 144 bytes of neighbours (bsp_tool splits them 72 + 72, as
+# Strata's).  They differ on the map face: BSPSource reads an unsigned short and two bytes of
+# padding, bsp_tool an unsigned int.  The unsigned int is taken: Vindictus widened every other face
+# index to 32 bits (its dface_t, dedge_t, leaf faces), and where the high half is zero (the padding
+# BSPSource skips) both read the same value.
+DISPINFO_VINDICTUS = np.dtype(
+    [
+        vec3("start_position"),  # Vector startPosition
+        ("disp_vert_start", "<i4"),  # int m_iDispVertStart
+        ("disp_tri_start", "<i4"),  # int m_iDispTriStart
+        ("power", "<i4"),  # int power
+        ("smoothing_angle", "<f4"),  # float smoothingAngle
+        ("unknown", "<i4"),  # int, meaning unknown (where minTess was, moved after smoothingAngle?)
+        ("contents", "<i4"),  # int contents
+        ("map_face", "<u4"),  # unsigned int m_iMapFace (see above)
+        ("lightmap_alpha_start", "<i4"),  # int m_iLightmapAlphaStart
+        ("lightmap_sample_position_start", "<i4"),  # int m_iLightmapSamplePositionStart
+        ("edge_neighbors", "u1", (72,)),  # wide CDispNeighbor[4]: layout not documented, kept as bytes
+        ("corner_neighbors", "u1", (72,)),  # wide CDispCornerNeighbors[4], the same
+        ("allowed_verts", "<u4", (10,)),  # unsigned long m_AllowedVerts[10]
+    ]
+)  # 232 bytes
+
 DISPVERT = np.dtype(
     [
         vec3("vec"),  # Vector m_vVector (unit direction)
@@ -118,3 +144,4 @@ LAYOUTS_V25: Layouts = {LumpId.DISPINFO: {0: DISPINFO, 1: DISPINFO_V25}}
 LAYOUTS_HL2_BETA17: Layouts = {LumpId.DISPINFO: {0: DISPINFO_HL2_BETA17}}
 LAYOUTS_DOTA2_V22: Layouts = {LumpId.DISPINFO: {0: DISPINFO_DOTA2_V22}}
 LAYOUTS_DOTA2_V23: Layouts = {LumpId.DISPINFO: {0: DISPINFO_DOTA2_V23}}
+LAYOUTS_VINDICTUS: Layouts = {LumpId.DISPINFO: {0: DISPINFO_VINDICTUS}}

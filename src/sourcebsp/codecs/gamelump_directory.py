@@ -14,7 +14,8 @@ from ..errors import TruncatedError
 from .base import Endian, LumpContext, fields_struct
 
 __all__ = ["GAMELUMP_FIELDS", "GAMELUMP_DIRECTORY", "GAMELUMP_DIRECTORY_DARK_MESSIAH", "GAMELUMP_DIRECTORY_VINDICTUS", "DirectoryLayout", "Fields",
-           "DirectoryRow", "id_to_str", "str_to_id", "read_directory", "packed_directory", "sub_lump_versions"]
+           "DirectoryRow", "id_to_str", "str_to_id", "read_directory", "packed_directory", "sub_lump_versions",
+           "static_prop_record"]
 
 # dgamelump_t, 16 bytes, as (field, struct code) pairs.  Read with ``struct``, so that moving
 # the lump when a map is saved imports neither numpy nor the static prop layouts.
@@ -92,6 +93,40 @@ def sub_lump_versions(data: memoryview, ctx: LumpContext) -> dict[str, int]:
     alone: what branch detection reads without decoding anything."""
     rows = read_directory(data, ctx)[0]
     return {id_to_str(row[0]): row[2] for row in rows if row[0]}
+
+
+_STATIC_PROP_NAME = 128  # char m_Name[STATIC_PROP_NAME_LENGTH]
+
+
+def static_prop_record(data: memoryview, ctx: LumpContext) -> tuple[int, int] | None:
+    """The ``sprp`` sub-lump's version and the size of its prop records, as the mainline layout
+    of the sub-lump (names, leaves, props, each after an int count) implies them; None when
+    there is no such sub-lump, it is compressed or empty of props, or the counts do not fit the
+    lump (what branch detection reads, without numpy)."""
+    rows, _, _, relative, _ = read_directory(data, ctx)
+    row = next((r for r in rows if r[0] and id_to_str(r[0]) == "sprp"), None)
+    if row is None or row[1] & 1 or row[4] <= 0:  # GAMELUMPFLAG_COMPRESSED, or empty
+        return None
+    start = row[3] - (0 if relative else ctx.file_offset)
+    end = start + row[4]
+    if start < 0 or end > len(data):
+        return None
+    count = struct.Struct(ctx.endian + "i")
+    pos = start
+    for width in (_STATIC_PROP_NAME, 2):  # the model names, the leaves (unsigned short)
+        if pos + 4 > end:
+            return None
+        n = count.unpack_from(data, pos)[0]
+        pos += 4 + n * width
+        if n < 0 or pos > end:
+            return None
+    if pos + 4 > end:
+        return None
+    props = count.unpack_from(data, pos)[0]
+    rest = end - pos - 4
+    if props <= 0 or rest % props:
+        return None
+    return row[2], rest // props
 
 
 def packed_directory(rows: list[DirectoryRow], endian: Endian, layout: DirectoryLayout = GAMELUMP_DIRECTORY,

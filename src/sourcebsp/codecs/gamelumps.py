@@ -55,14 +55,16 @@ if TYPE_CHECKING:
 
 
 @functools.lru_cache(maxsize=None)
-def _sub_codecs() -> Mapping[str, Codec]:
+def _sub_codecs(family: str = "") -> Mapping[str, Codec]:
     """The codecs of the sub-lumps sourcebsp understands, by game lump id (gamebspfile.h
     GAMELUMP_STATIC_PROPS, GAMELUMP_DETAIL_PROPS, GAMELUMP_DETAIL_PROP_LIGHTING(_HDR));
-    also :data:`SUB_CODECS`.  Their module is imported on first use."""
+    also :data:`SUB_CODECS`.  ``family``: a branch whose static prop sub-lump holds more
+    (:class:`~sourcebsp.codecs.staticprops.StaticPropsCodec`).  Their module is imported on
+    first use."""
     from . import staticprops
 
     return MappingProxyType({
-        "sprp": staticprops.StaticPropsCodec(),
+        "sprp": staticprops.StaticPropsCodec(family),
         "dprp": staticprops.DetailPropsCodec(),
         "dplt": staticprops.DetailPropLightingCodec(),
         "dplh": staticprops.DetailPropLightingCodec(),
@@ -100,8 +102,9 @@ class GameLump:
     """
 
     def __init__(self, id: str, flags: int, version: int, data: bytes | memoryview, stored: bytes | None = None,
-                 *, context: LumpContext | None = None) -> None:
+                 *, context: LumpContext | None = None, family: str = "") -> None:
         self.id = id
+        self.family = family  # the branch family whose sub-lump codecs read it (see _sub_codecs)
         self.flags = flags
         self.version = version
         self._data = bytes(data)
@@ -120,7 +123,7 @@ class GameLump:
     @property
     def codec(self) -> Codec | None:
         """The codec of this sub-lump's id, or None."""
-        return _sub_codecs().get(self.id)
+        return _sub_codecs(self.family).get(self.id)
 
     def context(self, endian: Endian | None = None) -> LumpContext:
         """Where this sub-lump lives, for its codec (offsets, versions, byte order)."""
@@ -240,13 +243,14 @@ class GameLumps:
         return [g.id for g in self.lumps]
 
     def add(self, id: str, version: int, value: Any, *, flags: int = 0,
-            context: LumpContext | None = None) -> GameLump:
-        """Append a game lump holding ``value`` (bytes, or a decoded value for its codec)."""
+            context: LumpContext | None = None, family: str = "") -> GameLump:
+        """Append a game lump holding ``value`` (bytes, or a decoded value for its codec; ``family``:
+        the branch whose sub-lump codecs read bytes, see :class:`GameLumpCodec`)."""
         if id in self:
             raise KeyError(f"the map already has a {id!r} game lump")
         if len(id.encode("latin-1")) != 4:
             raise ValueError(f"a game lump id has four characters, not {id!r}")
-        lump = GameLump(id, flags, version, b"", context=context)
+        lump = GameLump(id, flags, version, b"", context=context, family=family)
         if isinstance(value, (bytes, bytearray, memoryview)):
             lump.data = bytes(value)
         else:
@@ -270,8 +274,9 @@ class GameLumpCodec:
 
     mutable = True
 
-    def __init__(self, layout: DirectoryLayout = GAMELUMP_DIRECTORY) -> None:
+    def __init__(self, layout: DirectoryLayout = GAMELUMP_DIRECTORY, family: str = "") -> None:
         self.layout = layout
+        self.family = family  # a branch whose sub-lumps hold more (Vindictus's, Zeno Clash's static props)
         self.head_size = fields_struct(layout.header, "<").size
         self.row_size = fields_struct(layout.row, "<").size
 
@@ -312,7 +317,7 @@ class GameLumpCodec:
                 )
             else:
                 sub = ctx._replace(name=f"{ctx.name}/{name}", version=version, file_offset=ctx.file_offset + start)
-            lump = GameLump(name, flags, version, content, stored, context=sub)
+            lump = GameLump(name, flags, version, content, stored, context=sub, family=self.family)
             lump.extra = tuple(extra)
             lumps.append(lump)
         games = GameLumps(lumps, relative, terminator)
@@ -357,5 +362,6 @@ class GameLumpCodec:
 
 
 LAYOUTS = {LumpId.GAME_LUMP: {0: GameLumpCodec()}}
-LAYOUTS_DARK_MESSIAH = {LumpId.GAME_LUMP: {0: GameLumpCodec(GAMELUMP_DIRECTORY_DARK_MESSIAH)}}
-LAYOUTS_VINDICTUS = {LumpId.GAME_LUMP: {0: GameLumpCodec(GAMELUMP_DIRECTORY_VINDICTUS)}}
+LAYOUTS_DARK_MESSIAH = {LumpId.GAME_LUMP: {0: GameLumpCodec(GAMELUMP_DIRECTORY_DARK_MESSIAH, "dark_messiah")}}
+LAYOUTS_VINDICTUS = {LumpId.GAME_LUMP: {0: GameLumpCodec(GAMELUMP_DIRECTORY_VINDICTUS, "vindictus")}}
+LAYOUTS_ZENO_CLASH = {LumpId.GAME_LUMP: {0: GameLumpCodec(GAMELUMP_DIRECTORY, "zeno_clash")}}

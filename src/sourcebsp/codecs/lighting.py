@@ -38,6 +38,14 @@ WORLDLIGHT = np.dtype(
     + _WORLDLIGHT_TAIL
 )  # 100 bytes
 
+# Dark Messiah: SDK 2013's version 0 record and one more unsigned int, per bsp_tool's only note on
+# it (arkane.dark_messiah_mp: "sdk_2013 + uint32 illuminate_players (0, 1, 2 enum)", its sdk_2013
+# record being the 88-byte version 0 one).  BSPSource reads no world lights, so there is no second
+# source: the field's place (last) and name are that note's.
+WORLDLIGHT_DARK_MESSIAH = np.dtype(
+    WORLDLIGHT_V0.descr + [("illuminate_players", "<u4")]  # unsigned int illuminate_players (0, 1, 2)
+)  # 92 bytes
+
 LEAF_AMBIENT_INDEX = np.dtype(
     [
         ("ambient_sample_count", "<u2"),  # unsigned short ambientSampleCount
@@ -123,6 +131,8 @@ LAYOUTS_V25: Layouts = {
     LumpId.LEAF_AMBIENT_INDEX: {0: LEAF_AMBIENT_INDEX, 1: LEAF_AMBIENT_INDEX_V25},
     LumpId.LEAF_AMBIENT_INDEX_HDR: {0: LEAF_AMBIENT_INDEX, 1: LEAF_AMBIENT_INDEX_V25},
 }
+LAYOUTS_DARK_MESSIAH: Layouts = {LumpId.WORLDLIGHTS: {0: WORLDLIGHT_DARK_MESSIAH},
+                                 LumpId.WORLDLIGHTS_HDR: {0: WORLDLIGHT_DARK_MESSIAH}}
 # Before BSP 20 slots 51 and 52 were the console-only LIGHTMAPPAGES and
 # LIGHTMAPPAGEINFOS, whose layout is not documented.
 REMOVED_BEFORE_V20 = (LumpId.LEAF_AMBIENT_INDEX_HDR, LumpId.LEAF_AMBIENT_INDEX)

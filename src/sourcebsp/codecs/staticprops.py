@@ -9,6 +9,10 @@ gamebspfile.h structs:
   almost every version and several engine branches gave different structs the
   same number, so a layout is chosen by the version, the BSP version and the
   record size that the rest of the lump implies (:data:`STATIC_PROP_LAYOUTS`).
+  Two branches hold more in this sub-lump (their own codec, :class:`StaticPropsCodec`
+  with a ``family``): Vindictus a scale array before the props from version 6
+  (BSPSource's StaticPropLumpReader, bsp_tool's nexon branches), Zeno Clash a
+  second name array after the model dictionary (BSPSource's).
 * ``dprp`` (GAMELUMP_DETAIL_PROPS): ``DetailObjectDictLump_t`` (char
   m_Name[128]), ``DetailSpriteDictLump_t`` (version 4), ``DetailObjectLump_t``,
   each after an int count.
@@ -39,6 +43,7 @@ __all__ = [
     "StaticProp",
     "StaticProps",
     "StaticPropsCodec",
+    "STATIC_PROP_SCALE",
     "DETAIL_SPRITE",
     "DETAIL_OBJECT",
     "DETAIL_PROP_LIGHTSTYLE",
@@ -120,6 +125,30 @@ STATIC_PROP_V11_MESA_LITE = np.dtype(STATIC_PROP_V10_SDK2013.descr + _DIFFUSE)  
 STATIC_PROP_V11_MESA = np.dtype(STATIC_PROP_V11_MESA_LITE.descr + _FLAGS_EX)  # 80
 STATIC_PROP_V5_SHIP = np.dtype(STATIC_PROP_V5.descr + _TARGETNAME)  # 188
 STATIC_PROP_V6_BGT = np.dtype(STATIC_PROP_V6.descr + _TARGETNAME)  # 192
+# Zeno Clash v7: v6 plus an int of unknown meaning (BSPSource's DStaticPropV7ZC, 68 bytes: the size
+# of early Left 4 Dead's v7, whose last four bytes are the diffuse modulation).
+STATIC_PROP_V7_ZENO_CLASH = np.dtype(STATIC_PROP_V6.descr + [("unknown", "<i4")])  # 68
+# Dark Messiah v6: v6 plus 72 bytes of unknown meaning (BSPSource's DStaticPropV6DM, 136 bytes;
+# bsp_tool's arkane branch leaves its props as a TODO).
+STATIC_PROP_V6_DARK_MESSIAH = np.dtype(STATIC_PROP_V6.descr + [("unknown", "u1", (72,))])  # 136
+# Vindictus's latest v8: v6 plus 8 bytes of unknown meaning (bsp_tool's nexon.vindictus StaticPropv8,
+# "new in March 2025"; BSPSource has no Vindictus v8).
+STATIC_PROP_V8_VINDICTUS = np.dtype(STATIC_PROP_V6.descr + [("unknown", "u1", (8,))])  # 72
+
+# Vindictus's scale array, between the leaves and the props from version 6 on (BSPSource's
+# StaticPropLumpReader.readVindictusScaling, bsp_tool's nexon.vindictus69 StaticPropScale "i3f"):
+# the index of a prop and its scale along each axis; a prop without an entry has scale 1.
+STATIC_PROP_SCALE = np.dtype(
+    [
+        ("prop", "<i4"),  # int: index of the scaled prop in the prop array
+        vec3("scale"),  # Vector: scale along x, y, z
+    ]
+)  # 16 bytes
+# The sub-lump's arrays besides the props, by branch family: Vindictus's scale array (from this
+# static prop version on), Zeno Clash's second name array (after the model dictionary, read and
+# skipped by BSPSource's StaticPropLumpReader as "model path strings in Zeno Clash").
+_SCALES_SINCE = {"vindictus": 6}
+_MODEL_PATHS = frozenset({"zeno_clash"})
 
 
 class StaticPropLayout(NamedTuple):
@@ -134,6 +163,8 @@ class StaticPropLayout(NamedTuple):
     dtype: np.dtype
     description: str
     bsp_versions: tuple[int, int] = (0, 1 << 30)
+    # The branch family whose sub-lumps alone hold it ("": any); see StaticPropsCodec.
+    family: str = ""
 
     @property
     def size(self) -> int:
@@ -151,7 +182,17 @@ STATIC_PROP_LAYOUTS: tuple[StaticPropLayout, ...] = (
     StaticPropLayout("v5_ship", 5, STATIC_PROP_V5_SHIP, "The Ship (v5 plus a targetname)"),
     StaticPropLayout("v6", 6, STATIC_PROP_V6, "Orange Box, Xbox 360 (adds min/max DX level)"),
     StaticPropLayout("v6_bgt", 6, STATIC_PROP_V6_BGT, "Bloody Good Time (v6 plus a targetname)"),
+    StaticPropLayout("v6_dark_messiah", 6, STATIC_PROP_V6_DARK_MESSIAH,
+                     "Dark Messiah (v6 plus 72 unknown bytes)", family="dark_messiah"),
+    StaticPropLayout("v6_vindictus", 6, STATIC_PROP_V5, "Vindictus v6: the v5 record after a scale array",
+                     family="vindictus"),
     StaticPropLayout("v7_l4d", 7, STATIC_PROP_V7_L4D, "early Left 4 Dead (v6 plus diffuse modulation)"),
+    StaticPropLayout("v7_zeno_clash", 7, STATIC_PROP_V7_ZENO_CLASH, "Zeno Clash (v6 plus an unknown int)",
+                     family="zeno_clash"),
+    StaticPropLayout("v7_vindictus", 7, STATIC_PROP_V6, "Vindictus v7: the v6 record after a scale array",
+                     family="vindictus"),
+    StaticPropLayout("v8_vindictus", 8, STATIC_PROP_V8_VINDICTUS,
+                     "Vindictus v8: v6 plus 8 unknown bytes, after a scale array", family="vindictus"),
     StaticPropLayout("v7_sdk2013", 7, STATIC_PROP_V10_SDK2013, "TF2 / Xbox 360 v7, the Source 2013 v10 layout"),
     StaticPropLayout("v8", 8, STATIC_PROP_V8, "Left 4 Dead (CPU/GPU levels replace DX levels)"),
     StaticPropLayout("v9", 9, STATIC_PROP_V9, "Left 4 Dead 2, Portal 2 (adds disable X360)"),
@@ -169,26 +210,31 @@ STATIC_PROP_LAYOUTS: tuple[StaticPropLayout, ...] = (
 )
 
 
-def static_prop_layouts(version: int) -> list[StaticPropLayout]:
-    return [layout for layout in STATIC_PROP_LAYOUTS if layout.version == version]
+def static_prop_layouts(version: int, family: str = "") -> list[StaticPropLayout]:
+    """The layouts of ``version`` a sub-lump of ``family`` may hold: the family's own first, then
+    those of any branch."""
+    return ([layout for layout in STATIC_PROP_LAYOUTS if layout.version == version and layout.family == family]
+            + [layout for layout in STATIC_PROP_LAYOUTS
+               if family and layout.version == version and not layout.family])
 
 
 def select_static_prop_layout(version: int, bsp_version: int, count: int, available: int,
-                              *, lump: str | None = None, offset: int | None = None) -> StaticPropLayout:
+                              *, lump: str | None = None, offset: int | None = None,
+                              family: str = "") -> StaticPropLayout:
     """The layout whose records fill ``available`` bytes exactly with ``count`` props.
 
-    Layouts preferred for ``bsp_version`` win; when none of those fits, any
-    layout of the version that fits is taken.
+    A branch family's own layouts come first (Vindictus's, Zeno Clash's; they are never
+    taken for other sub-lumps); then layouts preferred for ``bsp_version``; when none of
+    those fits, any layout of the version that fits is taken.
     """
-    known = static_prop_layouts(version)
+    known = static_prop_layouts(version, family)
     if not known:
         raise UnsupportedError(
             f"static prop lump version {version} is not one of the known versions "
             f"{sorted({lay.version for lay in STATIC_PROP_LAYOUTS})}",
             lump=lump, offset=offset,
         )
-    preferred = [lay for lay in known if lay.prefers(bsp_version)] + [lay for lay in known
-                                                                      if not lay.prefers(bsp_version)]
+    preferred = sorted(known, key=lambda lay: (not lay.family, not lay.prefers(bsp_version)))
     if count == 0:
         if available == 0:
             return preferred[0]
@@ -323,17 +369,25 @@ class StaticProps:
         One record per prop, in the dtype of :attr:`layout`.
     layout : StaticPropLayout
         The ``StaticPropLump_t`` layout of the lump.
+    scales : numpy.ndarray or None
+        Vindictus's scale array (:data:`STATIC_PROP_SCALE`: a prop index and its
+        scale along each axis), None in the sub-lumps of other branches.
+    model_paths : numpy.ndarray or None
+        Zeno Clash's second name array (``S128``), None in other branches' sub-lumps.
 
     Edits of the arrays, or through :meth:`add`, :meth:`move` and
     :meth:`remove`, are written when the map is saved.
     """
 
     def __init__(self, dictionary: np.ndarray, leafs: np.ndarray, props: np.ndarray,
-                 layout: StaticPropLayout, *, lump: str | None = None, props_offset: int | None = None) -> None:
+                 layout: StaticPropLayout, *, lump: str | None = None, props_offset: int | None = None,
+                 scales: np.ndarray | None = None, model_paths: np.ndarray | None = None) -> None:
         self.dictionary = dictionary
         self.leafs = leafs
         self.props = props
         self.layout = layout
+        self.scales = scales
+        self.model_paths = model_paths
         # Where the props were read from, for errors found later (lump name, file offset).
         self._lump = lump
         self._props_offset = props_offset
@@ -343,11 +397,33 @@ class StaticProps:
         return BspFormatError(message, lump=self._lump, offset=offset)
 
     @classmethod
-    def empty(cls, version: int = 10, bsp_version: int = 20, endian: Endian = "<") -> "StaticProps":
-        """A lump without props, in the preferred layout of ``version`` for ``bsp_version``."""
-        layout = select_static_prop_layout(version, bsp_version, 0, 0)
+    def empty(cls, version: int = 10, bsp_version: int = 20, endian: Endian = "<",
+              family: str = "") -> "StaticProps":
+        """A lump without props, in the preferred layout of ``version`` for ``bsp_version`` (and
+        the arrays a branch ``family`` adds, empty)."""
+        layout = select_static_prop_layout(version, bsp_version, 0, 0, family=family)
         return cls(np.zeros(0, NAME), np.zeros(0, _leaf_dtype(version, bsp_version, endian)),
-                   np.zeros(0, layout.dtype.newbyteorder(endian)), layout)
+                   np.zeros(0, layout.dtype.newbyteorder(endian)), layout,
+                   scales=np.zeros(0, STATIC_PROP_SCALE.newbyteorder(endian)) if _has_scales(family, version) else None,
+                   model_paths=np.zeros(0, NAME) if family in _MODEL_PATHS else None)
+
+    def scale_vectors(self) -> np.ndarray:
+        """Every prop's scale along x, y and z, ``(N, 3)`` float64: Vindictus's scale array, 1
+        where it names no prop (and for other branches).  When the array names a prop twice, the
+        last entry is taken, as BSPSource reads it into a map; entries for no prop are ignored."""
+        out = np.ones((len(self.props), 3))
+        if self.scales is not None and len(self.scales):
+            at = self.scales["prop"].astype(np.int64)[::-1]
+            values = self.scales["scale"].astype(np.float64)[::-1]
+            valid = (at >= 0) & (at < len(self.props))
+            props, first = np.unique(at[valid], return_index=True)  # first of the reversed: the last
+            out[props] = values[valid][first]
+        return out
+
+    def scale_of(self, index: int) -> tuple[float, float, float]:
+        """Prop ``index``'s scale along x, y and z (see :meth:`scale_vectors`)."""
+        index = range(len(self.props))[index]
+        return tuple(float(v) for v in self.scale_vectors()[index])  # type: ignore[return-value]
 
     def __repr__(self) -> str:
         return (f"<StaticProps {self.layout.name}: {len(self.props)} props, {len(self.dictionary)} models, "
@@ -505,32 +581,72 @@ class StaticProps:
         picks = np.repeat(starts - firsts, counts) + np.arange(int(counts.sum()))
         self.leafs = self.leafs[picks]
         kept["first_leaf"] = firsts
+        if self.scales is not None:  # the scales of removed props go; the others follow their prop
+            at = self.scales["prop"].astype(np.int64)
+            valid = (at >= 0) & (at < len(keep))
+            survives = valid & keep[np.where(valid, at, 0)]
+            scales = self.scales[survives]
+            scales["prop"] = (np.cumsum(keep) - 1)[at[survives]]
+            self.scales = scales
         self.props = kept
 
 
+def _has_scales(family: str, version: int) -> bool:
+    return family in _SCALES_SINCE and version >= _SCALES_SINCE[family]
+
+
 class StaticPropsCodec:
-    """``sprp``: model dictionary, leaf array, props (layout chosen per lump)."""
+    """``sprp``: model dictionary, leaf array, props (layout chosen per lump).
+
+    ``family`` names a branch whose sub-lump holds more: ``"vindictus"`` (a scale
+    array before the props, from version 6) or ``"zeno_clash"`` (a second name
+    array after the model dictionary); its own prop layouts are tried first.
+    Encoding writes the arrays the value holds, whatever the family.
+    """
 
     mutable = True
+
+    def __init__(self, family: str = "") -> None:
+        self.family = family
 
     def decode(self, data: memoryview, ctx: LumpContext) -> StaticProps:
         read = _Reader(data, ctx)
         dictionary = read.array(NAME, read.count("model dictionary"), "model names")
+        model_paths = None
+        if self.family in _MODEL_PATHS:
+            model_paths = read.array(NAME, read.count("model path"), "model paths")
         leafs = read.array(_leaf_dtype(ctx.version, ctx.bsp_version, ctx.endian), read.count("leaf"), "leafs")
+        scales = None
+        if _has_scales(self.family, ctx.version):
+            scales_at = read.pos + 4
+            scales = read.array(STATIC_PROP_SCALE.newbyteorder(ctx.endian), read.count("static prop scale"),
+                                "static prop scales")
         count_at = read.pos
         count = read.count("static prop")
         layout = select_static_prop_layout(ctx.version, ctx.bsp_version, count, read.rest(),
-                                           lump=ctx.name, offset=ctx.file_offset + count_at)
+                                           lump=ctx.name, offset=ctx.file_offset + count_at, family=self.family)
         props = read.array(layout.dtype.newbyteorder(ctx.endian), count, "static props")
+        if scales is not None:
+            bad = np.flatnonzero((scales["prop"] < 0) | (scales["prop"] >= count))
+            if len(bad):
+                raise read.error(BspFormatError, f"static prop scale {int(bad[0])} is for prop "
+                                                 f"{int(scales['prop'][bad[0]])} of {count}",
+                                 scales_at + int(bad[0]) * STATIC_PROP_SCALE.itemsize)
         return StaticProps(dictionary, leafs, props, layout, lump=ctx.name,
-                           props_offset=ctx.file_offset + count_at + 4)
+                           props_offset=ctx.file_offset + count_at + 4, scales=scales, model_paths=model_paths)
 
     def encode(self, value: StaticProps, ctx: LumpContext) -> bytes:
         endian = ctx.endian
         props = np.ascontiguousarray(value.props, value.layout.dtype.newbyteorder(endian))
         leafs = np.ascontiguousarray(value.leafs, value.leafs.dtype.newbyteorder(endian))
-        return (_counted(np.asarray(value.dictionary, NAME), endian) + _counted(leafs, endian)
-                + _counted(props, endian))
+        parts = [_counted(np.asarray(value.dictionary, NAME), endian)]
+        if value.model_paths is not None:
+            parts.append(_counted(np.asarray(value.model_paths, NAME), endian))
+        parts.append(_counted(leafs, endian))
+        if value.scales is not None:
+            parts.append(_counted(np.asarray(value.scales, STATIC_PROP_SCALE.newbyteorder(endian)), endian))
+        parts.append(_counted(props, endian))
+        return b"".join(parts)
 
     def count(self, value: StaticProps) -> int:
         return len(value)

@@ -68,12 +68,16 @@ def _carried(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """``value``'s records in ``dtype``: common fields copied, the others zero."""
     if value.dtype == dtype:
         return value
+    if not dtype.names and not value.dtype.names:  # indices widened (Vindictus's leaf faces, leaf brushes)
+        return value.astype(dtype.newbyteorder("="))
     out = np.zeros(len(value), dtype.newbyteorder("="))
     for name in dtype.names or ():
         if name.endswith("styles"):
             out[name] = 255  # light styles a branch adds are unused (255), not style 0
     for name in set(value.dtype.names or ()) & set(dtype.names or ()):
         source, target = value[name], out[name]
+        if bool(source.dtype.names) != bool(target.dtype.names):
+            continue  # a table the branch keeps as bytes of its own layout (Vindictus's neighbours): zero
         if source.shape == target.shape:
             target[...] = source
         else:  # an array field of another length (Vampire's light styles): the common part
@@ -95,11 +99,14 @@ def _static_props(base: BspFile, variant: Variant, bsp_version: int) -> GameLump
         return game
     if layout is None:
         layout = props.layout
-    leafs = props.leafs.astype(StaticProps.empty(layout.version, bsp_version).leafs.dtype)
-    carried = StaticProps(props.dictionary.copy(), leafs, _carried(props.props, layout.dtype), layout)
+    # A branch family's own arrays (Vindictus's scales, Zeno Clash's second name array) stay empty.
+    empty = StaticProps.empty(layout.version, bsp_version, family=layout.family)
+    carried = StaticProps(props.dictionary.copy(), props.leafs.astype(empty.leafs.dtype),
+                          _carried(props.props, layout.dtype), layout, scales=empty.scales,
+                          model_paths=empty.model_paths)
     for lump in base.game_lumps:
         if lump.id == "sprp":
-            game.add("sprp", layout.version, carried)
+            game.add("sprp", layout.version, carried, family=layout.family)
         else:
             game.add(lump.id, lump.version, lump.value)
     return game

@@ -416,6 +416,9 @@ def _static_props(bsp: MapReader, scale: float) -> list[dict[str, Any]]:
     if "non_uniform_scale" in fields:
         vec = records["non_uniform_scale"].astype(np.float64)[:, [0, 2, 1]]
         size *= np.where(vec > 0, vec, 1.0)
+    if props.scales is not None:  # Vindictus's scale array
+        vec = props.scale_vectors()[:, [0, 2, 1]]
+        size *= np.where(vec > 0, vec, 1.0)
     skins = records["skin"].tolist() if "skin" in fields else [0] * len(records)
     _finite(np.concatenate([origin, quat, size], axis=1), "static prop origins, angles and scales")
     out = []

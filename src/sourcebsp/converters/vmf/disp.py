@@ -113,7 +113,8 @@ def disp_block(bsp: MapReader, disp: DispFace, normal: np.ndarray) -> VmfDisp:
         tags = np.where(raw & _TAG_WALKABLE, _HAMMER_WALKABLE, 0) | np.where(raw & _TAG_BUILDABLE, _HAMMER_BUILDABLE, 0)
     else:
         tags = np.zeros(ntris, np.int64)
-    min_tess = int(row["min_tess"]) & 0xFFFFFFFF
+    # Vindictus's ddispinfo_t has no minTess (an int of unknown meaning elsewhere): no flags stored.
+    min_tess = int(row["min_tess"]) & 0xFFFFFFFF if "min_tess" in (dispinfo.dtype.names or ()) else 0
     flags = min_tess & 0xF if min_tess & _FLAGS_STORED else 0
     allowed = np.asarray(row["allowed_verts"]).astype(np.int64)
     allowed = np.where(allowed >= 1 << 31, allowed - (1 << 32), allowed)

@@ -104,6 +104,8 @@ def static_prop_pairs(bsp: MapReader) -> list[tuple[list[tuple[str, str]], tuple
     rec = props.props
     fields = set(rec.dtype.names or ())
     csgo = "flags_ex" in fields
+    # Vindictus's scale array: a "scale" key on every prop of its sub-lump, as BSPSource writes.
+    scales = props.scale_vectors() if props.scales is not None else None
     out: list[tuple[list[tuple[str, str]], tuple[float, float, float] | None]] = []
     for i, model in enumerate(names):
         r = rec[i]
@@ -142,6 +144,8 @@ def static_prop_pairs(bsp: MapReader) -> list[tuple[list[tuple[str, str]], tuple
             pairs.append(("disableX360", str(int(r["disable_x360"]))))
         if "uniform_scale" in fields:
             pairs.append(("modelscale", format_number(float(r["uniform_scale"]))))
+        if scales is not None:
+            pairs.append(("scale", " ".join(format_number(float(v)) for v in scales[i])))
         pairs += [("model", model), ("skin", str(int(r["skin"]))), ("solid", str(int(r["solid"])))]
         if "targetname" in fields:
             name = bytes(r["targetname"]).split(b"\0", 1)[0].decode("utf-8", "replace")
