@@ -165,12 +165,15 @@ def test_edit_entities_writes_the_lump_and_the_ent_files_and_nothing_else(tmp_pa
 
 # ---- static props and the pakfile -------------------------------------------------------------
 
-def test_titanfall2_static_props_match_bsp_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("variant, version", [("titanfall", 12), ("titanfall2", 13)])
+def test_static_props_match_bsp_tool(variant: str, version: int, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "room.bsp"
-    path.write_bytes(example_branch_bytes("titanfall2"))
+    path.write_bytes(example_branch_bytes(variant))
     assert main(["props", str(path), "--json"]) == 0
     props = json.loads(capsys.readouterr().out)
     reference = _bsp_tool(path).GAME_LUMP.sprp
+    assert RespawnBsp.open(path).static_props().version == version  # type: ignore[union-attr]
     assert [p["model"] for p in props] == reference.model_names == ["models/props_c17/oildrum001.mdl"]
     assert len(props) == len(reference.props) == 1
     mine, theirs = props[0], reference.props[0]
@@ -179,6 +182,55 @@ def test_titanfall2_static_props_match_bsp_tool(tmp_path: Path, capsys: pytest.C
     assert mine["solid"] == theirs.solid_mode.value == 6
     assert [mine["min_cpu_level"], mine["max_cpu_level"]] == [theirs.cpu_level.min, theirs.cpu_level.max]
     assert mine["lighting_origin"] == list(theirs.lighting_origin)
+    if version == 12:
+        assert [mine["fade_min_dist"], mine["fade_max_dist"]] == list(theirs.fade_distance) == [1024, 2048]
+    # The text table, the glTF export and a byte-identical repack of the map with its prop.
+    assert main(["props", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split("\t") == [
+        "0", "models/props_c17/oildrum001.mdl", "128 64 0", "0 90 0", "0", "6", "1"]  # piped: tab-separated
+    assert main(["export", str(path), "-o", str(tmp_path / "room.glb")]) == 0
+    assert main(["repack", str(path), "-o", str(tmp_path / "again.bsp")]) == 0
+    assert (tmp_path / "again.bsp").read_bytes() == path.read_bytes()
+
+
+def test_titanfall_v12_fields_match_bsp_tool() -> None:
+    """Every field of a v12 record holding distinct values, read by bsp_tool's GameLump_SPRPv12."""
+    tf = pytest.importorskip("bsp_tool.branches.respawn.titanfall")
+
+    from sourcebsp.codecs.respawn import decode_static_props, static_prop_v12
+
+    props = np.zeros(2, static_prop_v12())
+    props["origin"], props["angles"] = [[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]
+    props["prop_type"], props["first_leaf"], props["leaf_count"] = [1, 0], [0, 2], [2, 1]
+    props["solid"], props["flags"], props["skin"], props["cubemap"] = [6, 2], [1, 4], [3, 0], [5, 7]
+    props["fade_min_dist"], props["fade_max_dist"] = [100, 200], [300, 400]
+    props["lighting_origin"], props["forced_fade_scale"] = [[13, 14, 15], [16, 17, 18]], [0.5, 2.0]
+    props["min_cpu_level"], props["max_cpu_level"], props["min_gpu_level"], props["max_gpu_level"] = 1, 2, 3, -1
+    props["diffuse_modulation"] = [[10, 20, 30, 40], [50, 60, 70, 80]]
+    props["disable_x360"], props["scale"] = [1, 0], [1.5, 0.25]
+    props["collision_flags_add"], props["collision_flags_remove"] = [9, 11], [12, 13]
+    names = b"".join(name.ljust(128, b"\0") for name in (b"models/a.mdl", b"models/b.mdl"))
+    data = (struct.pack("<i", 2) + names + struct.pack("<i3H", 3, 5, 6, 7) + struct.pack("<3i", 2, 8, 9)
+            + props.tobytes())
+    mine = decode_static_props(data, version=12)
+    theirs = tf.GameLump_SPRPv12.from_stream(io.BytesIO(data))
+    assert mine.names == theirs.model_names and mine.leaves.tolist() == list(theirs.leaves) == [5, 6, 7]
+    assert mine.header == (theirs.unknown_1, theirs.unknown_2) == (8, 9)
+    for record, prop in zip(mine.props, theirs.props):
+        assert list(record["origin"]) == list(prop.origin) and list(record["angles"]) == list(prop.angles)
+        assert (record["prop_type"], record["first_leaf"], record["leaf_count"]) == (
+            prop.model_name, prop.first_leaf, prop.num_leaves)
+        assert (record["solid"], record["flags"]) == (prop.solid_mode.value, prop.flags.value)
+        assert (record["skin"], record["cubemap"]) == (prop.skin, prop.cubemap)
+        assert [record["fade_min_dist"], record["fade_max_dist"]] == list(prop.fade_distance)
+        assert list(record["lighting_origin"]) == list(prop.lighting_origin)
+        assert record["forced_fade_scale"] == prop.forced_fade_scale
+        assert [record["min_cpu_level"], record["max_cpu_level"]] == list(prop.cpu_level)
+        assert [record["min_gpu_level"], record["max_gpu_level"]] == list(prop.gpu_level)
+        assert list(record["diffuse_modulation"]) == list(prop.diffuse_modulation)
+        assert bool(record["disable_x360"]) == prop.disable_x360 and record["scale"] == prop.scale
+        assert [record["collision_flags_add"], record["collision_flags_remove"]] == list(prop.collision_flags)
+    assert theirs.as_bytes() == data  # bsp_tool writes back the bytes sourcebsp read
 
 
 @needs_crossfire
@@ -199,6 +251,13 @@ def test_static_props_hostile_counts_are_format_errors() -> None:
                  struct.pack("<4i", 0, 0, 0, 0) + b"\0" * 7):
         with pytest.raises(BspFormatError, match="GAME_LUMP sprp"):
             decode_static_props(data, file_offset=1000)
+    # Titanfall's v12: a leaf count past the lump, a negative one, props past it, bytes after them.
+    for data in (struct.pack("<2i", 0, 1 << 30), struct.pack("<2i", 0, -2), struct.pack("<5i", 0, 0, 3, 0, 0),
+                 struct.pack("<5i", 0, 0, 0, 0, 0) + b"\0" * 4):
+        with pytest.raises(BspFormatError, match="GAME_LUMP sprp"):
+            decode_static_props(data, version=12, file_offset=1000)
+    with pytest.raises(UnsupportedError, match="version 11"):
+        decode_static_props(struct.pack("<4i", 0, 0, 0, 0), version=11)
 
 
 def test_pak_lists_and_extracts_an_rbsp_pakfile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

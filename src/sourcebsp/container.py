@@ -26,7 +26,8 @@ from .errors import BspError, BspFormatError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .protocols import LumpKey
-from .variants import Variant, chosen_variant, detect, refine, refine_by_lumps, refine_by_sizes, supported_versions
+from .variants import (Variant, chosen_variant, detect, refine, refine_by_entities, refine_by_lumps, refine_by_sizes,
+                       supported_versions)
 from .parallel import start_parallel
 
 if TYPE_CHECKING:
@@ -150,6 +151,10 @@ class BspFile:
                  path: str | os.PathLike[str] | None = None, *, variant: "str | Variant | None" = None,
                  limits: Limits | None = None, xor_key: bytes | None = None) -> None:
         self.header = header if header is not None else Header()
+        self.limits = limits or Limits()
+        # Read-only, so decoded arrays are read-only views that no one edits in place.
+        self._buffer = memoryview(buffer).toreadonly() if buffer is not None else memoryview(b"")
+        self._decompressor = Decompressor(self.limits, len(self._buffer))
         chosen = chosen_variant(variant)
         # Other branches whose headers look like this one, when the variant was detected (so a
         # report can say it guessed); empty when named or when the header told.
@@ -162,6 +167,8 @@ class BspFile:
                 found = refine_by_sizes(found, self.header)
             if found.alternatives and buffer is not None:
                 found = refine(found, *self._static_prop_record(memoryview(buffer)))
+            if found.alternatives and buffer is not None:  # or the games' own entity classes
+                found = refine_by_entities(found, self._entity_text)
             chosen, self.variant_alternatives = found
         else:
             _source_only(chosen)
@@ -175,15 +182,11 @@ class BspFile:
         # file it was read from, sourcebsp's own for a new map of an encrypted branch, or None.
         self.xor_key = NEW_FILE_KEY if xor_key is None and buffer is None and chosen.encrypted else xor_key
         self._path = None if path is None else os.fspath(path)
-        self.limits = limits or Limits()
-        # Read-only, so decoded arrays are read-only views that no one edits in place.
-        self._buffer = memoryview(buffer).toreadonly() if buffer is not None else memoryview(b"")
         self._mmap: mmap.mmap | None = None
         self._fd: int | None = None  # the open file, for in-kernel copies on save
         self._closed = False
         self._decoded: dict[int, Any] = {}
         self._replaced: set[int] = set()  # lumps given new values with set_lump
-        self._decompressor = Decompressor(self.limits, len(self._buffer))
 
     def _static_prop_record(self, buffer: memoryview) -> tuple[int | None, int | None]:
         """The ``sprp`` game lump's version from the directory and the size of its prop records,
@@ -202,6 +205,18 @@ class BspFile:
             return sub_lump_versions(data, ctx).get("sprp"), None if record is None else record[1]
         except BspError:
             return None, None
+
+    def _entity_text(self) -> memoryview | None:
+        """The entity lump's text for detection, decompressed within the file's budget (the block
+        then kept for reading the entities); None when the lump cannot be read (that is reported
+        when the entities are read, not here)."""
+        entry = self.header.lumps[LumpId.ENTITIES]
+        if not entry.filelen:
+            return None
+        try:
+            return self._unpacked(LumpId.ENTITIES, entry)
+        except BspError:
+            return None
 
     # ---- construction -------------------------------------------------------------
     @classmethod
@@ -395,6 +410,9 @@ class BspFile:
     def _content(self, index: int, entry: LumpEntry) -> memoryview:
         """What :meth:`lump_bytes` gives, for a checked index and its entry."""
         self._check_open()
+        return self._unpacked(index, entry)
+
+    def _unpacked(self, index: int, entry: LumpEntry) -> memoryview:
         stored = self._stored(index, entry)
         if not entry.compressed:
             return stored

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from .codecs.entities import Entities
     from .codecs.pakfile import Pakfile
-    from .codecs.respawn import StaticPropsV13
+    from .codecs.respawn import RespawnStaticProps
     from .compression import Limits
     from .container import BspFile
 
@@ -453,13 +453,14 @@ class RespawnBsp:
 
         return Pakfile(self.raw(PAKFILE), lump="PAKFILE", offset=self._file_offset(PAKFILE))
 
-    def static_props(self) -> "StaticPropsV13 | None":
-        """Titanfall 2's static props (game lump ``sprp`` version 13), or None when the map has none.
+    def static_props(self) -> "RespawnStaticProps | None":
+        """The static props (game lump ``sprp``: Titanfall's version 12, Titanfall 2's 13), or None
+        when the map has none.
 
         Raises
         ------
         UnsupportedError
-            Another ``sprp`` version (Titanfall's v12 is not declared).
+            Another ``sprp`` version.
         """
         from .codecs.respawn import decode_static_props
 
@@ -467,10 +468,7 @@ class RespawnBsp:
         if found is None:
             return None
         version, data, start = found
-        if version != 13:
-            raise UnsupportedError(f"static props version {version} are not decoded (Titanfall 2's "
-                                   f"version 13 are)", lump="GAME_LUMP", offset=self._file_offset(GAME_LUMP))
-        return decode_static_props(data, file_offset=start)
+        return decode_static_props(data, version=version, file_offset=start)
 
     def raw_original(self, index: int) -> bytes:
         """A lump's bytes as read (before :meth:`replace_lump`)."""

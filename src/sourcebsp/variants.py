@@ -41,6 +41,7 @@ __all__ = [
     "detect_respawn",
     "fits",
     "refine",
+    "refine_by_entities",
     "refine_by_lumps",
     "refine_by_sizes",
     "detection_rules",
@@ -280,6 +281,9 @@ class Variant(NamedTuple):
     container: str = "source"
     # The lump tables of BSP versions it writes whose layouts differ from ``layouts`` (see at_version).
     version_layouts: Mapping[int, Layouts] = MappingProxyType({})
+    # Entity classes only its games have (codecs.classnames specs: a name, or a prefix ending
+    # in "_"): a map that other branches' headers and lumps also fit, holding one, is its.
+    entity_classes: tuple[str, ...] = ()
 
     @property
     def ident(self) -> bytes:
@@ -402,6 +406,44 @@ _XBOX = Game("xbox", "Half-Life 2 on the original Xbox (before LZMA lumps)", Fal
 _TITANFALL = Game("titanfall", "Titanfall", False, None)
 _TITANFALL2 = Game("titanfall2", "Titanfall 2", False, None)
 
+def _classes(names: str) -> tuple[str, ...]:
+    return tuple(names.split())
+
+
+# Entity classes of one game each, from BSPSource's app definitions (bspsrc-lib app/definitions,
+# *Def.java): the ones no other game of the branches that share its headers has.
+_LEFT4DEAD_CLASSES = _classes(
+    "info_director info_zombie_spawn info_survivor_position info_survivor_rescue info_map_parameters_versus "
+    "trigger_finale func_playerinfected_clip env_tonemap_controller_infected point_viewcontrol_survivor "
+    "prop_door_rotating_checkpoint weapon_first_aid_kit_spawn weapon_pain_pills_spawn")
+_THE_SHIP_CLASSES = _classes(  # TheShipDef, then BloodyGoodTimeDef
+    "ai_shipmate ship_base_interaction ship_container ship_doctor ship_item_spawn_dest_physical ship_item_spawner "
+    "ship_lift ship_psychiatrist ship_security_booth ship_security_camera ship_security_guard "
+    "ship_sickbay_receptionist ship_trap ship_trigger_room ship_trigger_weapon_dissolve vfx_ship_paddle "
+    "vfx_ship_waterfall npc_securityguard player_overlay_render_location pm_bonus_star_spawner "
+    "pm_interact_icon_sprite pm_interaction pm_lift pm_no_collision_trigger pm_static_advert pm_trap "
+    "pm_water_trigger pm_weapon_spawner")
+_ZENO_CLASH_CLASSES = _classes("npc_zeno_ weapon_zeno_ item_zeno_ item_healthfruit env_selfshadowing "
+                               "func_endworld_pyre npc_mucalosaurus npc_raptobird")
+_BLACK_MESA_CLASSES = _classes(
+    "npc_human_grunt npc_human_scientist npc_human_scientist_female npc_human_security npc_human_assassin "
+    "npc_gonarch npc_nihilanth env_xen_portal "
+    "env_xen_portal_template item_weapon_glock item_weapon_crowbar item_weapon_mp5 item_weapon_tau "
+    "item_weapon_gluon item_weapon_hivehand item_ammo_glock item_ammo_mp5")
+_VINDICTUS_CLASSES = _classes(
+    "info_player_dark_knight info_player_paladin npc_glasgavelen npc_gnoll npc_kobold npc_lizardman npc_vamplord "
+    "pix_fog_srgb_controller prop_vehicle_ballista prop_vehicle_ballista_rope script_listener_survivor "
+    "trigger_givesubweapon")
+_PORTAL2_CLASSES = _classes(
+    "prop_weighted_cube prop_floor_button prop_testchamber_door prop_tractor_beam prop_wall_projector "
+    "prop_laser_catcher prop_laser_relay env_portal_laser point_laser_target info_paint_sprayer paint_sphere "
+    "prop_paint_bomb trigger_paint_cleanser portalmp_gamerules info_coop_spawn npc_wheatley_boss "
+    "npc_personality_core func_portal_bumper trigger_portal_cleanser prop_linked_portal_door weapon_portalgun")
+_ALIEN_SWARM_CLASSES = _classes("asw_ trigger_asw_ info_node_marine_hint")
+_DOTA2_CLASSES = _classes("npc_dota_ ent_dota_ dota_minimap_boundary dota_item_rune_spawner "
+                          "info_player_start_goodguys info_player_start_badguys trigger_shop")
+
+
 def _versions_of(**versions: int | None) -> Mapping[int, int | None]:
     return MappingProxyType({LumpId[name]: version for name, version in versions.items()})
 
@@ -446,22 +488,24 @@ _BUILTIN = (
             static_prop_layout="v6"),
     Variant("left4dead", "Left 4 Dead (BSP 20)", LazyLayouts("SDK2013"), versions=frozenset({20}),
             games=(_CSGO,), static_prop_versions=frozenset({7, 8}), static_prop_layout="v8", lump_versions=_SHADOW_LIGHTS,
-            detected=False),
+            entity_classes=_LEFT4DEAD_CLASSES, detected=False),
     Variant("the_ship", "The Ship, Bloody Good Time (BSP 20, static props with a targetname)",
             LazyLayouts("SDK2013"), versions=frozenset({20}), static_prop_versions=frozenset({5, 6}),
             static_prop_layout="v6_bgt",
             # v5 and v6 with a 128-byte targetname (BSPSource's DStaticPropV5Ship, DStaticPropV6BGT).
-            static_prop_sizes=frozenset({(5, 188), (6, 192)}), detected=False),
+            static_prop_sizes=frozenset({(5, 188), (6, 192)}), entity_classes=_THE_SHIP_CLASSES,
+            detected=False),
     Variant("zeno_clash", "Zeno Clash (BSP 20, static props v7)", LazyLayouts("ZENO_CLASH"),
             versions=frozenset({20}), static_prop_versions=frozenset({7}), static_prop_layout="v7_zeno_clash",
-            detected=False),
+            entity_classes=_ZENO_CLASH_CLASSES, detected=False),
     Variant("black_mesa", "Black Mesa (BSP 20, static props v11)", LazyLayouts("SDK2013"),
             versions=frozenset({20}), static_prop_versions=frozenset({11}), static_prop_layout="v11_mesa",
-            detected=False),
+            entity_classes=_BLACK_MESA_CLASSES, detected=False),
     # Nexon's MMO: Strata-like wide structs years earlier (bsp_tool's nexon.vindictus69).
     Variant("vindictus", "Vindictus (BSP 20, wide structs, scaled static props)", LazyLayouts("VINDICTUS"),
             versions=frozenset({20}), static_prop_versions=frozenset({5, 6, 7, 8}), static_prop_layout="v7_vindictus",
-            lump_versions=_versions_of(FACES=1, ORIGINALFACES=1, FACES_HDR=1), detected=False),
+            lump_versions=_versions_of(FACES=1, ORIGINALFACES=1, FACES_HDR=1), entity_classes=_VINDICTUS_CLASSES,
+            detected=False),
     # Its dheader_t version is two shorts, 20 and 4 (bsp_tool's arkane branch: BSP_VERSION (20, 4)).
     Variant("dark_messiah", "Dark Messiah of Might and Magic (BSP 20.4)", LazyLayouts("DARK_MESSIAH"),
             versions=frozenset({20 | 4 << 16}), static_prop_versions=frozenset({6}),
@@ -480,16 +524,18 @@ _BUILTIN = (
             tool_textures="csgo"),
     Variant("portal2", "Portal 2 (BSP 21)", LazyLayouts("SDK2013"), versions=frozenset({21}), lump_order="std",
             games=(_CSGO,), static_prop_versions=frozenset({9}), static_prop_layout="v9", lump_versions=_SHADOW_LIGHTS,
-            detected=False),
+            entity_classes=_PORTAL2_CLASSES, detected=False),
     Variant("alien_swarm", "Alien Swarm (BSP 21)", LazyLayouts("SDK2013"), versions=frozenset({21}),
-            lump_order="std", games=(_CSGO,), lump_versions=_SHADOW_LIGHTS, detected=False),
+            lump_order="std", games=(_CSGO,), lump_versions=_SHADOW_LIGHTS, entity_classes=_ALIEN_SWARM_CLASSES,
+            detected=False),
     Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", LazyLayouts("SDK2013"), ">",
             versions=frozenset({21}), games=(_CONSOLE,)),
     Variant("infra", "INFRA (BSP 22; primitives kept raw)", LazyLayouts("INFRA"), versions=frozenset({22})),
     # Told from INFRA by its dispinfo and overlay sizes (refine_by_sizes).
     Variant("dota2_v22", "Dota 2 beta (BSP 22)", LazyLayouts("DOTA2_V22"), versions=frozenset({22}),
-            detected=False),
-    Variant("dota2_v23", "Dota 2 beta (BSP 23)", LazyLayouts("DOTA2_V23"), versions=frozenset({23})),
+            entity_classes=_DOTA2_CLASSES, detected=False),
+    Variant("dota2_v23", "Dota 2 beta (BSP 23)", LazyLayouts("DOTA2_V23"), versions=frozenset({23}),
+            entity_classes=_DOTA2_CLASSES),
     Variant("v24", "BSP 24 (read with SDK 2013 layouts)", LazyLayouts("SDK2013"), versions=frozenset({24})),
     Variant("strata", "Strata Source: Momentum Mod, Portal: Revolution (BSP 25)", LazyLayouts("STRATA"),
             versions=frozenset({25}), games=(_STRATA,), static_prop_versions=frozenset({10, 11, 12, 13}),
@@ -718,6 +764,25 @@ def refine(found: Detection, static_prop_version: int | None, static_prop_size: 
     if may_write(found.variant):
         return Detection(found.variant, others)
     return Detection(_variants[others[0]], others[1:])  # the first left in the table: the most common
+
+
+def refine_by_entities(found: Detection, entities: "Callable[[], bytes | memoryview | None]") -> Detection:
+    """``found`` narrowed by the entity classes only some branches' games have
+    (:attr:`Variant.entity_classes`): a map holding one is that branch's (the first in the table
+    when it holds several branches' classes).  ``entities`` gives the entity lump's text (None:
+    not readable), asked for only when a candidate has classes of its own."""
+    names = (found.variant.name, *found.alternatives)
+    specs = {name: _variants[name].entity_classes for name in names}
+    if not found.alternatives or not any(specs.values()):
+        return found
+    data = entities()
+    if data is None:
+        return found
+    from .codecs.classnames import found_classes
+
+    present = found_classes(data, (spec for classes in specs.values() for spec in classes))
+    marked = [name for name in names if present.intersection(specs[name])]
+    return Detection(_variants[marked[0]], tuple(marked[1:])) if marked else found
 
 
 def detect_variant(header: Header) -> Variant:

@@ -97,15 +97,16 @@ def export(source: str, output: str, *, suffix: str, units: "Units") -> int:
 
 
 def props(path: str) -> dict[str, Any]:
-    """``props``' report of a Titanfall 2 map: its ``sprp`` v13 props, one plain record each."""
+    """``props``' report of a Titanfall map: its ``sprp`` props (v12 or v13), one plain record each."""
     bsp = RespawnBsp.open(path)
     found = bsp.static_props()
     if found is None:
-        return {"layout": "titanfall2", "version": None, "description": "no static props", "models": [],
+        return {"layout": bsp.variant.name, "version": None, "description": "no static props", "models": [],
                 "props": []}
     columns = {name: found.props[name].tolist() for name in found.props.dtype.names or ()}
     records = [{"index": index, "model": found.names[prop_type],
                 **{name: column[index] for name, column in columns.items()}}
                for index, prop_type in enumerate(columns["prop_type"])]
-    return {"layout": "titanfall2", "version": 13, "description": "Titanfall 2 (rBSP 37) StaticPropv13",
+    return {"layout": bsp.variant.name, "version": found.version,
+            "description": f"{bsp.variant.description}: StaticPropv{found.version}",
             "models": found.names, "props": records}

@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     def body() -> int:
-        respawn = _respawn.is_rbsp(args.map)  # Titanfall 2: sprp v13, no fade distances (a scale instead)
+        respawn = _respawn.is_rbsp(args.map)  # Titanfall: sprp v12 or v13, shown with its scale
         report = _respawn.props(args.map) if respawn else describe(args.map)
         if args.json:
             _common.print_json(report["props"])

@@ -9,17 +9,18 @@ named beside each dtype; sizes from their ``_format``), checked against a real
 Titanfall 2 map.  rBSP has no ``lzma_header_t``: every lump's fourCC is 0 in the
 Titanfall 2 corpus map and in what bsp_tool writes, so no lump is decompressed.
 
-Titanfall 2's static props (game lump ``sprp`` version 13) are :data:`STATIC_PROP_V13`
-after a header of model names; see :func:`decode_static_props`.
+The static props (game lump ``sprp``: Titanfall's version 12, Titanfall 2's 13) are the
+records of :data:`STATIC_PROP_VERSIONS` after a header of model names; see
+:func:`decode_static_props`.
 """
 from __future__ import annotations
 
 import functools
 import struct
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
-from ..errors import BspFormatError, TruncatedError
+from ..errors import BspFormatError, TruncatedError, UnsupportedError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,7 +35,8 @@ __all__ = [
     "lump_names",
     "record_dtypes",
     "layouts",
-    "StaticPropsV13",
+    "RespawnStaticProps",
+    "STATIC_PROP_VERSIONS",
     "decode_static_props",
     "VERTEX_LUMP_OF_FLAGS",
     "MASK_VERTEX",
@@ -178,7 +180,31 @@ VERTEX_LUMP_OF_FLAGS: Mapping[int, int] = MappingProxyType({0x000: 0x48, 0x200: 
 MASK_VERTEX = 0x600
 
 
-# ---- Titanfall 2 static props: game lump "sprp" version 13 -------------------------------------
+# ---- static props: game lump "sprp", Titanfall's version 12 and Titanfall 2's 13 ---------------
+
+@functools.lru_cache(maxsize=None)
+def static_prop_v12() -> "np.dtype":
+    """titanfall.StaticPropv12 "6f3H2B2h6f4b4Bif2I": 84 bytes, SDK 2013's v10 fields up to the
+    diffuse modulation (a Left 4 Dead v8 record with a cubemap beside the skin), then a 4-byte
+    disable_x360, a scale and two collision flag words.  The same offsets in LibBSP's StaticProp
+    (wfowler1/LibBSP, Titanfall at version 12: origin 0, angles 12, model 24, solid 30, flags 31,
+    fade distances 36-40, lighting origin 44, forced fade scale 56, CPU/GPU levels 60-63,
+    diffuse modulation 64-67) and the 0x54-byte StaticProp of bsp_tool's C++ titanfall header."""
+    import numpy as np
+
+    return np.dtype([
+        ("origin", "<f4", 3), ("angles", "<f4", 3),
+        ("prop_type", "<u2"),  # index into the model names
+        ("first_leaf", "<u2"), ("leaf_count", "<u2"),  # a range of the leaf array after the names
+        ("solid", "u1"), ("flags", "u1"), ("skin", "<u2"), ("cubemap", "<u2"),
+        ("fade_min_dist", "<f4"), ("fade_max_dist", "<f4"), ("lighting_origin", "<f4", 3),
+        ("forced_fade_scale", "<f4"),
+        ("min_cpu_level", "i1"), ("max_cpu_level", "i1"), ("min_gpu_level", "i1"), ("max_gpu_level", "i1"),
+        ("diffuse_modulation", "u1", 4),
+        ("disable_x360", "<u4"),  # an int in both sources (SDK 2013's is a bool and three pad bytes)
+        ("scale", "<f4"), ("collision_flags_add", "<u4"), ("collision_flags_remove", "<u4"),
+    ])
+
 
 @functools.lru_cache(maxsize=None)
 def static_prop_v13() -> "np.dtype":
@@ -203,22 +229,30 @@ def static_prop_extra_v13() -> "np.dtype":
     return np.dtype([("unknown_float", "<f4", 12), ("unknown_int", "<i4", 4)])
 
 
+# The sprp versions decoded, each with its prop record (bsp_tool's GAME_LUMP_CLASSES["sprp"]).
+STATIC_PROP_VERSIONS: Mapping[int, Callable[[], "np.dtype"]] = MappingProxyType(
+    {12: static_prop_v12, 13: static_prop_v13})
+
+
 MODEL_NAME_LENGTH = 128  # char[128] per model name
 
 
-class StaticPropsV13(NamedTuple):
-    """A Titanfall 2 ``sprp`` v13 game lump: model names, props, and what follows them."""
+class RespawnStaticProps(NamedTuple):
+    """An rBSP ``sprp`` game lump: model names, props, and what the version adds around them."""
 
+    version: int  # the sprp version: 12 (Titanfall) or 13 (Titanfall 2)
     names: list[str]
-    props: "np.ndarray"  # static_prop_v13() records
+    props: "np.ndarray"  # STATIC_PROP_VERSIONS[version]() records
     header: tuple[int, int]  # two ints after the prop count (meaning not known)
-    extra: "np.ndarray | None"  # static_prop_extra_v13() records, None when the lump ends before their count
+    extra: "np.ndarray | None"  # v13: static_prop_extra_v13() records, None when the lump ends before their count
+    leaves: "np.ndarray | None" = None  # v12: the leaf array (unsigned shorts) the props' leaf ranges index
 
 
-def decode_static_props(data: bytes, *, file_offset: int = 0) -> StaticPropsV13:
-    """The props of a Titanfall 2 ``sprp`` v13 game lump: ``int`` name count, ``char[128]`` names,
-    ``int`` prop count, two ints, the props, then (unless all four counts are 0) an ``int``
-    count of 64-byte records.  Every count is checked against the bytes left first."""
+def decode_static_props(data: bytes, *, version: int = 13, file_offset: int = 0) -> RespawnStaticProps:
+    """The props of an rBSP ``sprp`` game lump: ``int`` name count, ``char[128]`` names, (v12:
+    ``int`` leaf count, ``unsigned short`` leaves), ``int`` prop count, two ints, the props, then
+    (v13, unless all four counts are 0) an ``int`` count of 64-byte records.  Every count is
+    checked against the bytes left first."""
     import numpy as np
 
     lump = "GAME_LUMP sprp"
@@ -228,21 +262,31 @@ def decode_static_props(data: bytes, *, file_offset: int = 0) -> StaticPropsV13:
             raise TruncatedError(f"{what} needs {size} bytes at {at}, the lump has {len(data)}",
                                  lump=lump, offset=file_offset + at, needed=at + size, available=len(data))
 
+    if version not in STATIC_PROP_VERSIONS:
+        raise UnsupportedError(f"static props version {version} are not decoded (Titanfall's 12 and "
+                               f"Titanfall 2's 13 are)", lump=lump, offset=file_offset)
     need(0, 4, "the model name count")
     (num_names,) = struct.unpack_from("<i", data, 0)
     need(4, num_names * MODEL_NAME_LENGTH, f"{num_names} model names")
     at = 4 + num_names * MODEL_NAME_LENGTH
     raw_names = np.frombuffer(data, f"S{MODEL_NAME_LENGTH}", num_names, 4).tolist() if num_names else []
     names = [name.split(b"\0", 1)[0].decode("utf-8", "replace") for name in raw_names]
+    leaves = None
+    if version == 12:
+        need(at, 4, "the leaf count")
+        (num_leaves,) = struct.unpack_from("<i", data, at)
+        need(at + 4, num_leaves * 2, f"{num_leaves} leaves")
+        leaves = np.frombuffer(data, "<u2", num_leaves, at + 4)
+        at += 4 + num_leaves * 2
     need(at, 12, "the prop count")
     num_props, first, second = struct.unpack_from("<i2i", data, at)
     at += 12
-    prop = static_prop_v13()
+    prop = STATIC_PROP_VERSIONS[version]()
     need(at, num_props * prop.itemsize, f"{num_props} props")
     props = np.frombuffer(data, prop, num_props, at)
     at += num_props * prop.itemsize
     extra = None
-    if at < len(data):
+    if version == 13 and at < len(data):
         need(at, 4, "the count of records after the props")
         (num_extra,) = struct.unpack_from("<i", data, at)
         record = static_prop_extra_v13()
@@ -256,4 +300,4 @@ def decode_static_props(data: bytes, *, file_offset: int = 0) -> StaticPropsV13:
         index = int(np.argmax(bad))
         raise BspFormatError(f"prop {index} names model {int(props['prop_type'][index])} of {len(names)}",
                              lump=lump, offset=file_offset + at)
-    return StaticPropsV13(names, props, (first, second), extra)
+    return RespawnStaticProps(version, names, props, (first, second), extra, leaves)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..codecs.classnames import class_matches
 from ..lump_ids import LumpId
 from ..protocols import MapReader
 from ..variants import VARIANTS, Game
@@ -23,10 +24,10 @@ BRANCHES: dict[str, Branch] = {game.id: game for variant in VARIANTS.values() fo
 
 # Entity classes only the TF2 family, Counter-Strike and Day of Defeat have: on a BSP 20 map,
 # those games run on the Source 2013 Multiplayer branch.
-_MP_CLASSES = frozenset({"tf_gamerules", "team_control_point", "func_respawnroom", "func_regenerate", "item_teamflag",
-                         "info_player_counterterrorist", "info_player_terrorist", "func_buyzone", "func_bomb_target",
-                         "func_hostage_rescue"})
-_MP_PREFIXES = ("tf_", "dod_")
+# (codecs.classnames specs: a name, or a prefix ending in "_".)
+_MP_CLASSES = ("tf_", "dod_", "team_control_point", "func_respawnroom", "func_regenerate", "item_teamflag",
+               "info_player_counterterrorist", "info_player_terrorist", "func_buyzone", "func_bomb_target",
+               "func_hostage_rescue")
 _SDK2013MP = "sdk2013mp"
 
 
@@ -47,6 +48,6 @@ def map_branch(bsp: MapReader, fs: Any = None) -> tuple[Branch | None, str]:
         entities = bsp.lump_or_none(LumpId.ENTITIES)
         for entity in entities or ():
             name = (entity.classname or "").lower()
-            if name in _MP_CLASSES or name.startswith(_MP_PREFIXES):
+            if class_matches(name, _MP_CLASSES):
                 return BRANCHES[_SDK2013MP], f"BSP {bsp.version} with {name} entities"
     return None, ""

@@ -1,6 +1,6 @@
 """A small Titanfall or Titanfall 2 map built in code: the example's 512x512x256 room as
-one rBSP mesh (12 triangles, lit-flat vertices), a player start and a light; in Titanfall 2's
-layout also an oil drum as a static prop.
+one rBSP mesh (12 triangles, lit-flat vertices), a player start, a light and an oil drum as a
+static prop (``sprp`` v12 in Titanfall's layout, v13 in Titanfall 2's).
 
 Enough for :mod:`sourcebsp.respawn`, ``info``, ``repack`` and ``export`` (and bsp_tool) to
 read; not a map the game loads (no collision, visibility or lighting lumps).
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MODEL_NAME_LENGTH, NUM_LUMPS, record_dtypes,
-                              static_prop_v13)
+from ..codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MODEL_NAME_LENGTH, NUM_LUMPS,
+                              STATIC_PROP_VERSIONS, record_dtypes)
 from ..variants import get_variant
 
 __all__ = ["example_respawn_bytes", "write_example_respawn"]
@@ -43,13 +43,18 @@ def _room() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return corners, normals, faces, dist
 
 
-def _static_props() -> bytes:
-    """A Titanfall 2 ``sprp`` v13 game lump: one model name, one prop standing in the room."""
-    prop = np.zeros(1, static_prop_v13())
+def _static_props(version: int) -> bytes:
+    """An ``sprp`` game lump (Titanfall's v12, Titanfall 2's v13): one model name, one prop
+    standing in the room."""
+    prop = np.zeros(1, STATIC_PROP_VERSIONS[version]())
     prop["origin"], prop["angles"], prop["scale"] = [128, 64, 0], [0, 90, 0], 1.0
     prop["solid"], prop["lighting_origin"], prop["diffuse_modulation"] = 6, [128, 64, 24], 255
     prop["min_cpu_level"] = prop["max_cpu_level"] = prop["min_gpu_level"] = prop["max_gpu_level"] = -1
     name = _PROP_MODEL.ljust(MODEL_NAME_LENGTH, b"\0")
+    if version == 12:  # an empty leaf array, no records after the props
+        prop["fade_min_dist"], prop["fade_max_dist"] = 1024, 2048
+        return b"".join([struct.pack("<i", 1), name, struct.pack("<i", 0), struct.pack("<3i", 1, 0, 0),
+                         prop.tobytes()])
     return b"".join([struct.pack("<i", 1), name, struct.pack("<3i", 1, 0, 0), prop.tobytes(),
                      struct.pack("<i", 0)])
 
@@ -87,15 +92,16 @@ def example_respawn_bytes(variant: str = "titanfall2") -> bytes:
         0x48: vertex.tobytes(), 0x4F: indices.tobytes(), 0x50: mesh.tobytes(), 0x51: bounds.tobytes(),
         0x52: sort.tobytes(),
     }
-    if version >= 37:  # Titanfall 2: an oil drum as a static prop (game lump sprp v13)
-        lumps[GAME_LUMP] = bytes(20 + len(_static_props()))  # the directory, filled in once placed
+    # An oil drum as a static prop: game lump sprp v12 (Titanfall) or v13 (Titanfall 2).
+    prop_version = 12 if version < 37 else 13
+    lumps[GAME_LUMP] = bytes(20 + len(_static_props(prop_version)))  # the directory, filled in once placed
     offsets, at = {}, HEADER_SIZE
     for index in sorted(lumps):
         offsets[index] = at
         at += len(lumps[index]) + (-len(lumps[index]) % 4)
     if GAME_LUMP in lumps:  # dgamelump_t.fileofs counts from the start of the file
-        sprp = _static_props()
-        lumps[GAME_LUMP] = struct.pack("<i4s2H2i", 1, b"sprp"[::-1], 0, 13, offsets[GAME_LUMP] + 20,
+        sprp = _static_props(prop_version)
+        lumps[GAME_LUMP] = struct.pack("<i4s2H2i", 1, b"sprp"[::-1], 0, prop_version, offsets[GAME_LUMP] + 20,
                                        len(sprp)) + sprp
     directory = [0] * (4 * NUM_LUMPS)
     body = bytearray()
