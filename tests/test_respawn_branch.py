@@ -73,16 +73,23 @@ def test_open_map_and_the_variant_name() -> None:
         sourcebsp.open_map(CROSSFIRE, variant="titanfall")  # an rBSP 37 file is not Titanfall's
     with pytest.raises(UnsupportedError, match="rBSP"):
         sourcebsp.open_map(CROSSFIRE, variant="orange_box")
-    # sourcebsp.open stays the Source container (typed BspFile): it names what reads rBSP.
-    with pytest.raises(sourcebsp.NotSourceMapError, match="open_map"):
+    # sourcebsp.open with an rBSP branch's name gives the RespawnBsp (typed so: tests/test_typing.py);
+    # without a name it stays the Source container (typed BspFile) and names both ways in.
+    with sourcebsp.open(CROSSFIRE, variant="titanfall2") as bsp:
+        assert isinstance(bsp, RespawnBsp) and bsp.variant is VARIANTS["titanfall2"]
+        assert bsp.to_bytes() == Path(CROSSFIRE).read_bytes()
+    with pytest.raises(UnsupportedError, match="titanfall2"):
+        sourcebsp.open(CROSSFIRE, variant="titanfall")  # an rBSP 37 file is not Titanfall's
+    with pytest.raises(sourcebsp.NotSourceMapError, match="open_map") as refused:
         sourcebsp.open(CROSSFIRE)
-    with pytest.raises(UnsupportedError, match="open_map"):
-        sourcebsp.open(CROSSFIRE, variant="titanfall2")
+    assert "variant='titanfall' or 'titanfall2'" in str(refused.value)
+    with reading_as("titanfall2"), pytest.raises(UnsupportedError, match="open_map"):
+        sourcebsp.open(CROSSFIRE)  # a block's name does not change the type open returns
 
 
 def test_a_source_map_is_not_read_as_titanfall(corpus_file) -> None:  # type: ignore[no-untyped-def]
     path = corpus_file("tf2_mp_lobby.bsp")
-    with pytest.raises(UnsupportedError, match="rBSP branch"):
+    with pytest.raises(UnsupportedError, match="Respawn rBSP"):
         sourcebsp.open(path, variant="titanfall2")
     with pytest.raises(UnsupportedError, match="rBSP branch"):
         sourcebsp.open_map(path, variant="titanfall")

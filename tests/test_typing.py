@@ -37,36 +37,55 @@ def test_pyproject_asks_for_strict_everywhere() -> None:
     assert config.get("strict") is True and not config.get("overrides")
 
 
+def _revealed(tmp_path: Path, monkeypatch, code: str, *flags: str) -> tuple[list[str], str]:
+    """The types mypy reveals in ``code`` (a script importing sourcebsp), and its output."""
+    script = tmp_path / "reveal.py"
+    script.write_text(code, encoding="utf-8")
+    monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
+    out, err, _ = api.run([*flags, "--follow-imports=silent", str(script), *CACHE])
+    return re.findall(r'Revealed type is "(.*)"', out), out + err
+
+
 def test_container_satisfies_its_protocol(tmp_path: Path, monkeypatch) -> None:
     """BspFile is a MapReader, and a MapReader's lumps keep their types."""
-    script = tmp_path / "protocol.py"
-    script.write_text(
+    revealed, out = _revealed(
+        tmp_path, monkeypatch,
         "import sourcebsp\nfrom sourcebsp import LumpId\nfrom sourcebsp.protocols import MapReader\n"
         "bsp: MapReader = sourcebsp.open('x.bsp')\n"
-        "reveal_type(bsp.lump_or_none(LumpId.ENTITIES))\nreveal_type(bsp.planes)\n",
-        encoding="utf-8")
-    monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
-    out, err, status = api.run(["--strict", "--follow-imports=silent", str(script), *CACHE])
-    revealed = re.findall(r'Revealed type is "(.*)"', out)
-    assert revealed[:1] == ["sourcebsp.codecs.entities.Entities | None"], out + err
-    assert len(revealed) == 2 and revealed[1].startswith("numpy.ndarray"), out + err
-    assert ": error: " not in out, out + err
+        "reveal_type(bsp.lump_or_none(LumpId.ENTITIES))\nreveal_type(bsp.planes)\n", "--strict")
+    assert revealed[:1] == ["sourcebsp.codecs.entities.Entities | None"], out
+    assert len(revealed) == 2 and revealed[1].startswith("numpy.ndarray"), out
+    assert ": error: " not in out, out
+
+
+def test_open_is_typed_by_the_variant_name(tmp_path: Path, monkeypatch) -> None:
+    """``sourcebsp.open`` gives a RespawnBsp for the rBSP branches' names, a BspFile otherwise."""
+    revealed, out = _revealed(
+        tmp_path, monkeypatch,
+        "import sourcebsp\n"
+        "reveal_type(sourcebsp.open('x.bsp'))\nreveal_type(sourcebsp.open('x.bsp', variant='csgo'))\n"
+        "reveal_type(sourcebsp.open('x.bsp', variant='titanfall2'))\n"
+        "reveal_type(sourcebsp.open('x.bsp', variant='titanfall'))\n", "--strict")
+    assert revealed == ["sourcebsp.container.BspFile"] * 2 + ["sourcebsp.respawn.RespawnBsp"] * 2, out
+    assert ": error: " not in out, out
+    from typing import get_args
+
+    from sourcebsp.respawn import RespawnName
+    from sourcebsp.variants import VARIANTS
+
+    assert set(get_args(RespawnName)) == {name for name, v in VARIANTS.items() if v.container == "respawn"}
 
 
 def test_lump_types_are_seen_by_mypy(tmp_path: Path, monkeypatch) -> None:
     """reveal_type of lump attributes and typed get_lump / lump_or_none."""
-    script = tmp_path / "reveal.py"
-    script.write_text(
+    revealed, out = _revealed(
+        tmp_path, monkeypatch,
         "import sourcebsp\nfrom sourcebsp import LumpId\n"
         "bsp = sourcebsp.open('x.bsp')\n"
         "reveal_type(bsp.planes)\nreveal_type(bsp.entities)\nreveal_type(bsp.pakfile)\n"
         "reveal_type(bsp.get_lump(LumpId.ENTITIES))\nreveal_type(bsp.lump_or_none(LumpId.PLANES))\n"
-        "reveal_type(bsp.static_props)\n",
-        encoding="utf-8")
-    monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))
-    out, err, status = api.run(["--follow-imports=silent", str(script), *CACHE])
-    revealed = re.findall(r'Revealed type is "(.*)"', out)
-    assert len(revealed) == 6, out + err
+        "reveal_type(bsp.static_props)\n")
+    assert len(revealed) == 6, out
     assert revealed[0].startswith("numpy.ndarray")
     assert revealed[1] == "sourcebsp.codecs.entities.Entities"
     assert revealed[2] == "sourcebsp.codecs.pakfile.Pakfile"

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from .codecs.lighting import rgbexp_to_float
     from .compression import DecompressionLimitError, Limits
     from .container import BspFile, ClosedMapError, open_bsp
-    from .container import open_bsp as open  # noqa: A001 - ``sourcebsp.open(path)`` mirrors ``BspFile.open``
     from .respawn import RespawnBsp, open_map
+    from .respawn import open_named as open  # noqa: A001 - ``BspFile.open``, or a RespawnBsp for an rBSP name
     from .lump_ids import LumpId
     from .variants import Variant, register_codec, register_variant, variant_names
 
@@ -68,7 +68,7 @@ _LAZY = {name: (module, name) for module, names in {
     ".compression": ("DecompressionLimitError", "Limits"),
     ".variants": ("Variant", "register_codec", "register_variant", "variant_names"),
 }.items() for name in names}
-_LAZY["open"] = (".container", "open_bsp")
+_LAZY["open"] = (".respawn", "open_named")
 
 if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all attribute
     def __getattr__(name: str) -> Any:

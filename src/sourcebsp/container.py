@@ -845,7 +845,8 @@ def _source_only(variant: Variant) -> None:
     """Refuse a branch this container does not read (Respawn's rBSP: :mod:`sourcebsp.respawn`)."""
     if variant.container != "source":
         raise UnsupportedError(f"variant {variant.name!r} is a Respawn rBSP branch: open its maps with "
-                               f"sourcebsp.open_map(path), which reads Source and rBSP maps", offset=0)
+                               f"sourcebsp.open(path, variant={variant.name!r}) or sourcebsp.open_map(path), which "
+                               f"read Source and rBSP maps", offset=0)
 
 
 def open_bsp(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,

@@ -22,7 +22,7 @@ import os
 import re
 import struct
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Iterator, Literal, Mapping, NamedTuple, overload
 
 from .codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS, PAKFILE,
                              VERTEX_LUMP_OF_FLAGS, lump_names, record_dtypes)
@@ -501,6 +501,36 @@ class RespawnBsp:
         for file, data in files.items():
             atomic_write(file, data)
         return len(files[target])
+
+
+#: The names of the branch table's rBSP entries: ``sourcebsp.open(path, variant=NAME)`` gives
+#: a :class:`RespawnBsp` for them (tests check this list against the table).
+RespawnName = Literal["titanfall", "titanfall2"]
+
+
+@overload
+def open_named(path: str | os.PathLike[str], *, variant: RespawnName,  # type: ignore[overload-overlap]
+               limits: "Limits | None" = None) -> "RespawnBsp": ...
+@overload
+def open_named(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
+               limits: "Limits | None" = None) -> "BspFile": ...
+def open_named(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
+               limits: "Limits | None" = None) -> "BspFile | RespawnBsp":
+    """``sourcebsp.open``: the map at ``path`` as a Source map (:class:`~sourcebsp.BspFile`),
+    or, when ``variant`` names an rBSP branch (``"titanfall"``, ``"titanfall2"``), as a
+    :class:`RespawnBsp`.
+
+    Only the name given here picks the rBSP container, so the type a caller gets follows from
+    the call (a type checker sees ``RespawnBsp`` for those two names, ``BspFile`` otherwise); an
+    rBSP file opened without its name raises :class:`~sourcebsp.errors.NotSourceMapError`
+    naming both ways in. :func:`open_map` opens either kind by the file's first bytes.
+    """
+    named = VARIANTS.get(variant) if isinstance(variant, str) else None
+    if named is not None and named.container == "respawn":
+        return RespawnBsp.open(path, variant=named)
+    from .container import open_bsp
+
+    return open_bsp(path, variant=variant, limits=limits)
 
 
 def open_map(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
