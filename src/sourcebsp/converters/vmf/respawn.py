@@ -143,7 +143,7 @@ def build_respawn_vmf(bsp: RespawnBsp, options: DecompileOptions | None = None,
     return vmf, stats
 
 
-def decompile_respawn(bsp_or_path: RespawnBsp | str | Path, path: str | Path, *,
+def decompile_respawn(bsp_or_path: str | Path | RespawnBsp, path: str | Path, *,
                       progress: Callable[[str], None] | None = None, check: bool = False,
                       **options: Any) -> DecompileStats:
     """Decompile a Titanfall map (a :class:`~sourcebsp.respawn.RespawnBsp` or a path) into the VMF
