@@ -264,7 +264,8 @@ def test_example_map_reads_in_bsp_tool_and_round_trips(variant: str, version: in
         assert bsp.count(name) == len(getattr(reference, name)), name
     assert (bsp.count("VERTICES"), bsp.count("MESHES"), bsp.count("MESH_INDICES")) == (8, 1, 36)
     assert len(bsp.entities()) == len(reference.ENTITIES) == 3
-    assert bsp.texture_names() == [reference.TEXTURE_DATA_STRING_DATA[0]] == ["dev/dev_measuregeneric01"]
+    assert bsp.texture_names() == list(reference.TEXTURE_DATA_STRING_DATA) == ["dev/dev_measuregeneric01",
+                                                                               "dev/dev_measurewall01a"]
     bsp.reencode()
     assert bsp.to_bytes() == path.read_bytes()
 

@@ -117,7 +117,7 @@ def _bounded_run(out: str) -> dict:
 
 # ---- Respawn's rBSP seeds -------------------------------------------------------------------
 RESPAWN_SEEDS = ["example_titanfall", "example_titanfall2", "example_titanfall2_pak"]
-RESPAWN_ENTRIES = ["respawn_read", "respawn_export", "respawn_save", "open", "entities"]
+RESPAWN_ENTRIES = ["respawn_read", "respawn_export", "respawn_decompile", "respawn_save", "open", "entities"]
 
 
 def test_seeds_include_the_rbsp_rooms() -> None:

@@ -1,4 +1,4 @@
-"""The CLI's Titanfall rBSP paths: ``info``, ``repack``, ``export``, ``props`` and ``pak`` of a map
+"""The CLI's Titanfall rBSP paths: ``info``, ``repack``, ``export``, ``decompile``, ``props`` and ``pak`` of a map
 :mod:`sourcebsp.respawn` reads (``entities`` and ``edit-entities`` have theirs in their modules).
 
 Kept apart from the Source commands so that each of them gains only a two-line hook.
@@ -27,14 +27,12 @@ def is_rbsp(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def refuse_decompile(path: str | os.PathLike[str]) -> None:
-    """``decompile`` of a Titanfall map: one line saying why it is not done."""
-    if is_rbsp(path):
-        with open(path, "rb") as handle:
-            what = (describe_foreign(handle.read(8)) or "a Titanfall map").split(":")[0]
-        raise CommandError(f"{what} is not decompiled: its brushes are collision hulls "
-                           "(CM_BRUSHES, counted by info: boxes cut by further planes) whose side-to-plane "
-                           "indexing (CM_BRUSH_SIDE_PLANE_OFFSETS) no second source documents")
+def decompile(path: str | os.PathLike[str], output: str | os.PathLike[str], **options: Any) -> Any:
+    """``decompile`` of a Titanfall map: its collision brushes and entities (see
+    :mod:`sourcebsp.converters.vmf.respawn`); returns the decompile's statistics."""
+    from ..converters.vmf.respawn import decompile_respawn
+
+    return decompile_respawn(str(path), str(output), **options)
 
 
 def describe(path: str, *, strict: bool = True) -> dict[str, Any]:

@@ -56,14 +56,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def single() -> int:
         from ..converters.vmf import DECOMPILE_STEPS, decompile, decompile_report
+        from ..converters.vmf.respawn import RESPAWN_STEPS
 
-        _respawn.refuse_decompile(args.map[0])
+        respawn = _respawn.is_rbsp(args.map[0])
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map[0]])
         if args.report not in (None, "-"):
             _common.check_output(args.report, overwrite=args.overwrite, inputs=[args.map[0]])
 
-        with steps("decompile", DECOMPILE_STEPS) as progress:
-            stats = decompile(args.map[0], args.output, progress=progress, **options)
+        with steps("decompile", RESPAWN_STEPS if respawn else DECOMPILE_STEPS) as progress:
+            run = _respawn.decompile if respawn else decompile
+            stats = run(args.map[0], args.output, progress=progress, **options)
         skipped = f", {len(stats.skipped_brushes)} brushes skipped (not closed)" if stats.skipped_brushes else ""
         line = (f"{args.output}: {stats.solids} solids ({stats.world_solids} world, {stats.detail_solids} detail, "
                 f"{stats.entity_solids} in entities), {stats.sides} sides, {stats.displacements} displacements, "
@@ -90,8 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _common.check_output(args.report, overwrite=args.overwrite, inputs=maps)
         out_dir.mkdir(parents=True, exist_ok=True)
         def one(path: Path) -> Any:
-            _respawn.refuse_decompile(path)
-            return decompile(path, targets[path], **options)
+            return (_respawn.decompile if _respawn.is_rbsp(path) else decompile)(path, targets[path], **options)
 
         batch = run_batch("decompile", maps, one)
 

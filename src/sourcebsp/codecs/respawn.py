@@ -93,9 +93,17 @@ MESH_INDICES = 0x4F
 MESHES = 0x50
 MESH_BOUNDS = 0x51
 MATERIAL_SORTS = 0x52
+CM_GRID = 0x55
 CM_BRUSHES = 0x5C
 CM_BRUSH_SIDE_PLANE_OFFSETS = 0x5D
 CM_BRUSH_SIDE_PROPERTIES = 0x5E
+CM_BRUSH_SIDE_TEXTURE_VECTORS = 0x5F
+
+# CM_BRUSH_SIDE_PROPERTIES: an unsigned short per side, its TEXTURE_DATA index in the low 9 bits
+# and flags above (MRVN-Radiant's remap titanfall.h: MASK_TEXTURE_DATA 0x01FF, MASK_DISCARD 0x4000,
+# the flag its compiler writes for an axial side of the box the brush does not have).
+BRUSH_SIDE_TEXTURE_DATA = 0x01FF
+BRUSH_SIDE_DISCARD = 0x4000
 
 
 @functools.lru_cache(maxsize=None)
@@ -149,6 +157,11 @@ def _dtypes() -> "tuple[dict[int, np.dtype], dict[int, np.dtype]]":
                               ("brush_side_offset", "<i4")]),  # titanfall.Brush "3f2Bh3fi": 32
         CM_BRUSH_SIDE_PLANE_OFFSETS: np.dtype("<u2"),  # shared.UnsignedShorts
         CM_BRUSH_SIDE_PROPERTIES: np.dtype("<u2"),  # titanfall.BrushSideProperty "H" (flags | texture data)
+        # The collision grid: one record; first_brush_plane is the PLANES row non-axial brush sides count from.
+        CM_GRID: np.dtype([("scale", "<f4"), ("offset", "<i4", 2), ("count", "<i4", 2), ("num_straddle_groups", "<i4"),
+                           ("first_brush_plane", "<i4")]),  # titanfall.Grid "f6i": 28 (MRVN-Radiant's CMGrid_t)
+        # A side's texture axes: s (x, y, z, offset) and t, as texinfo_t's textureVecs.
+        CM_BRUSH_SIDE_TEXTURE_VECTORS: np.dtype([("s", "<f4", 4), ("t", "<f4", 4)]),  # titanfall.TextureVector "8f": 32
     }
     mesh_tail = [("styles", "i1", 4), ("luxel_origin", "<i2", 2), ("luxel_offset_max", "u1", 2),
                  ("material_sort", "<u2"), ("flags", "<u4")]

@@ -1,26 +1,34 @@
 """A small Titanfall or Titanfall 2 map built in code: the example's 512x512x256 room as
 one rBSP mesh (12 triangles, lit-flat vertices), a player start, a light and an oil drum as a
-static prop (``sprp`` v12 in Titanfall's layout, v13 in Titanfall 2's).
+static prop (``sprp`` v12 in Titanfall's layout, v13 in Titanfall 2's), and three collision
+brushes (CM_BRUSHES): the floor slab (a box with no cutting plane) and two ramps, boxes cut by
+one sloped plane which the second ramp shares through a plane offset of 1 (its side points
+back at the plane the first stored: row ``first_brush_plane + 1 - 1``), the box sides a ramp
+does not reach flagged DISCARD, each side with texture vectors.
 
-Enough for :mod:`sourcebsp.respawn`, ``info``, ``repack`` and ``export`` (and bsp_tool) to
-read; not a map the game loads (no collision, visibility or lighting lumps).
+Enough for :mod:`sourcebsp.respawn`, ``info``, ``repack``, ``export`` and ``decompile`` (and
+bsp_tool) to read; not a map the game loads (no visibility or lighting lumps, no collision
+grid cells).
 """
 from __future__ import annotations
 
 import os
 import struct
 from pathlib import Path
+from typing import Mapping
 
 import numpy as np
 
-from ..codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MODEL_NAME_LENGTH, NUM_LUMPS,
-                              STATIC_PROP_VERSIONS, record_dtypes)
+from ..codecs.respawn import (BRUSH_SIDE_DISCARD, CM_BRUSH_SIDE_PLANE_OFFSETS, CM_BRUSH_SIDE_PROPERTIES,
+                              CM_BRUSH_SIDE_TEXTURE_VECTORS, CM_BRUSHES, CM_GRID, GAME_LUMP, HEADER, HEADER_SIZE,
+                              IDENT, MODEL_NAME_LENGTH, NUM_LUMPS, PLANES, STATIC_PROP_VERSIONS, record_dtypes)
 from ..variants import get_variant
 
 __all__ = ["example_respawn_bytes", "write_example_respawn"]
 
 _SIZE = np.array([512.0, 512.0, 256.0])
 _MATERIAL = b"dev/dev_measuregeneric01"
+_BRUSH_MATERIAL = b"dev/dev_measurewall01a"  # TEXTURE_DATA 1: the ramps' sloped sides
 _PROP_MODEL = b"models/props_c17/oildrum001.mdl"
 # Lump versions as Respawn's compiler writes them (a real Titanfall 2 map; bsp_tool keys its layouts on them).
 _LUMP_VERSIONS = {0x01: 1, 0x02: 1}
@@ -41,6 +49,39 @@ def _room() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     faces[outward] = faces[outward][:, ::-1]
     dist = np.einsum("ij,ij->i", normals, corners[faces[:, 0]])
     return corners, normals, faces, dist
+
+
+def _brushes(types: Mapping[int, np.dtype], first_plane: int) -> dict[int, bytes]:
+    """The collision lumps: the floor slab and two ramps rising along +X (see the module's docstring)."""
+    brushes = np.zeros(3, types[CM_BRUSHES])
+    brushes["origin"] = [[0, 0, -8], [-64, -128, 32], [-64, 128, 32]]
+    brushes["extents"] = [[256, 256, 8], [64, 64, 32], [64, 64, 32]]
+    brushes["index"] = np.arange(3)
+    brushes["num_plane_offsets"] = brushes["num_non_axial_no_discard"] = [0, 1, 1]
+    brushes["brush_side_offset"] = [0, 0, 1]  # the cutting sides before each brush
+    # The ramps' top: through (-128, y, 0) and (0, y, 64), facing up and back (-X).
+    normal = np.array([-1.0, 0.0, 2.0]) / np.sqrt(5.0)
+    planes = np.zeros(1, types[PLANES])
+    planes["normal"], planes["dist"] = normal, normal @ [0.0, 0.0, 64.0]
+    offsets = np.array([0, 1], "<u2")  # the second ramp's side: back one, to the first ramp's plane
+    properties = np.zeros(18 + 2, "<u2")
+    for first in (6, 13):  # a ramp's -X and +Z box sides are edges of the wedge, not faces
+        properties[first + 1] = properties[first + 4] = BRUSH_SIDE_DISCARD
+        properties[first + 6] = 1  # the sloped side: TEXTURE_DATA 1
+    # Hammer's axes at a scale of 0.25 (axis length 4), per side: +X -X +Y -Y +Z -Z, then the slope.
+    s_axes = {0: [0, 4, 0], 1: [0, 4, 0], 2: [4, 0, 0], 3: [4, 0, 0], 4: [4, 0, 0], 5: [4, 0, 0], 6: [4, 0, 0]}
+    t_axes = {0: [0, 0, -4], 1: [0, 0, -4], 2: [0, 0, -4], 3: [0, 0, -4], 4: [0, -4, 0], 5: [0, -4, 0],
+              6: [0, -4, 0]}
+    local = [*range(6), *range(7), *range(7)]
+    vectors = np.zeros(len(local), types[CM_BRUSH_SIDE_TEXTURE_VECTORS])
+    vectors["s"][:, :3] = [s_axes[i] for i in local]
+    vectors["t"][:, :3] = [t_axes[i] for i in local]
+    grid = np.zeros(1, types[CM_GRID])
+    grid["scale"], grid["offset"], grid["count"] = 256, [-2, -2], [2, 2]
+    grid["first_brush_plane"] = first_plane
+    return {PLANES: planes.tobytes(), CM_GRID: grid.tobytes(), CM_BRUSHES: brushes.tobytes(),
+            CM_BRUSH_SIDE_PLANE_OFFSETS: offsets.tobytes(), CM_BRUSH_SIDE_PROPERTIES: properties.tobytes(),
+            CM_BRUSH_SIDE_TEXTURE_VECTORS: vectors.tobytes()}
 
 
 def _static_props(version: int) -> bytes:
@@ -66,8 +107,9 @@ def example_respawn_bytes(variant: str = "titanfall2") -> bytes:
     corners, normals, faces, dist = _room()
     planes = np.zeros(6, types[0x01])
     planes["normal"], planes["dist"] = normals, dist
-    texture = np.zeros(1, types[0x02])
+    texture = np.zeros(2, types[0x02])
     texture["reflectivity"], texture["size"], texture["view"] = 0.5, 512, 512
+    texture["name_index"] = [0, 1]
     vertex = np.zeros(24, types[0x48])
     vertex["position_index"] = faces.ravel()
     vertex["normal_index"] = np.repeat(np.arange(6), 4)
@@ -85,10 +127,13 @@ def example_respawn_bytes(variant: str = "titanfall2") -> bytes:
     sort["lightmap_header"], sort["cubemap"], sort["last_vertex"] = -1, -1, 23
     model = np.zeros(1, types[0x0E])
     model["mins"], model["maxs"], model["num_meshes"] = corners.min(0), corners.max(0), 1
+    collision = _brushes(types, len(planes))
     lumps: dict[int, bytes] = {
-        0x00: _ENTITIES, 0x01: planes.tobytes(), 0x02: texture.tobytes(),
+        **collision,
+        0x00: _ENTITIES, 0x01: planes.tobytes() + collision[PLANES], 0x02: texture.tobytes(),
         0x03: corners.astype("<f4").tobytes(), 0x0E: model.tobytes(), 0x18: b"01*\0",
-        0x1E: normals.astype("<f4").tobytes(), 0x2B: _MATERIAL + b"\0", 0x2C: np.zeros(1, "<i4").tobytes(),
+        0x1E: normals.astype("<f4").tobytes(), 0x2B: _MATERIAL + b"\0" + _BRUSH_MATERIAL + b"\0",
+        0x2C: np.array([0, len(_MATERIAL) + 1], "<i4").tobytes(),
         0x48: vertex.tobytes(), 0x4F: indices.tobytes(), 0x50: mesh.tobytes(), 0x51: bounds.tobytes(),
         0x52: sort.tobytes(),
     }

@@ -220,6 +220,12 @@ def _respawn_export(path: Path, scratch: Path) -> None:
     export_respawn_glb(path, scratch / "respawn.glb")
 
 
+def _respawn_decompile(path: Path, scratch: Path) -> None:
+    from ..converters.vmf.respawn import decompile_respawn
+
+    decompile_respawn(path, scratch / "respawn.vmf")
+
+
 def _respawn_save(path: Path, scratch: Path) -> None:
     from ..respawn import RespawnBsp
 
@@ -256,5 +262,6 @@ ENTRY_POINTS: dict[str, EntryPoint] = {
     "save": _save,
     "respawn_read": _respawn_read,
     "respawn_export": _respawn_export,
+    "respawn_decompile": _respawn_decompile,
     "respawn_save": _respawn_save,
 }

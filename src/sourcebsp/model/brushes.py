@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ON_EPSILON", "NORMAL_EPSILON", "DIST_EPSILON", "SNAP_EPSILON", "BIG",
-    "BrushSide", "Brush", "BrushSet", "build_brushes", "clip_brushes",
+    "BrushSide", "Brush", "BrushSet", "build_brushes", "clip_brushes", "clipping_bytes", "closed_brushes",
     "model_brushes", "brush_models_of", "leaf_models",
 ]
 
@@ -433,6 +433,13 @@ _BYTES_PER_SIDE = 2048
 _BYTES_PER_SIDE_PAIR = 256
 
 
+def clipping_bytes(sides_per_brush: np.ndarray) -> int:
+    """About how many bytes :func:`clip_brushes` needs for brushes of these side counts (checked
+    against the memory budget before clipping a map's brushes)."""
+    padded = _bucket_of(np.asarray(sides_per_brush, np.int64))
+    return int((padded * padded).sum()) * _BYTES_PER_SIDE_PAIR
+
+
 def _validated_sides(bsp: MapReader, brushes: np.ndarray, sides: np.ndarray, planes: np.ndarray,
                      indices: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The chosen brushes, and the owner and row of each of their sides, checked before use.
@@ -464,8 +471,7 @@ def _validated_sides(bsp: MapReader, brushes: np.ndarray, sides: np.ndarray, pla
             raise BspFormatError(f"plane {plane} of a brush side has no direction or is not finite: normal "
                                  f"{planes['normal'][plane].tolist()}, dist {float(planes['dist'][plane])}",
                                  lump="PLANES", offset=bsp.entry(LumpId.PLANES).fileofs + plane * planes.dtype.itemsize)
-        padded = _bucket_of(rows["numsides"].astype(np.int64))
-        check_memory(bsp, int((padded * padded).sum()) * _BYTES_PER_SIDE_PAIR,
+        check_memory(bsp, clipping_bytes(rows["numsides"]),
                      f"clipping brushes of up to {int(rows['numsides'].max())} sides", lump="BRUSHES",
                      offset=bsp.entry(LumpId.BRUSHES).fileofs)
     return chosen, owner, side_idx

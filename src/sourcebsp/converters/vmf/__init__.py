@@ -55,6 +55,9 @@ faces are whatever texinfo vbsp left them (it drops the texinfos no face
 uses and points such sides at another one), so only sides that have faces
 keep their own alignment.
 
+Titanfall rBSP maps have their own, smaller decompile (collision brushes and entities):
+:mod:`~sourcebsp.converters.vmf.respawn`.
+
 Not converted yet: water overlays (``info_overlay_transition``, the
 WATEROVERLAYS lump; no corpus map has one).  Vampire: Bloodlines outputs
 with more than the five standard fields are written as plain keys, since a

@@ -47,7 +47,7 @@ from ...protocols import MapReader
 
 __all__ = [
     "TOOL_TEXTURES", "clean_material_name", "tool_category", "game_of", "material_names",
-    "side_materials", "texture_axes", "default_axes", "perpendicular_axes", "PERPENDICULAR_LIMIT",
+    "side_materials", "texture_axes", "vector_axes", "default_axes", "perpendicular_axes", "PERPENDICULAR_LIMIT",
 ]
 
 # CS:GO's bspflags.h reuses two current bits for its clip brushes.
@@ -284,6 +284,17 @@ def texture_axes(texinfo_index: np.ndarray, normals: np.ndarray, origins: np.nda
         lvecs[ok] = texinfo["lightmap_vecs"][ti[ok]]
     if rotations is not None and n:
         vecs[:, :, :3] = np.einsum("nij,nkj->nki", np.asarray(rotations, np.float64), vecs[:, :, :3])
+    return vector_axes(vecs, lvecs, ok, normals, origins)
+
+
+def vector_axes(vecs: np.ndarray, lvecs: np.ndarray, ok: np.ndarray, normals: np.ndarray,
+                origins: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The VMF texture keys of sides from their texture vectors ``(N, 2, 4)`` (``texinfo_t``'s
+    ``textureVecs``: s and t, each an axis scaled by 1 / scale, and a shift) and lightmap vectors
+    (zeros: lightmap scale 16); sides not ``ok``, or whose axes are degenerate or perpendicular to
+    them, get Hammer's default axes.  See :func:`texture_axes` for the keys returned."""
+    n = len(vecs)
+    normals = np.asarray(normals, np.float64).reshape(-1, 3)
     s = vecs[:, :, :3]
     length = np.linalg.norm(s, axis=2)
     axes = s / np.where(length > 1e-9, length, 1.0)[:, :, None]
