@@ -49,11 +49,12 @@ def test_other_engine_maps_are_named(path: Path) -> None:
     assert isinstance(info.value, sourcebsp.UnsupportedError) and info.value.offset == 0
 
 
-# info, entities, export and repack read Titanfall's rBSP (tests/test_respawn*.py); the other commands name it.
+# info, entities, export, repack and decompile read Titanfall's rBSP (tests/test_respawn*.py,
+# tests/converters/test_vmf_respawn.py); for the other engines' maps each command names the format.
 _CLI_CASES = [pytest.param(p.values[0], command, id=f"{p.id}-{command}", marks=p.marks)
               for p in _other_maps() for command in ["info", "entities", "export", "repack", "decompile"]
               if p.values[0] is None or not (p.values[0].name.startswith("titanfall")
-                                             and command in ("info", "entities", "export", "repack"))]
+                                             and command in ("info", "entities", "export", "repack", "decompile"))]
 
 
 @pytest.mark.parametrize("path, command", _CLI_CASES)
