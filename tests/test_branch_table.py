@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import sourcebsp
-from sourcebsp import BspFile, header, variants, writeplan
+from sourcebsp import BspFile, detection, header, variants, writeplan
 from sourcebsp.cli import _common
 from sourcebsp.content import branches
 from sourcebsp.converters.vmf.textures import TOOL_TEXTURES, game_of
@@ -44,9 +44,9 @@ def test_no_parallel_tables_remain() -> None:
     assert respawn == {"titanfall": {29}, "titanfall2": {37}}
     for name, versions in respawn.items():
         head = b"rBSP" + struct.pack("<i", min(versions))
-        assert variants.detect_respawn(head) is VARIANTS[name]
-    assert variants.detect_respawn(b"rBSP" + struct.pack("<i", 47)) is None  # Apex Legends
-    assert variants.detect_respawn(b"VBSP" + struct.pack("<i", 29)) is None
+        assert detection.detect_respawn(head) is VARIANTS[name]
+    assert detection.detect_respawn(b"rBSP" + struct.pack("<i", 47)) is None  # Apex Legends
+    assert detection.detect_respawn(b"VBSP" + struct.pack("<i", 29)) is None
 
 
 def _literal_sets_of_versions(tree: ast.AST) -> list[ast.AST]:
@@ -147,12 +147,12 @@ def test_compression_never_touches_the_variant_s_exempt_lumps(corpus_file, tmp_p
 
 
 def test_detection_says_when_it_guessed() -> None:
-    found = variants.detect(Header(version=20))
+    found = detection.detect(Header(version=20))
     assert found.variant.name == "orange_box" and found.guessed
     assert {"left4dead", "the_ship", "zeno_clash", "black_mesa"} <= set(found.alternatives)
     assert "orange_box_x360" not in found.alternatives  # another byte order: told by the ident
-    l4d2 = variants.detect(Header(version=21, lump_order="l4d2"))
+    l4d2 = detection.detect(Header(version=21, lump_order="l4d2"))
     assert l4d2.variant.name == "left4dead2" and not l4d2.guessed
-    csgo = variants.detect(Header(version=21))
+    csgo = detection.detect(Header(version=21))
     assert csgo.variant.name == "csgo" and set(csgo.alternatives) == {"portal2", "alien_swarm"}
-    assert not variants.detect(Header(version=25)).guessed
+    assert not detection.detect(Header(version=25)).guessed

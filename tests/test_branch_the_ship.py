@@ -13,7 +13,8 @@ from sourcebsp.codecs import staticprops as sp
 from sourcebsp.codecs.base import LumpContext
 from sourcebsp.codecs.gamelump_directory import static_prop_record
 from sourcebsp.examples.branches import example_branch_bytes
-from sourcebsp.variants import VARIANTS, Detection, refine
+from sourcebsp.detection import Detection, refine
+from sourcebsp.variants import VARIANTS
 
 
 def _as_v5_ship(data: bytes) -> bytes:

@@ -13,7 +13,8 @@ import sourcebsp
 from sourcebsp.codecs.classnames import class_matches, found_classes
 from sourcebsp.compression import Limits
 from sourcebsp.examples.branches import example_branch_bytes
-from sourcebsp.variants import VARIANTS, Detection, refine_by_entities
+from sourcebsp.detection import Detection, refine_by_entities
+from sourcebsp.variants import VARIANTS
 
 
 def _with_entity(data: bytes, classname: str, variant: str) -> bytes:

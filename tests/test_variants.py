@@ -13,7 +13,8 @@ from sourcebsp import BspFile, LumpId
 from sourcebsp import variants as variants_module
 from sourcebsp.codecs.base import LumpContext
 from sourcebsp.header import HEADER_SIZE, Header, LumpEntry
-from sourcebsp.variants import VARIANTS, DetectRule, detect_variant, variant_names
+from sourcebsp.detection import detect_variant
+from sourcebsp.variants import VARIANTS, DetectRule, variant_names
 
 from .conftest import CORPUS
 
@@ -288,7 +289,7 @@ def _header_with(version: int, **lengths: int) -> Header:
 
 
 def test_record_sizes_tell_branches_sharing_a_header() -> None:
-    from sourcebsp.variants import detect, refine_by_sizes
+    from sourcebsp.detection import detect, refine_by_sizes
 
     # BSP 22: INFRA's 176-byte disp infos or Dota 2's 180-byte ones (BSPSource's DDispInfoBSP22).
     assert detect(_header_with(22)).variant.name == "infra"

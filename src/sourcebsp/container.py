@@ -26,8 +26,8 @@ from .errors import BspError, BspFormatError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .protocols import LumpKey
-from .variants import (Variant, chosen_variant, detect, refine, refine_by_entities, refine_by_lumps, refine_by_sizes,
-                       supported_versions)
+from .detection import detect, refine, refine_by_entities, refine_by_lumps, refine_by_sizes
+from .variants import Variant, chosen_variant, supported_versions
 from .parallel import start_parallel
 
 if TYPE_CHECKING:

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Iterator, Literal, Mapping, NamedTuple, overlo
 from .codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS, PAKFILE,
                              VERTEX_LUMP_OF_FLAGS, lump_names, record_dtypes)
 from .errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
-from .variants import VARIANTS, Variant, chosen_variant, detect_respawn
+from .detection import detect_respawn
+from .variants import VARIANTS, Variant, chosen_variant
 
 if TYPE_CHECKING:
     from pathlib import Path

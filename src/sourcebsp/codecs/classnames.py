@@ -1,6 +1,6 @@
 """Entity classes looked for in an entity lump's bytes, without parsing the lump.
 
-Branch detection (:func:`sourcebsp.variants.refine_by_entities`) only asks whether a map
+Branch detection (:func:`sourcebsp.detection.refine_by_entities`) only asks whether a map
 holds an entity of some game's own classes, so it searches the raw text for
 ``"classname" "NAME"`` pairs instead of building entities.
 

@@ -171,7 +171,7 @@ def _record_dtype_of(data: bytearray, lump: int) -> np.dtype | None:
 
 @lru_cache(maxsize=None)
 def _record_dtype(lump: int, version: int) -> np.dtype | None:
-    from ..variants import detect_variant
+    from ..detection import detect_variant
     from ..header import Header
 
     codec = detect_variant(Header()).codec(lump, version)
