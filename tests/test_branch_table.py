@@ -154,5 +154,5 @@ def test_detection_says_when_it_guessed() -> None:
     l4d2 = detection.detect(Header(version=21, lump_order="l4d2"))
     assert l4d2.variant.name == "left4dead2" and not l4d2.guessed
     csgo = detection.detect(Header(version=21))
-    assert csgo.variant.name == "csgo" and set(csgo.alternatives) == {"portal2", "alien_swarm"}
+    assert csgo.variant.name == "csgo" and set(csgo.alternatives) == {"portal2", "alien_swarm", "dear_esther"}
     assert not detection.detect(Header(version=25)).guessed

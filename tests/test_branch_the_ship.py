@@ -79,7 +79,8 @@ def test_refine_by_size() -> None:
     found = Detection(VARIANTS["orange_box"], ("left4dead", "the_ship", "zeno_clash"))
     assert refine(found, 6, 192) == Detection(VARIANTS["the_ship"], ())
     assert refine(found, 5, 188) == Detection(VARIANTS["the_ship"], ())
-    # A plain v5 or v6 record: any of the branches that write that version (The Ship does not
-    # write it, but the size alone does not rule a branch out).
-    assert refine(found, 6, 64) == Detection(VARIANTS["orange_box"], ("the_ship",))
+    # A plain v5 or v6 record: The Ship's records of those versions always hold the 128-byte
+    # targetname (BSPSource's DStaticPropV5Ship, DStaticPropV6BGT), so it drops out.
+    assert refine(found, 6, 64) == Detection(VARIANTS["orange_box"], ())
+    assert refine(found, 5, 60) == Detection(VARIANTS["orange_box"], ())
     assert refine(found, 6, None) == refine(found, 6)

@@ -51,8 +51,14 @@ def test_a_game_s_own_entity_tells_its_branch(name: str, classname: str, guess: 
 
 
 def test_the_ship_told_by_its_entities_where_its_props_do_not(corpus_file) -> None:
-    # A CS:S map (BSP 20, v5 props of the plain size): the Orange Box or The Ship.
-    data = Path(corpus_file("css_2000.bsp")).read_bytes()
+    # A CS:S map (BSP 20) with v5 props of the plain size is not The Ship's (its records hold a
+    # targetname: 188 bytes); with its props removed the lump tells no size: the Orange Box or The Ship.
+    original = Path(corpus_file("css_2000.bsp")).read_bytes()
+    assert _told(original) == ("orange_box", ())
+    with sourcebsp.BspFile.from_bytes(original, variant="orange_box") as bsp:
+        props = bsp.static_props
+        props.remove(list(range(len(props.props))))
+        data = bsp.to_bytes()
     assert _told(data) == ("orange_box", ("the_ship",))
     assert _told(_with_entity(data, "ship_trap", "orange_box")) == ("the_ship", ())
     assert _told(_with_entity(data, "pm_weapon_spawner", "orange_box")) == ("the_ship", ())  # Bloody Good Time's
@@ -153,12 +159,12 @@ _DEFS = "bspsrc-lib/src/main/java/info/ata4/bspsrc/lib/app/definitions/"
 _DEF_OF = {"left4dead": ["Left4DeadDef"], "the_ship": ["TheShipDef", "BloodyGoodTimeDef"],
            "zeno_clash": ["ZenoClashDef"], "black_mesa": ["BlackMesaDef"], "vindictus": ["VindictusMabinogiHeroesDef"],
            "portal2": ["Portal2Def"], "alien_swarm": ["AlienSwarmDef"], "dota2_v22": ["Dota2Def"],
-           "dota2_v23": ["Dota2Def"]}
+           "dota2_v23": ["Dota2Def"], "dear_esther": ["DearEstherDef"]}
 # The other games BSPSource knows at each BSP version, whose classes must not be a branch's own.
 _SAME_VERSION = {20: ["HalfLife2Def", "HalfLife2EpisodeTwoDef", "PortalDef", "TeamFortress2Def", "GarrysModDef",
                       "CounterStrikeSourceDef", "DayOfDefeatSourceDef", "HalfLife2DeathmatchDef", "SynergyDef",
                       "DarkMessiahOfMightMagicDef", "ZombiePanicSourceDef", "NoMoreRoomInHellDef"],
-                 21: ["CounterStrikeGlobalOffensiveDef", "InsurgencyDef", "DearEstherDef", "Left4Dead2Def"]}
+                 21: ["CounterStrikeGlobalOffensiveDef", "InsurgencyDef", "Left4Dead2Def"]}
 
 
 def _bspsrc_classes(definition: str) -> set[str]:

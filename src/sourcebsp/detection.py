@@ -137,7 +137,9 @@ def refine(found: Detection, static_prop_version: int | None, static_prop_size: 
     """``found`` narrowed by the static prop lump's version: the branches that cannot have
     written it drop out (a branch whose versions are not known stays).  When the detected one
     drops out, the first branch of the table that remains is taken.  Props whose version and
-    record size only one branch writes (:attr:`Variant.static_prop_sizes`: The Ship's) name it."""
+    record size only one branch writes (:attr:`Variant.static_prop_sizes`: The Ship's) name it;
+    a branch whose records of that version have a known size drops out when theirs differ (a
+    72-byte v9 is not Dear Esther's 76)."""
     if static_prop_version is None or not found.alternatives:
         return found
     names = (found.variant.name, *found.alternatives)
@@ -146,7 +148,10 @@ def refine(found: Detection, static_prop_version: int | None, static_prop_size: 
         return Detection(VARIANTS[own[0]], tuple(own[1:]))
 
     def may_write(variant: Variant) -> bool:
-        return not variant.static_prop_versions or static_prop_version in variant.static_prop_versions
+        if variant.static_prop_versions and static_prop_version not in variant.static_prop_versions:
+            return False
+        sizes = {size for version, size in variant.static_prop_sizes if version == static_prop_version}
+        return static_prop_size is None or not sizes or static_prop_size in sizes
 
     others = tuple(name for name in found.alternatives if may_write(VARIANTS[name]))
     if not may_write(found.variant) and not others:

@@ -432,6 +432,7 @@ _PORTAL2_CLASSES = _classes(
     "prop_paint_bomb trigger_paint_cleanser portalmp_gamerules info_coop_spawn npc_wheatley_boss "
     "npc_personality_core func_portal_bumper trigger_portal_cleanser prop_linked_portal_door weapon_portalgun")
 _ALIEN_SWARM_CLASSES = _classes("asw_ trigger_asw_ info_node_marine_hint")
+_DEAR_ESTHER_CLASSES = _classes("de_env_wind de_func_smokevolume")  # DearEstherDef
 _DOTA2_CLASSES = _classes("npc_dota_ ent_dota_ dota_minimap_boundary dota_item_rune_spawner "
                           "info_player_start_goodguys info_player_start_badguys trigger_shop")
 
@@ -520,6 +521,11 @@ _BUILTIN = (
     Variant("alien_swarm", "Alien Swarm (BSP 21)", LazyLayouts("SDK2013"), versions=frozenset({21}),
             lump_order="std", games=(_CSGO,), lump_versions=_SHADOW_LIGHTS, entity_classes=_ALIEN_SWARM_CLASSES,
             detected=False),
+    # Its own 76-byte v9 props (BSPSource's DStaticPropV9DE; Portal 2's v9 has 72 bytes).
+    Variant("dear_esther", "Dear Esther (BSP 21, its own static props v9)", LazyLayouts("SDK2013"),
+            versions=frozenset({21}), lump_order="std", static_prop_versions=frozenset({9}),
+            static_prop_layout="v9_dear_esther", static_prop_sizes=frozenset({(9, 76)}),
+            lump_versions=_SHADOW_LIGHTS, entity_classes=_DEAR_ESTHER_CLASSES, detected=False),
     Variant("console_v21", "Portal 2 / CS:GO console (big-endian BSP 21)", LazyLayouts("SDK2013"), ">",
             versions=frozenset({21}), games=(_CONSOLE,)),
     Variant("infra", "INFRA (BSP 22; primitives kept raw)", LazyLayouts("INFRA"), versions=frozenset({22})),

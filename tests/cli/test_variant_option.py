@@ -42,10 +42,15 @@ def test_a_forced_variant_reads_the_map_as_that_branch(corpus_file, capsys: pyte
 
 
 def test_info_text_says_it_guessed_and_how_to_force(corpus_file, capsys: pytest.CaptureFixture[str]) -> None:
-    # BSP 20 with v5 props: the Orange Box or The Ship (whose v5 props the directory does not tell).
+    # BSP 21 with CS:GO's v10 props and no Alien Swarm entity: CS:GO or Alien Swarm (whose prop
+    # versions are not known, so its props do not rule it out).
+    assert main(["info", str(corpus_file("csgo_2000.bsp"))]) == 0
+    out = capsys.readouterr().out
+    assert "variant csgo" in out and "guessed" in out and "--variant NAME" in out and "alien_swarm" in out
+    # BSP 20 with v5 props of 60 bytes: not The Ship's (188 bytes, a targetname each): no guess.
     assert main(["info", str(corpus_file("css_2000.bsp"))]) == 0
     out = capsys.readouterr().out
-    assert "variant orange_box" in out and "guessed" in out and "--variant NAME" in out and "the_ship" in out
+    assert "variant orange_box" in out and "guessed" not in out
     assert main(["info", str(corpus_file("l4d2_tooltextures.bsp"))]) == 0
     assert "guessed" not in capsys.readouterr().out  # the L4D2 lump_t order tells
     # BSP 20 with v10 props: only the Orange Box branch writes those (not L4D's 7-8, Black Mesa's 11...).

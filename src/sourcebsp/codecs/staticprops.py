@@ -128,6 +128,13 @@ STATIC_PROP_V6_BGT = np.dtype(STATIC_PROP_V6.descr + _TARGETNAME)  # 192
 # Zeno Clash v7: v6 plus an int of unknown meaning (BSPSource's DStaticPropV7ZC, 68 bytes: the size
 # of early Left 4 Dead's v7, whose last four bytes are the diffuse modulation).
 STATIC_PROP_V7_ZENO_CLASH = np.dtype(STATIC_PROP_V6.descr + [("unknown", "<i4")])  # 68
+# Dear Esther v9 (BSPSource's DStaticPropV9DE): v8's fields with four unknown bytes before the skin,
+# a byte before the diffuse modulation (so it sits unaligned, at 69) and three after.  BSPSource
+# skips the lighting origin as invalid in the maps it saw; it is kept here as stored.
+STATIC_PROP_V9_DEAR_ESTHER = np.dtype(
+    _HEAD + _FLAGS_BYTE + [("unknown", "u1", (4,))] + _TAIL_V4 + _FADE_SCALE + _CPU_GPU_LEVELS
+    + [("padding_levels", "u1")] + _DIFFUSE + [("padding_tail", "u1", (3,))]
+)  # 76
 # Dark Messiah v6: v6 plus 72 bytes of unknown meaning (BSPSource's DStaticPropV6DM, 136 bytes;
 # bsp_tool's arkane branch leaves its props as a TODO).
 STATIC_PROP_V6_DARK_MESSIAH = np.dtype(STATIC_PROP_V6.descr + [("unknown", "u1", (72,))])  # 136
@@ -196,6 +203,7 @@ STATIC_PROP_LAYOUTS: tuple[StaticPropLayout, ...] = (
     StaticPropLayout("v7_sdk2013", 7, STATIC_PROP_V10_SDK2013, "TF2 / Xbox 360 v7, the Source 2013 v10 layout"),
     StaticPropLayout("v8", 8, STATIC_PROP_V8, "Left 4 Dead (CPU/GPU levels replace DX levels)"),
     StaticPropLayout("v9", 9, STATIC_PROP_V9, "Left 4 Dead 2, Portal 2 (adds disable X360)"),
+    StaticPropLayout("v9_dear_esther", 9, STATIC_PROP_V9_DEAR_ESTHER, "Dear Esther (v8 with unknown and padding bytes)"),
     StaticPropLayout("v10_sdk2013", 10, STATIC_PROP_V10_SDK2013,
                      "Source 2013: TF2, HL2, GMod (int flags, lightmap resolution)", (0, 20)),
     StaticPropLayout("v10_csgo", 10, STATIC_PROP_V10_CSGO, "CS:GO before prop scaling, Insurgency (adds flags ex)",
