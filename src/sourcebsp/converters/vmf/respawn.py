@@ -33,6 +33,7 @@ import numpy as np
 from ..._io import atomic_write
 from ...codecs.respawn import CM_BRUSH_SIDE_TEXTURE_VECTORS
 from ...model.respawn_brushes import build_respawn_brushes
+from ...numeric import floats
 from .._common import report
 from .decompile import (DecompileOptions, DecompileStats, _count, _number, _outputs, _world_entity, player_cameras)
 from .entities import split_keys
@@ -67,8 +68,8 @@ def _solids(bsp: RespawnBsp, stats: DecompileStats) -> list[VmfSolid]:
     has = rows < len(vectors)
     vecs = np.zeros((len(rows), 2, 4))
     if has.any():
-        vecs[has, 0] = vectors["s"][rows[has]]
-        vecs[has, 1] = vectors["t"][rows[has]]
+        vecs[has, 0] = floats(vectors["s"][rows[has]])  # a signalling NaN warns in a plain cast
+        vecs[has, 1] = floats(vectors["t"][rows[has]])
         has &= np.isfinite(vecs).all(axis=(1, 2))
     axes = vector_axes(vecs, np.zeros_like(vecs), has, brushes.normal)
     stats.default_axes = int(axes["restored_axes"].sum())
