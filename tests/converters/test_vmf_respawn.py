@@ -95,3 +95,36 @@ def test_the_corpus_map_decompiles_every_brush_and_entity(tmp_path: Path,
     data = json.loads(report.read_text())
     assert data["compile_problems"] == [] and data["bsp_brushes"]["skipped_not_closed"] == []
     assert data["sides"]["off_plane_rule"] == 0
+
+
+# Damaged floats in the lumps the decompile reads (fuzz finds of the rBSP seeds): each ends in a
+# VMF or a BspError, with no numpy warning (a signalling NaN warns when cast, an infinite texture
+# vector when normalised).
+@pytest.mark.parametrize(("lump", "column", "value"), [
+    ("PLANES", 0, "snan"), ("PLANES", 3, "snan"), ("CM_BRUSHES", 0, "snan"), ("CM_BRUSHES", 6, "snan"),
+    ("CM_BRUSH_SIDE_TEXTURE_VECTORS", 0, "snan"), ("CM_BRUSH_SIDE_TEXTURE_VECTORS", 0, "inf"),
+    ("CM_BRUSH_SIDE_TEXTURE_VECTORS", 5, "-inf"),
+])
+@pytest.mark.parametrize("variant", ["titanfall", "titanfall2"])
+def test_damaged_floats_end_in_a_vmf_or_a_bsp_error(variant: str, lump: str, column: int, value: str,
+                                                    tmp_path: Path) -> None:
+    import warnings
+
+    from sourcebsp.codecs import respawn as codecs
+    from sourcebsp.errors import BspError
+    from sourcebsp.examples.respawn import example_respawn_bytes
+    from sourcebsp.fuzz.mutate import Mutation, apply
+
+    seed = example_respawn_bytes(variant)
+    data = apply(seed, [Mutation("column_float", getattr(codecs, lump), 0, column, value, "")])
+    assert data != seed
+    path = tmp_path / "damaged.bsp"
+    path.write_bytes(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            vmf, _ = build_respawn_vmf(RespawnBsp.open(path))
+        except BspError as error:
+            assert lump in str(error) or "offset" in str(error)
+        else:
+            assert vmf is not None

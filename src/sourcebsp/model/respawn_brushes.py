@@ -37,6 +37,7 @@ import numpy as np
 from ..codecs.respawn import (BRUSH_SIDE_DISCARD, BRUSH_SIDE_TEXTURE_DATA, CM_BRUSH_SIDE_PLANE_OFFSETS,
                               CM_BRUSH_SIDE_PROPERTIES, CM_BRUSHES, CM_GRID, PLANES, TEXTURE_DATA)
 from ..errors import BspFormatError
+from ..numeric import floats
 from ..resources import check_memory
 from .brushes import BrushSet, clip_brushes, clipping_bytes, closed_brushes
 
@@ -108,8 +109,8 @@ def build_respawn_brushes(bsp: RespawnBsp) -> RespawnBrushes:
     offsets = bsp.array(CM_BRUSH_SIDE_PLANE_OFFSETS).astype(np.int64)
     properties = bsp.array(CM_BRUSH_SIDE_PROPERTIES)
     textures = bsp.array(TEXTURE_DATA)
-    origin = brushes["origin"].astype(np.float64)
-    extents = brushes["extents"].astype(np.float64)
+    origin = floats(brushes["origin"])  # a signalling NaN warns in a plain cast
+    extents = floats(brushes["extents"])
     bad = ~(np.isfinite(origin).all(axis=1) & np.isfinite(extents).all(axis=1) & (extents >= 0).all(axis=1))
     if bad.any():
         row = _first_bad(bad)
@@ -162,8 +163,8 @@ def build_respawn_brushes(bsp: RespawnBsp) -> RespawnBrushes:
             raise _fail(bsp, CM_BRUSH_SIDE_PLANE_OFFSETS, k, 2, f"entry {k} ({int(offsets[k])}) names plane "
                                                                 f"{int(rows[_first_bad(bad)])} of {len(planes)}")
         plane_row[cut] = rows
-        normal[cut] = planes["normal"][rows]
-        dist[cut] = planes["dist"][rows]
+        normal[cut] = floats(planes["normal"][rows])
+        dist[cut] = floats(planes["dist"][rows])
         with np.errstate(over="ignore", invalid="ignore"):
             length = np.linalg.norm(normal[cut], axis=1)
         bad = ~(np.isfinite(length) & (length > 1e-6) & np.isfinite(dist[cut]))

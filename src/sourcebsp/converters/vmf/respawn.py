@@ -71,6 +71,7 @@ def _solids(bsp: RespawnBsp, stats: DecompileStats) -> list[VmfSolid]:
         vecs[has, 0] = floats(vectors["s"][rows[has]])  # a signalling NaN warns in a plain cast
         vecs[has, 1] = floats(vectors["t"][rows[has]])
         has &= np.isfinite(vecs).all(axis=(1, 2))
+        vecs[~has] = 0.0  # damaged vectors: Hammer's default axes, as for sides without any
     axes = vector_axes(vecs, np.zeros_like(vecs), has, brushes.normal)
     stats.default_axes = int(axes["restored_axes"].sum())
     stats.perpendicular_axes_fixed = int(axes["perpendicular"].sum())
