@@ -36,6 +36,8 @@ RESPAWN_SIZES = {
     "Brush (rBSP, 3f2Bh3fi)": (_TF1[0x5C], 32),
     "Grid (rBSP, f6i; MRVN-Radiant's CMGrid_t)": (_TF1[0x55], 28),
     "TextureVector (rBSP, 8f)": (_TF1[0x5F], 32),
+    "GridCell (rBSP, 2H; MRVN-Radiant's CMGridCell_t)": (_TF1[0x56], 4),
+    "GeoSet (rBSP, 2HI; MRVN-Radiant's CMGeoSet_t)": (_TF1[0x57], 8),
     "StaticPropv12 (Titanfall, 6f3H2B2h6f4b4Bif2I; LibBSP and bsp_tool's C++ header: 0x54)":
         (respawn_codec.static_prop_v12(), 84),
     "StaticPropv13 (Titanfall 2, 7fH2B2H4f4b4B2H)": (respawn_codec.static_prop_v13(), 64),

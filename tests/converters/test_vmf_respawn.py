@@ -12,6 +12,7 @@ from sourcebsp.cli import main
 from sourcebsp.codecs.respawn import BRUSH_SIDE_TEXTURE_DATA
 from sourcebsp.converters.vmf.geometry import PLANE_RULE, defined_plane_errors
 from sourcebsp.converters.vmf.respawn import build_respawn_vmf
+from sourcebsp.converters.vmf.writer import VmfSolid
 from sourcebsp.examples.respawn import write_example_respawn
 from sourcebsp.model.respawn_brushes import build_respawn_brushes
 from sourcebsp.respawn import RespawnBsp
@@ -29,12 +30,13 @@ def _written_planes(text: str) -> np.ndarray:
 
 
 def _check_sides(bsp: RespawnBsp, text: str) -> int:
-    """Every written side's points define the plane of the brush side it came from (the sides are
-    written brush by brush, each brush's kept sides in order); returns the side count."""
+    """The written sides of CM_BRUSHES' brushes (the first ones of the text: the world's, then
+    those of the brush entities, each in CM_BRUSHES order) define the planes of the brush sides
+    they came from; returns their count."""
     found = build_respawn_brushes(bsp)
     kept = found.brushes
     written = kept.closed[kept.side_brush]
-    points = _written_planes(text)
+    points = _written_planes(text)[:int(written.sum())]
     assert len(points) == int(written.sum())
     err_n, err_d = defined_plane_errors(points, kept.normal[written], kept.dist[written], decimals=None)
     assert (err_n <= PLANE_RULE[0]).all() and (err_d <= PLANE_RULE[1]).all()
@@ -48,18 +50,77 @@ def test_the_example_room_decompiles_its_brushes_and_entities(variant: str, tmp_
     out = tmp_path / "room.vmf"
     assert main(["decompile", str(path), "-o", str(out), "--variant", variant]) == 0
     line = capsys.readouterr().out.strip()
-    assert line == (f"{out}: 3 solids (3 world, 0 detail, 0 in entities), 16 sides, 0 displacements, "
-                    "0 brush entities, 2 point entities, 1 static props, 0 overlays, 0 cubemaps")
+    # The slab and a ramp in the world; the other ramp in the func_brush, the trigger's box in its entity.
+    assert line == (f"{out}: 4 solids (2 world, 0 detail, 2 in entities), 22 sides, 0 displacements, "
+                    "2 brush entities, 2 point entities, 1 static props, 0 overlays, 0 cubemaps")
     text = out.read_text()
     bsp = RespawnBsp.open(path)
     assert _check_sides(bsp, text) == 16  # the slab's 6, each ramp's 5 (two box sides are edges)
     materials = re.findall(r'"material" "([^"]*)"', text)
     assert materials.count("dev/dev_measurewall01a") == 2 and materials.count("dev/dev_measuregeneric01") == 14
-    # The sloped sides' axes are the map's texture vectors (scale 0.25), the rest too.
-    assert text.count('"uaxis" "[1 0 0 0] 0.25"') + text.count('"uaxis" "[0 1 0 0] 0.25"') == 16
+    assert materials.count("tools/toolstrigger") == 6
+    # The sloped sides' axes are the map's texture vectors (scale 0.25), the rest too; the trigger's
+    # six sides (no texture vectors) Hammer's default axes, also at 0.25.
+    assert text.count('"uaxis" "[1 0 0 0] 0.25"') + text.count('"uaxis" "[0 1 0 0] 0.25"') == 16 + 6
     for classname in ("info_player_start", "light", "prop_static"):
         assert f'"classname" "{classname}"' in text
     assert '"model" "models/props_c17/oildrum001.mdl"' in text
+    # What the compiler writes from the brushes is left for it to write again.
+    assert "*trigger_" not in text and '"model" "*1"' not in text
+
+
+def _solid_corners(solid: VmfSolid) -> np.ndarray:
+    return np.concatenate([side.vertices for side in solid.sides])
+
+
+def test_brush_entities_get_the_brushes_of_their_model_and_their_trigger_planes(tmp_path: Path) -> None:
+    bsp = RespawnBsp.open(write_example_respawn(tmp_path / "mp_room.bsp", "titanfall2"))
+    vmf, stats = build_respawn_vmf(bsp)
+    by_class = {e.classname: e for e in vmf.entities}
+    assert [s.brush for s in vmf.world.solids] == [0, 1]
+    ramp = by_class["func_brush"].solids
+    assert [s.brush for s in ramp] == [2] and len(ramp[0].sides) == 5
+    corners = _solid_corners(ramp[0])  # CM_BRUSHES row 2's box: origin (-64, 128, 32) +- (64, 64, 32)
+    assert np.allclose(corners.min(0), [-128, 64, 0]) and np.allclose(corners.max(0), [0, 192, 64])
+    trigger = by_class["trigger_multiple"]
+    assert len(trigger.solids) == 1 and len(trigger.solids[0].sides) == 6
+    corners = _solid_corners(trigger.solids[0])  # the keys' planes, as the keys' bounds say
+    assert np.allclose(corners.min(0), [96, -160, 32]) and np.allclose(corners.max(0), [160, -96, 96])
+    # Each side's three points define its key's plane (outward normal, distance), as vbsp reads them.
+    planes = {tuple(float(x) for x in v.split()) for k, v in bsp.entities()[-1].items() if k.startswith("*trigger_brush")}
+    for side in trigger.solids[0].sides:
+        a, b, c = np.asarray(side.points, float)
+        normal = np.cross(c - a, b - a)  # Hammer's winding: clockwise seen from outside
+        normal /= np.linalg.norm(normal)
+        assert any(np.allclose(normal, p[:3], atol=1e-6) and abs(normal @ a - p[3]) < 1e-3 for p in planes)
+    assert [k for k, _ in trigger.pairs] == ["classname", "targetname"]
+    assert stats.brush_entities == 2 and stats.not_rebuilt == []
+
+
+def test_a_model_no_entity_names_leaves_its_brushes_in_the_world(tmp_path: Path) -> None:
+    bsp = RespawnBsp.open(write_example_respawn(tmp_path / "mp_room.bsp", "titanfall2"))
+    entities = bsp.entities()
+    entities.remove(entities.first(classname="func_brush"))
+    bsp.set_entities(entities)
+    vmf, stats = build_respawn_vmf(bsp)
+    assert [s.brush for s in vmf.world.solids] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("planes", [
+    ["1 0 0 160", "-1 0 0 -96", "0 1 0 -96", "0 -1 0 160", "0 0 1 96"],  # open below
+    ["1 0 0 160", "-1 0 0 -96", "0 1 0 -96", "0 -1 0 160", "0 0 1 96", "0 0 0 -32"],  # no direction
+    ["1 0 0 160", "-1 0 0 -96", "0 1 0 -96", "0 -1 0 160", "0 0 1 96", "0 0 -1 nan"],
+    ["1 0 0 160", "-1 0 0 -96", "0 1 0 -96", "0 -1 0 160", "0 0 1 96", "0 0 -1"],
+])
+def test_trigger_planes_that_close_no_solid_are_reported_not_written(planes: list[str], tmp_path: Path) -> None:
+    bsp = RespawnBsp.open(write_example_respawn(tmp_path / "mp_room.bsp", "titanfall2"))
+    entities = bsp.entities()
+    entities.remove(entities.first(classname="trigger_multiple"))
+    entities.add(classname="trigger_once", **{f"*trigger_brush_0_plane_{i}": p for i, p in enumerate(planes)})
+    bsp.set_entities(entities)
+    vmf, stats = build_respawn_vmf(bsp)
+    assert [e.solids for e in vmf.entities if e.classname == "trigger_once"] == [[]]
+    assert stats.not_rebuilt == ["1 trigger brush whose *trigger_brush planes do not close a solid"]
 
 
 def test_the_vmf_keeps_each_side_material_from_its_property(tmp_path: Path) -> None:
@@ -67,10 +128,12 @@ def test_the_vmf_keeps_each_side_material_from_its_property(tmp_path: Path) -> N
     vmf, stats = build_respawn_vmf(bsp)
     names = bsp.texture_names()
     properties = bsp.array("CM_BRUSH_SIDE_PROPERTIES")
-    sides = [side for solid in vmf.world.solids for side in solid.sides]
+    sides = [side for solid in vmf.iter_solids() for side in solid.sides if side.brushside >= 0]
+    assert len(sides) == 16
     assert [s.material for s in sides] == [names[int(properties[s.brushside]) & BRUSH_SIDE_TEXTURE_DATA]
                                            for s in sides]
-    assert len({s.id for s in sides}) == len(sides) == stats.sides
+    all_sides = [side for solid in vmf.iter_solids() for side in solid.sides]
+    assert len({s.id for s in all_sides}) == len(all_sides) == stats.sides
     assert stats.bsp_brushes == 3 and stats.skipped_brushes == [] and stats.sides_off_plane_rule == 0
 
 

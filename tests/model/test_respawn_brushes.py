@@ -21,10 +21,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from sourcebsp.codecs.respawn import BRUSH_SIDE_DISCARD, CM_BRUSH_SIDE_PLANE_OFFSETS, CM_BRUSHES, PLANES
+from sourcebsp.codecs.respawn import (BRUSH_SIDE_DISCARD, CM_BRUSH_SIDE_PLANE_OFFSETS, CM_BRUSHES, CM_GRID,
+                                      CM_GRID_CELLS, PLANES)
 from sourcebsp.errors import BspFormatError
 from sourcebsp.examples.respawn import example_respawn_bytes
-from sourcebsp.model.respawn_brushes import AXIAL_NORMALS, brush_checks, build_respawn_brushes
+from sourcebsp.model.respawn_brushes import AXIAL_NORMALS, brush_checks, brush_owners, build_respawn_brushes
 from sourcebsp.respawn import RespawnBsp
 
 from ..conftest import CORPUS
@@ -139,3 +140,69 @@ def test_a_brush_reaching_past_its_lumps_is_refused(field: str, value: float, lu
         build_respawn_brushes(RespawnBsp(_with_lump(data, CM_BRUSHES, brushes.tobytes())))
     assert info.value.lump == lump
     assert info.value.offset == bsp.lumps[CM_BRUSHES].fileofs + 2 * brushes.dtype.itemsize
+
+
+# ---- the collision grid: which model each brush belongs to, and its contents -----------------
+
+@pytest.mark.parametrize("variant", ["titanfall", "titanfall2"])
+def test_the_example_grid_gives_the_second_ramp_to_model_one(variant: str) -> None:
+    owners = brush_owners(RespawnBsp(example_respawn_bytes(variant)))
+    # Cell 0's geo set names primitives 0-1 (slab, first ramp), cells 1-3 share the slab's geo set,
+    # cell 4 (model 0's) is empty and cell 5 (model 1's) names the second ramp.
+    assert owners.model.tolist() == [0, 0, 1]
+    assert owners.contents.tolist() == [0x1, 0x8000001, 0x1]  # SOLID; SOLID | DETAIL; SOLID
+    assert owners.conflicts.tolist() == []
+
+
+@needs_crossfire
+def test_every_brush_of_the_real_map_is_in_a_world_cell() -> None:
+    bsp = RespawnBsp.open(CROSSFIRE)
+    owners = brush_owners(bsp)
+    # One model (the world), one unique contents value (SOLID): MRVN-Radiant gives each brush a geo set.
+    assert bsp.count("MODELS") == 1 and bsp.array("CM_UNIQUE_CONTENTS").tolist() == [1]
+    assert (owners.model == 0).all() and (owners.contents == 1).all() and len(owners.model) == 458
+    # Cross-check by hand: every brush row appears among the geo sets' primitives.
+    sets = bsp.array("CM_GEO_SETS")
+    assert sorted(set(((sets["primitive"] >> 8) & 0xFFFF).tolist())) == list(range(458))
+
+
+def test_a_map_without_grid_cells_leaves_every_brush_unowned() -> None:
+    data = example_respawn_bytes("titanfall2")
+    cells = _lump(data, CM_GRID_CELLS)
+    header = bytearray(data)
+    struct.pack_into("<i", header, 16 + 16 * CM_GRID_CELLS + 4, 0)  # the lump's length: 0
+    owners = brush_owners(RespawnBsp(bytes(header)))
+    assert len(cells) == 24 and owners.model.tolist() == [-1, -1, -1] and owners.contents.tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("lump, row, field, value, itemsize", [
+    ("CM_GRID_CELLS", 5, "num_geo_sets", 9, 4),  # past the 3 geo sets
+    ("CM_GEO_SETS", 0, "num_primitives", 7, 8),  # a run past the 2 primitives
+    ("CM_GEO_SETS", 2, "primitive", (40 << 8), 8),  # brush 40 of 3
+    ("CM_PRIMITIVES", 1, None, (1 << 8) | 5, 4),  # contents 5 of 2
+])
+def test_a_grid_reaching_past_its_lumps_is_refused_naming_the_lump(lump: str, row: int, field: str | None,
+                                                                   value: int, itemsize: int) -> None:
+    from sourcebsp.codecs import respawn as codecs
+
+    data = example_respawn_bytes("titanfall2")
+    bsp = RespawnBsp(data)
+    index = getattr(codecs, lump)
+    records = bsp.array(index).copy()
+    if field is None:
+        records[row] = value
+    else:
+        records[field][row] = value
+    with pytest.raises(BspFormatError) as info:
+        brush_owners(RespawnBsp(_with_lump(data, index, records.tobytes())))
+    assert info.value.lump == lump and info.value.offset == bsp.lumps[index].fileofs + row * itemsize
+
+
+def test_a_grid_larger_than_its_cells_is_refused() -> None:
+    data = example_respawn_bytes("titanfall2")
+    bsp = RespawnBsp(data)
+    grid = bsp.array(CM_GRID).copy()
+    grid["count"] = [40, 40]
+    with pytest.raises(BspFormatError) as info:
+        brush_owners(RespawnBsp(_with_lump(data, CM_GRID, grid.tobytes())))
+    assert info.value.lump == "CM_GRID" and "CM_GRID_CELLS has 6" in str(info.value)

@@ -113,8 +113,8 @@ def _compose(changes: _Table, removed: tuple[int, ...]) -> _Table:
 _TITANFALL: _Table = {
     0: {None: "codec"}, 1: {None: 16}, 2: {None: 36}, 3: {None: 12}, 14: {None: 32}, 30: {None: 12},
     44: {None: 4}, 71: {None: 20}, 72: {None: 36}, 73: {None: 44}, 74: {None: 28}, 75: {None: 92},
-    79: {None: 2}, 80: {None: 28}, 81: {None: 32}, 82: {None: 12}, 85: {None: 28}, 92: {None: 32}, 93: {None: 2},
-    94: {None: 2}, 95: {None: 32},
+    79: {None: 2}, 80: {None: 28}, 81: {None: 32}, 82: {None: 12}, 85: {None: 28}, 86: {None: 4}, 87: {None: 8},
+    89: {None: 4}, 91: {None: 4}, 92: {None: 32}, 93: {None: 2}, 94: {None: 2}, 95: {None: 32},
 }
 
 # Layout table name (variants.LazyLayouts.table) -> lump -> lump version (None: any other) -> kind.

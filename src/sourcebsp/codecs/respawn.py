@@ -94,6 +94,10 @@ MESHES = 0x50
 MESH_BOUNDS = 0x51
 MATERIAL_SORTS = 0x52
 CM_GRID = 0x55
+CM_GRID_CELLS = 0x56
+CM_GEO_SETS = 0x57
+CM_PRIMITIVES = 0x59
+CM_UNIQUE_CONTENTS = 0x5B
 CM_BRUSHES = 0x5C
 CM_BRUSH_SIDE_PLANE_OFFSETS = 0x5D
 CM_BRUSH_SIDE_PROPERTIES = 0x5E
@@ -104,6 +108,14 @@ CM_BRUSH_SIDE_TEXTURE_VECTORS = 0x5F
 # the flag its compiler writes for an axial side of the box the brush does not have).
 BRUSH_SIDE_TEXTURE_DATA = 0x01FF
 BRUSH_SIDE_DISCARD = 0x4000
+
+# A collision primitive (CM_GEO_SETS' last field, CM_PRIMITIVES' record): CM_UNIQUE_CONTENTS index
+# in the low 8 bits, the shape's index in the next 16, its type in the top 8 (MRVN-Radiant's
+# CMPrimitive_t bit-fields; bsp_tool 0.7.0's titanfall.Primitive, read from the top).
+PRIMITIVE_CONTENTS_BITS = 8
+PRIMITIVE_INDEX_BITS = 16
+PRIMITIVE_BRUSH = 0  # the shape is CM_BRUSHES row ``index``
+PRIMITIVE_TRICOLL = 64  # the shape is TRICOLL_HEADERS row ``index`` (patches, displacements)
 
 
 @functools.lru_cache(maxsize=None)
@@ -160,6 +172,13 @@ def _dtypes() -> "tuple[dict[int, np.dtype], dict[int, np.dtype]]":
         # The collision grid: one record; first_brush_plane is the PLANES row non-axial brush sides count from.
         CM_GRID: np.dtype([("scale", "<f4"), ("offset", "<i4", 2), ("count", "<i4", 2), ("num_straddle_groups", "<i4"),
                            ("first_brush_plane", "<i4")]),  # titanfall.Grid "f6i": 28 (MRVN-Radiant's CMGrid_t)
+        # The collision grid's cells (the world's count.x * count.y, then one per MODELS row) each
+        # name a run of geo sets; a geo set holds one primitive, or names a run of CM_PRIMITIVES.
+        CM_GRID_CELLS: np.dtype([("first_geo_set", "<u2"), ("num_geo_sets", "<u2")]),  # titanfall.GridCell "2H": 4
+        CM_GEO_SETS: np.dtype([("straddle_group", "<u2"), ("num_primitives", "<u2"),
+                               ("primitive", "<u4")]),  # titanfall.GeoSet "2HI": 8
+        CM_PRIMITIVES: np.dtype("<u4"),  # titanfall.Primitive "I" (see PRIMITIVE_*)
+        CM_UNIQUE_CONTENTS: np.dtype("<u4"),  # shared.UnsignedInts: contents flags, OR-ed
         # A side's texture axes: s (x, y, z, offset) and t, as texinfo_t's textureVecs.
         CM_BRUSH_SIDE_TEXTURE_VECTORS: np.dtype([("s", "<f4", 4), ("t", "<f4", 4)]),  # titanfall.TextureVector "8f": 32
     }

@@ -6,9 +6,14 @@ one sloped plane which the second ramp shares through a plane offset of 1 (its s
 back at the plane the first stored: row ``first_brush_plane + 1 - 1``), the box sides a ramp
 does not reach flagged DISCARD, each side with texture vectors.
 
+The collision grid (2 x 2 cells, then one per model) places the slab and the first ramp in
+the world, the first cell's geo set naming both through CM_PRIMITIVES (the ramp with
+contents ``SOLID | DETAIL``), and the second ramp in model 1, the ``func_brush`` ``*1``; a
+``trigger_multiple`` holds its box as ``*trigger_brush_0_plane_P`` keys, as Respawn's
+compiler writes triggers.
+
 Enough for :mod:`sourcebsp.respawn`, ``info``, ``repack``, ``export`` and ``decompile`` (and
-bsp_tool) to read; not a map the game loads (no visibility or lighting lumps, no collision
-grid cells).
+bsp_tool) to read; not a map the game loads (no visibility or lighting lumps).
 """
 from __future__ import annotations
 
@@ -20,8 +25,10 @@ from typing import Mapping
 import numpy as np
 
 from ..codecs.respawn import (BRUSH_SIDE_DISCARD, CM_BRUSH_SIDE_PLANE_OFFSETS, CM_BRUSH_SIDE_PROPERTIES,
-                              CM_BRUSH_SIDE_TEXTURE_VECTORS, CM_BRUSHES, CM_GRID, GAME_LUMP, HEADER, HEADER_SIZE,
-                              IDENT, MODEL_NAME_LENGTH, NUM_LUMPS, PLANES, STATIC_PROP_VERSIONS, record_dtypes)
+                              CM_BRUSH_SIDE_TEXTURE_VECTORS, CM_BRUSHES, CM_GEO_SETS, CM_GRID, CM_GRID_CELLS,
+                              CM_PRIMITIVES, CM_UNIQUE_CONTENTS, GAME_LUMP, HEADER, HEADER_SIZE, IDENT,
+                              MODEL_NAME_LENGTH, NUM_LUMPS, PLANES, PRIMITIVE_BRUSH, PRIMITIVE_CONTENTS_BITS,
+                              PRIMITIVE_INDEX_BITS, STATIC_PROP_VERSIONS, record_dtypes)
 from ..variants import get_variant
 
 __all__ = ["example_respawn_bytes", "write_example_respawn"]
@@ -32,9 +39,23 @@ _BRUSH_MATERIAL = b"dev/dev_measurewall01a"  # TEXTURE_DATA 1: the ramps' sloped
 _PROP_MODEL = b"models/props_c17/oildrum001.mdl"
 # Lump versions as Respawn's compiler writes them (a real Titanfall 2 map; bsp_tool keys its layouts on them).
 _LUMP_VERSIONS = {0x01: 1, 0x02: 1}
+# The trigger: a 64-unit box at (128, -128, 64), each plane "normal distance" facing out.
+_TRIGGER_PLANES = ("1 0 0 160", "-1 0 0 -96", "0 1 0 -96", "0 -1 0 160", "0 0 1 96", "0 0 -1 -32")
 _ENTITIES = (b'{\n"classname" "worldspawn"\n}\n'
              b'{\n"classname" "info_player_start"\n"origin" "0 0 1"\n}\n'
-             b'{\n"classname" "light"\n"origin" "0 0 200"\n"_light" "255 255 255 200"\n}\n\0')
+             b'{\n"classname" "light"\n"origin" "0 0 200"\n"_light" "255 255 255 200"\n}\n'
+             b'{\n"classname" "func_brush"\n"model" "*1"\n"targetname" "ramp_north"\n}\n'
+             b'{\n"classname" "trigger_multiple"\n"targetname" "corner"\n'
+             + b"".join(f'"*trigger_brush_0_plane_{i}" "{plane}"\n'.encode() for i, plane in enumerate(_TRIGGER_PLANES))
+             + b'"*trigger_bounds_mins" "96 -160 32"\n"*trigger_bounds_maxs" "160 -96 96"\n}\n\0')
+# CM_UNIQUE_CONTENTS: SOLID, and SOLID | DETAIL (the first ramp's).
+_CONTENTS = (0x1, 0x8000001)
+
+
+def _primitive(brush: int, contents: int) -> int:
+    """A brush primitive: type, CM_BRUSHES row, CM_UNIQUE_CONTENTS row (see codecs.respawn)."""
+    return (PRIMITIVE_BRUSH << (PRIMITIVE_INDEX_BITS + PRIMITIVE_CONTENTS_BITS)) | (brush << PRIMITIVE_CONTENTS_BITS) \
+        | contents
 
 
 def _room() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -78,10 +99,22 @@ def _brushes(types: Mapping[int, np.dtype], first_plane: int) -> dict[int, bytes
     vectors["t"][:, :3] = [t_axes[i] for i in local]
     grid = np.zeros(1, types[CM_GRID])
     grid["scale"], grid["offset"], grid["count"] = 256, [-2, -2], [2, 2]
-    grid["first_brush_plane"] = first_plane
+    grid["first_brush_plane"], grid["num_straddle_groups"] = first_plane, 1
+    # Cells: the 2 x 2 world grid, model 0's (empty), model 1's.  Geo set 0 (cell 0) names primitives
+    # 0-1 (slab, first ramp); geo set 1 (the slab alone, straddling cells 1-3); geo set 2 (the second ramp).
+    cells = np.zeros(6, types[CM_GRID_CELLS])
+    cells["first_geo_set"] = [0, 1, 1, 1, 2, 2]
+    cells["num_geo_sets"] = [1, 1, 1, 1, 0, 1]
+    geo_sets = np.zeros(3, types[CM_GEO_SETS])
+    geo_sets["straddle_group"] = [0, 1, 0]
+    geo_sets["num_primitives"] = [2, 1, 1]
+    geo_sets["primitive"] = [_primitive(0, 0), _primitive(0, 0), _primitive(2, 0)]  # geo set 0: run from row 0
+    primitives = np.array([_primitive(0, 0), _primitive(1, 1)], types[CM_PRIMITIVES])
     return {PLANES: planes.tobytes(), CM_GRID: grid.tobytes(), CM_BRUSHES: brushes.tobytes(),
             CM_BRUSH_SIDE_PLANE_OFFSETS: offsets.tobytes(), CM_BRUSH_SIDE_PROPERTIES: properties.tobytes(),
-            CM_BRUSH_SIDE_TEXTURE_VECTORS: vectors.tobytes()}
+            CM_BRUSH_SIDE_TEXTURE_VECTORS: vectors.tobytes(), CM_GRID_CELLS: cells.tobytes(),
+            CM_GEO_SETS: geo_sets.tobytes(), CM_PRIMITIVES: primitives.tobytes(),
+            CM_UNIQUE_CONTENTS: np.array(_CONTENTS, types[CM_UNIQUE_CONTENTS]).tobytes()}
 
 
 def _static_props(version: int) -> bytes:
@@ -125,8 +158,9 @@ def example_respawn_bytes(variant: str = "titanfall2") -> bytes:
     bounds["radius"] = np.linalg.norm(_SIZE / 2)
     sort = np.zeros(1, types[0x52])
     sort["lightmap_header"], sort["cubemap"], sort["last_vertex"] = -1, -1, 23
-    model = np.zeros(1, types[0x0E])
-    model["mins"], model["maxs"], model["num_meshes"] = corners.min(0), corners.max(0), 1
+    model = np.zeros(2, types[0x0E])  # the room, and the func_brush's model (a collision ramp, no mesh)
+    model["mins"], model["maxs"] = [corners.min(0), [-128, 64, 0]], [corners.max(0), [0, 192, 64]]
+    model["first_mesh"], model["num_meshes"] = [0, 1], [1, 0]
     collision = _brushes(types, len(planes))
     lumps: dict[int, bytes] = {
         **collision,

@@ -35,7 +35,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..codecs.respawn import (BRUSH_SIDE_DISCARD, BRUSH_SIDE_TEXTURE_DATA, CM_BRUSH_SIDE_PLANE_OFFSETS,
-                              CM_BRUSH_SIDE_PROPERTIES, CM_BRUSHES, CM_GRID, PLANES, TEXTURE_DATA)
+                              CM_BRUSH_SIDE_PROPERTIES, CM_BRUSHES, CM_GEO_SETS, CM_GRID, CM_GRID_CELLS,
+                              CM_PRIMITIVES, CM_UNIQUE_CONTENTS, MODELS, PLANES, PRIMITIVE_BRUSH,
+                              PRIMITIVE_CONTENTS_BITS, PRIMITIVE_INDEX_BITS, TEXTURE_DATA)
 from ..errors import BspFormatError
 from ..numeric import floats
 from ..resources import check_memory
@@ -44,7 +46,8 @@ from .brushes import BrushSet, clip_brushes, clipping_bytes, closed_brushes
 if TYPE_CHECKING:
     from ..respawn import RespawnBsp
 
-__all__ = ["AXIAL_NORMALS", "RespawnBrushes", "BrushChecks", "build_respawn_brushes", "brush_checks"]
+__all__ = ["AXIAL_NORMALS", "RespawnBrushes", "BrushOwners", "BrushChecks", "build_respawn_brushes",
+           "brush_owners", "brush_checks"]
 
 #: The normals of a brush's six axial sides, in their order.
 AXIAL_NORMALS = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], np.float64)
@@ -89,6 +92,12 @@ def _fail(bsp: RespawnBsp, lump: int, row: int, itemsize: int, message: str) -> 
 
 def _first_bad(bad: np.ndarray | np.bool_) -> int:
     return int(np.argmax(bad))
+
+
+def _runs(first: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The rows of runs ``first[i] .. first[i] + count[i]``, concatenated."""
+    offset = np.cumsum(count) - count
+    return np.repeat(first - offset, count) + np.arange(int(count.sum()))
 
 
 def build_respawn_brushes(bsp: RespawnBsp) -> RespawnBrushes:
@@ -190,6 +199,105 @@ def build_respawn_brushes(bsp: RespawnBsp) -> RespawnBrushes:
     result.closed = closed_brushes(result)
     return RespawnBrushes(result, side_first, normal, dist, plane_row, prop_row, prop & ~BRUSH_SIDE_TEXTURE_DATA,
                           keep, origin - extents, origin + extents)
+
+
+@dataclass
+class BrushOwners:
+    """Which MODELS row each brush's collision cell belongs to, and its contents.
+
+    ``model`` is -1 for a brush no cell names (or every brush, when the map has no
+    CM_GRID_CELLS); ``conflicts`` the brushes named by cells of two models (kept with
+    the higher model).  ``contents`` is the OR of the CM_UNIQUE_CONTENTS values of the
+    primitives naming the brush (0 where none does).
+    """
+
+    model: np.ndarray  # (B,) int64
+    contents: np.ndarray  # (B,) int64
+    conflicts: np.ndarray  # (C,) brush rows
+
+
+def brush_owners(bsp: RespawnBsp) -> BrushOwners:
+    """The collision grid read back to its brushes (see :class:`BrushOwners`).
+
+    The cells are the world's ``count.x * count.y`` grid, then one per MODELS row
+    (row 0's empty); a cell names a run of CM_GEO_SETS; a geo set with one primitive
+    holds it, one with more names a run of CM_PRIMITIVES.  A primitive of type
+    :data:`~sourcebsp.codecs.respawn.PRIMITIVE_BRUSH` is a CM_BRUSHES row.  MRVN-Radiant
+    (``Titanfall::ParseWorldspawn`` / ``ParseExtraBrushes`` / ``ParseGridCells``) reads
+    them so; bsp_tool 0.7.0's GridCell notes give the same cell count.
+
+    Raises
+    ------
+    BspFormatError
+        A cell, geo set or primitive that points past its lump (named with its offset).
+    """
+    n = len(bsp.array(CM_BRUSHES))
+    model = np.full(n, -1, np.int64)
+    contents = np.zeros(n, np.int64)
+    cells = bsp.array(CM_GRID_CELLS)
+    grid = bsp.array(CM_GRID)
+    if not len(cells) or not len(grid):
+        return BrushOwners(model, contents, np.zeros(0, np.int64))
+    count = grid["count"][0].astype(np.int64)
+    world_cells = int(count[0] * count[1]) if (count >= 0).all() else -1
+    models = len(bsp.array(MODELS))
+    if not 0 <= world_cells <= len(cells):
+        raise _fail(bsp, CM_GRID, 0, 28, f"a grid of {count.tolist()} cells, but CM_GRID_CELLS has {len(cells)}")
+    cell_model = np.zeros(len(cells), np.int64)
+    extra = np.arange(len(cells) - world_cells)
+    cell_model[world_cells:] = np.where(extra < max(models, 1), extra, -1)  # cells past the models own nothing
+    geo_sets = bsp.array(CM_GEO_SETS)
+    first = cells["first_geo_set"].astype(np.int64)
+    num = cells["num_geo_sets"].astype(np.int64)
+    bad = first + num > len(geo_sets)
+    if bad.any():
+        row = _first_bad(bad)
+        raise _fail(bsp, CM_GRID_CELLS, row, 4, f"cell {row}: geo sets {int(first[row])}+{int(num[row])} run "
+                                                f"past the {len(geo_sets)} of CM_GEO_SETS")
+    references = int(num.sum())
+    check_memory(bsp.file_size, 64 * references, f"{references} geo set references of {len(cells)} grid cells",
+                 lump="CM_GRID_CELLS", offset=bsp.lumps[CM_GRID_CELLS].fileofs)
+    set_row = _runs(first, num)
+    set_model = np.repeat(cell_model, num)
+    # A geo set's primitives: itself (one), or a run of CM_PRIMITIVES (more).
+    width = geo_sets["num_primitives"][set_row].astype(np.int64)
+    own = geo_sets["primitive"][set_row].astype(np.int64)
+    index_mask = (1 << PRIMITIVE_INDEX_BITS) - 1
+    single, runs = width == 1, width > 1
+    start = (own[runs] >> PRIMITIVE_CONTENTS_BITS) & index_mask
+    primitives = bsp.array(CM_PRIMITIVES).astype(np.int64)
+    bad = start + width[runs] > len(primitives)
+    if bad.any():
+        row = int(set_row[runs][_first_bad(bad)])
+        raise _fail(bsp, CM_GEO_SETS, row, 8, f"geo set {row}: primitives {int(start[_first_bad(bad)])}"
+                                              f"+{int(width[runs][_first_bad(bad)])} run past the "
+                                              f"{len(primitives)} of CM_PRIMITIVES")
+    total = int(width[runs].sum())
+    check_memory(bsp.file_size, 64 * total, f"{total} primitive references of the collision grid",
+                 lump="CM_GEO_SETS", offset=bsp.lumps[CM_GEO_SETS].fileofs)
+    in_run = _runs(start, width[runs])
+    value = np.concatenate([own[single], primitives[in_run]])
+    owner = np.concatenate([set_model[single], np.repeat(set_model[runs], width[runs])])
+    source = [(CM_GEO_SETS, set_row[single], 8), (CM_PRIMITIVES, in_run, 4)]
+    shape = value >> (PRIMITIVE_CONTENTS_BITS + PRIMITIVE_INDEX_BITS)
+    brush = (value >> PRIMITIVE_CONTENTS_BITS) & index_mask
+    unique = value & ((1 << PRIMITIVE_CONTENTS_BITS) - 1)
+    table = bsp.array(CM_UNIQUE_CONTENTS).astype(np.int64)
+    keep = (shape == PRIMITIVE_BRUSH) & (owner >= 0)
+    bad = keep & ((brush >= n) | (unique >= len(table)))
+    if bad.any():
+        i = _first_bad(bad)
+        lump, rows, size = source[0] if i < int(single.sum()) else source[1]
+        row = int(rows[i if lump == CM_GEO_SETS else i - int(single.sum())])
+        raise _fail(bsp, lump, row, size, f"a brush primitive names brush {int(brush[i])} of {n} and "
+                                          f"contents {int(unique[i])} of {len(table)}")
+    brush, owner, unique = brush[keep], owner[keep], unique[keep]
+    np.maximum.at(model, brush, owner)
+    lowest = np.full(n, np.iinfo(np.int64).max)
+    np.minimum.at(lowest, brush, owner)
+    np.bitwise_or.at(contents, brush, table[unique])
+    conflicts = np.flatnonzero((model >= 0) & (lowest != model))
+    return BrushOwners(model, contents, conflicts)
 
 
 @dataclass

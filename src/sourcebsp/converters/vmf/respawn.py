@@ -11,20 +11,29 @@ What comes back:
   slashes) and its texture axes those of CM_BRUSH_SIDE_TEXTURE_VECTORS, or
   Hammer's default axes where the map has none (or they are perpendicular to
   the side);
+* brush entities' brushes: a brush whose collision grid cell is that of MODELS
+  row ``N`` (:func:`~sourcebsp.model.respawn_brushes.brush_owners`) goes to the
+  entity with ``"model" "*N"``, as MRVN-Radiant's decompiler gives them (a model
+  no entity names leaves its brushes in the world);
+* trigger brushes, which Respawn's compiler writes as entity keys
+  (``"*trigger_brush_B_plane_P" "a b c d"``: plane ``P`` of brush ``B``, its
+  outward normal and distance, in world space; MRVN-Radiant's
+  ``EmitTriggerBrushPlaneKeyValues`` writes them, Northstar's ``ns_showtriggers``
+  draws them so): each brush a solid of ``tools/toolstrigger`` in its entity, the
+  keys (and ``*trigger_bounds_mins``/``maxs``, which the compiler derives) left out;
 * every entity of the ENTITIES lump and of the ``.ent`` partition files beside
   the map (keys and outputs as for Source maps), and with ``props`` the static
   props (``sprp``) as ``prop_static``;
 * a camera at each player start (``cameras``).
 
-Not rebuilt: which brushes belong to brush entities (the MODELS lump names
-meshes, not brushes; every brush goes to the world), the meshes' own
-geometry (only the collision hulls are brushes), patches and displacements
-(TRICOLL), and lightmap scales (the VMF's default).  A map compiled with
-placeholder side properties (MRVN-Radiant's early compiler wrote texture data 1
-on every side) decompiles with that one material everywhere.
+Not rebuilt: the meshes' own geometry (only the collision hulls are brushes),
+patches and displacements (TRICOLL), and lightmap scales (the VMF's default).
+A map compiled with placeholder side properties (MRVN-Radiant's early compiler
+wrote texture data 1 on every side) decompiles with that one material everywhere.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -32,12 +41,14 @@ import numpy as np
 
 from ..._io import atomic_write
 from ...codecs.respawn import CM_BRUSH_SIDE_TEXTURE_VECTORS
-from ...model.respawn_brushes import build_respawn_brushes
+from ...model.brushes import BIG
+from ...model.respawn_brushes import brush_owners, build_respawn_brushes
 from ...numeric import floats
 from .._common import report
 from .decompile import (DecompileOptions, DecompileStats, _count, _number, _outputs, _world_entity, player_cameras)
 from .entities import split_keys
 from .geometry import PLANE_RULE, defined_plane_errors, plane_points
+from .solids import IdCounter, PlaneSpec, solids_from_planes
 from .textures import vector_axes
 from .writer import VmfEntity, VmfMap, VmfSide, VmfSolid, format_number, format_numbers
 
@@ -48,10 +59,15 @@ if TYPE_CHECKING:
 __all__ = ["RESPAWN_STEPS", "build_respawn_vmf", "decompile_respawn"]
 
 RESPAWN_STEPS = ("brushes", "entities", "props", "write")
+#: The material of a trigger brush rebuilt from its entity's keys.
+TRIGGER_MATERIAL = "tools/toolstrigger"
+_TRIGGER_PLANE = re.compile(r"\*trigger_brush_(\d+)_plane_(\d+)", re.IGNORECASE)
+#: Keys Respawn's compiler writes from an entity's brushes, left out of the VMF.
+_TRIGGER_BOUNDS = ("*trigger_bounds_mins", "*trigger_bounds_maxs")
 
 
-def _solids(bsp: RespawnBsp, stats: DecompileStats) -> list[VmfSolid]:
-    """One solid per closed brush (see the module's docstring)."""
+def _solids(bsp: RespawnBsp, stats: DecompileStats) -> dict[int, VmfSolid]:
+    """One solid per closed brush, by CM_BRUSHES row (see the module's docstring)."""
     found = build_respawn_brushes(bsp)
     brushes = found.brushes
     stats.bsp_brushes = len(brushes)
@@ -75,7 +91,7 @@ def _solids(bsp: RespawnBsp, stats: DecompileStats) -> list[VmfSolid]:
     axes = vector_axes(vecs, np.zeros_like(vecs), has, brushes.normal)
     stats.default_axes = int(axes["restored_axes"].sum())
     stats.perpendicular_axes_fixed = int(axes["perpendicular"].sum())
-    solids: list[VmfSolid] = []
+    solids: dict[int, VmfSolid] = {}
     side_ids = iter(range(1, len(rows) + 1))  # sides are numbered apart from solids and entities
     for b in range(len(brushes)):
         if not brushes.closed[b]:
@@ -86,13 +102,77 @@ def _solids(bsp: RespawnBsp, stats: DecompileStats) -> list[VmfSolid]:
                          vscale=float(axes["vscale"][s]), vertices=brushes.polygon(s),
                          brushside=int(brushes.side_index[s]))
                  for s in brushes.sides_of(b)]
-        solids.append(VmfSolid(0, sides, b))
+        solids[b] = VmfSolid(0, sides, b)
     return solids
 
 
-def _entity(entity: Entity, io_format: str) -> VmfEntity:
-    keys, outputs = split_keys(entity.items(), drop=("classname",))
-    return VmfEntity(0, [("classname", entity.classname or "")] + keys, _outputs(outputs, io_format))
+def _trigger_planes(entity: Entity) -> list[PlaneSpec | None]:
+    """The ``*trigger_brush_B_plane_P`` brushes of an entity, by B: unit outward normals and
+    distances, or None for a brush with a plane that is not four finite numbers with a direction."""
+    found: dict[int, dict[int, str]] = {}
+    for key, value in entity.items():
+        match = _TRIGGER_PLANE.fullmatch(key)
+        if match:
+            found.setdefault(int(match[1]), {})[int(match[2])] = value
+    specs: list[PlaneSpec | None] = []
+    for brush in sorted(found):
+        try:
+            rows = np.array([[float(v) for v in found[brush][p].split()] for p in sorted(found[brush])])
+        except ValueError:
+            rows = np.zeros((0, 0))
+        if rows.ndim != 2 or rows.shape[1] != 4 or len(rows) < 4 or not np.isfinite(rows).all():
+            specs.append(None)
+            continue
+        length = np.linalg.norm(rows[:, :3], axis=1)
+        if not (length > 1e-6).all():
+            specs.append(None)
+            continue
+        specs.append((rows[:, :3] / length[:, None], rows[:, 3] / length, [TRIGGER_MATERIAL] * len(rows),
+                      [-1] * len(rows)))
+    return specs
+
+
+def _default_axes(texinfos: np.ndarray, normals: np.ndarray) -> dict[str, np.ndarray]:
+    """Hammer's default texture axes for sides that have no texture vectors."""
+    zeros = np.zeros((len(normals), 2, 4))
+    return vector_axes(zeros, zeros, np.zeros(len(normals), bool), normals)
+
+
+def _trigger_solids(entities: list[Entity], stats: DecompileStats, first_side_id: int) -> dict[int, list[VmfSolid]]:
+    """The solids of every entity's trigger keys, by the entity's position in ``entities``; their
+    sides numbered from ``first_side_id``.  Planes that leave a brush open (its faces reach the
+    clipping square, :data:`~sourcebsp.model.brushes.BIG`) make no solid."""
+    owners: list[int] = []
+    specs: list[PlaneSpec] = []
+    unreadable = 0
+    for i, entity in enumerate(entities):
+        for spec in _trigger_planes(entity):
+            if spec is None:
+                unreadable += 1
+            else:
+                owners.append(i)
+                specs.append(spec)
+    made = solids_from_planes(specs, IdCounter(set(), first_side_id), _default_axes)
+    out: dict[int, list[VmfSolid]] = {}
+    for owner, result in zip(owners, made):
+        if result is None or max(float(np.abs(np.asarray(side.vertices)).max()) for side in result[0].sides) >= BIG / 2:
+            unreadable += 1
+        else:
+            out.setdefault(owner, []).append(result[0])
+    if unreadable:
+        stats.not_rebuilt.append(f"{unreadable} trigger brush{'es' if unreadable != 1 else ''} whose "
+                                 f"*trigger_brush planes do not close a solid")
+    return out
+
+
+def _entity(entity: Entity, io_format: str, solids: list[VmfSolid]) -> VmfEntity:
+    """A VMF entity with its solids; the keys the compiler writes from brushes left out."""
+    pairs = [(k, v) for k, v in entity.items()
+             if not _TRIGGER_PLANE.fullmatch(k) and k.casefold() not in _TRIGGER_BOUNDS
+             and not (k.casefold() == "model" and v.startswith("*"))]
+    keys, outputs = split_keys(pairs, drop=("classname",))
+    return VmfEntity(0, [("classname", entity.classname or "")] + keys, _outputs(outputs, io_format),
+                     solids=solids)
 
 
 def _props(bsp: RespawnBsp) -> list[VmfEntity]:
@@ -122,15 +202,27 @@ def build_respawn_vmf(bsp: RespawnBsp, options: DecompileOptions | None = None,
         raise ValueError(f"io_format must be 'map', 'old' or 'new', not {options.io_format!r}")
     stats = DecompileStats()
     solids = _solids(bsp, stats)
+    owners = brush_owners(bsp)
     report(progress, "brushes")
     entities = [entity for _, found in bsp.entity_sets() for entity in found]
     worldspawn = next((e for e in entities if (e.classname or "").casefold() == "worldspawn"), None)
     world, mapversion = _world_entity(worldspawn, options.io_format)
-    world.solids = solids
+    claimed = {e.model_index for e in entities if e is not worldspawn and e.model_index}
+    by_model: dict[int, list[VmfSolid]] = {}
+    for b, solid in solids.items():
+        m = int(owners.model[b])
+        by_model.setdefault(m if m in claimed else 0, []).append(solid)
+    world.solids = by_model.pop(0, [])
+    triggers = _trigger_solids(entities, stats, 1 + sum(len(solid.sides) for solid in solids.values()))
     vmf = VmfMap(world, mapversion=mapversion)
-    vmf.entities = [_entity(e, options.io_format) for e in entities if e is not worldspawn]
-    stats.point_entities = len(vmf.entities)
-    stats.not_rebuilt.append("brush entities' brushes: the MODELS lump names meshes, not brushes (all in the world)")
+    for i, e in enumerate(entities):
+        if e is not worldspawn:  # a model two entities name goes to the first
+            own = by_model.pop(e.model_index, []) if e.model_index else []
+            vmf.entities.append(_entity(e, options.io_format, own + triggers.get(i, [])))
+    if len(owners.conflicts):
+        stats.not_rebuilt.append(f"{len(owners.conflicts)} brushes in the collision cells of two models "
+                                 f"(given to the later model)")
+    stats.point_entities = sum(1 for e in vmf.entities if not e.solids)
     report(progress, "entities")
     if options.props:
         props = _props(bsp)

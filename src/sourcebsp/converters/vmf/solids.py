@@ -18,6 +18,7 @@ results of earlier stages) and returns new values:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -238,6 +239,14 @@ def made_solids(specs: list[PlaneSpec], bsp: MapReader, counter: IdCounter) -> l
     Gives ``(solid, kept plane rows)`` per spec, or None when the planes do
     not close a solid.
     """
+    return solids_from_planes(specs, counter, lambda texinfos, normals: texture_axes(texinfos, normals, None, bsp))
+
+
+def solids_from_planes(specs: list[PlaneSpec], counter: IdCounter,
+                       axes_of: Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]],
+                       ) -> list[tuple[VmfSolid, np.ndarray] | None]:
+    """:func:`made_solids` with the sides' texture axes from ``axes_of(texinfos, normals)``
+    (the kept sides' ``PlaneSpec`` texinfos and normals), for maps without a TEXINFO lump."""
     if not specs:
         return []
     normals = np.concatenate([s[0] for s in specs])
@@ -248,7 +257,7 @@ def made_solids(specs: list[PlaneSpec], bsp: MapReader, counter: IdCounter) -> l
     keep, offsets, points = clip_brushes(normals, dists, owner, len(specs))
     rows = np.flatnonzero(keep)
     pts3 = plane_points(points, offsets, normals[rows], dists[rows])
-    axes = texture_axes(texinfos[rows], normals[rows], None, bsp)
+    axes = axes_of(texinfos[rows], normals[rows])
     first = np.r_[0, np.cumsum([len(s[0]) for s in specs])]
     out: list[tuple[VmfSolid, np.ndarray] | None] = []
     for b in range(len(specs)):
