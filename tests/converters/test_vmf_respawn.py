@@ -191,3 +191,17 @@ def test_damaged_floats_end_in_a_vmf_or_a_bsp_error(variant: str, lump: str, col
             assert lump in str(error) or "offset" in str(error)
         else:
             assert vmf is not None
+
+
+def test_a_trigger_of_too_many_planes_is_refused_before_clipping(tmp_path: Path) -> None:
+    from sourcebsp.errors import LimitExceededError
+
+    bsp = RespawnBsp.open(write_example_respawn(tmp_path / "mp_room.bsp", "titanfall2"))
+    entities = bsp.entities()
+    angles = np.linspace(0, 2 * np.pi, 4000, endpoint=False)
+    entities.add(classname="trigger_hurt", **{f"*trigger_brush_0_plane_{i}": f"{np.cos(a):.6f} {np.sin(a):.6f} 0 64"
+                                              for i, a in enumerate(angles)})
+    bsp.set_entities(entities)
+    with pytest.raises(LimitExceededError) as info:
+        build_respawn_vmf(bsp)
+    assert info.value.lump == "ENTITIES"

@@ -41,9 +41,10 @@ import numpy as np
 
 from ..._io import atomic_write
 from ...codecs.respawn import CM_BRUSH_SIDE_TEXTURE_VECTORS
-from ...model.brushes import BIG
+from ...model.brushes import BIG, clipping_bytes
 from ...model.respawn_brushes import brush_owners, build_respawn_brushes
 from ...numeric import floats
+from ...resources import check_memory
 from .._common import report
 from .decompile import (DecompileOptions, DecompileStats, _count, _number, _outputs, _world_entity, player_cameras)
 from .entities import split_keys
@@ -138,10 +139,18 @@ def _default_axes(texinfos: np.ndarray, normals: np.ndarray) -> dict[str, np.nda
     return vector_axes(zeros, zeros, np.zeros(len(normals), bool), normals)
 
 
-def _trigger_solids(entities: list[Entity], stats: DecompileStats, first_side_id: int) -> dict[int, list[VmfSolid]]:
+def _trigger_solids(bsp: RespawnBsp, entities: list[Entity], stats: DecompileStats,
+                    first_side_id: int) -> dict[int, list[VmfSolid]]:
     """The solids of every entity's trigger keys, by the entity's position in ``entities``; their
     sides numbered from ``first_side_id``.  Planes that leave a brush open (its faces reach the
-    clipping square, :data:`~sourcebsp.model.brushes.BIG`) make no solid."""
+    clipping square, :data:`~sourcebsp.model.brushes.BIG`) make no solid.
+
+    Raises
+    ------
+    LimitExceededError
+        Clipping the planes would need more memory than the budget allows (a trigger of
+        thousands of planes).
+    """
     owners: list[int] = []
     specs: list[PlaneSpec] = []
     unreadable = 0
@@ -152,6 +161,9 @@ def _trigger_solids(entities: list[Entity], stats: DecompileStats, first_side_id
             else:
                 owners.append(i)
                 specs.append(spec)
+    sides = np.array([len(spec[0]) for spec in specs], np.int64)
+    check_memory(bsp.file_size, clipping_bytes(sides), f"clipping {len(specs)} trigger brushes of up to "
+                 f"{int(sides.max(initial=0))} planes", lump="ENTITIES", offset=bsp.lumps[0].fileofs)
     made = solids_from_planes(specs, IdCounter(set(), first_side_id), _default_axes)
     out: dict[int, list[VmfSolid]] = {}
     for owner, result in zip(owners, made):
@@ -213,7 +225,7 @@ def build_respawn_vmf(bsp: RespawnBsp, options: DecompileOptions | None = None,
         m = int(owners.model[b])
         by_model.setdefault(m if m in claimed else 0, []).append(solid)
     world.solids = by_model.pop(0, [])
-    triggers = _trigger_solids(entities, stats, 1 + sum(len(solid.sides) for solid in solids.values()))
+    triggers = _trigger_solids(bsp, entities, stats, 1 + sum(len(solid.sides) for solid in solids.values()))
     vmf = VmfMap(world, mapversion=mapversion)
     for i, e in enumerate(entities):
         if e is not worldspawn:  # a model two entities name goes to the first
