@@ -139,3 +139,28 @@ def test_example_room_glb(variant: str, tmp_path: Path, validator: Path) -> None
     # The room's 8 corners, Y-up: x in +-256, height (y) 0..256, depth (z = -y) in +-256.
     assert sorted(map(tuple, np.unique(position, axis=0).tolist())) == sorted(
         (x, h, z) for x in (-256.0, 256.0) for h in (0.0, 256.0) for z in (-256.0, 256.0))
+
+
+@pytest.mark.parametrize("variant", ["titanfall", "titanfall2"])
+def test_static_props_are_placed_nodes_named_after_their_models(variant: str, tmp_path: Path,
+                                                               validator: Path) -> None:  # noqa: F811
+    from sourcebsp.examples.respawn import write_example_respawn
+
+    path = write_example_respawn(tmp_path / "mp_room.bsp", variant)
+    out = tmp_path / "room.glb"
+    stats = export_respawn_glb(path, out)
+    assert_valid(out, validator)
+    document, _ = _chunks(out.read_bytes())
+    props = [n for n in document["nodes"] if "static_prop" in n.get("extras", {})]
+    assert stats.props == len(props) == 1 and "mesh" not in props[0]
+    prop = props[0]
+    assert prop["name"] == "models/props_c17/oildrum001.mdl"
+    # The sprp record: origin (128, 64, 0) Z-up is (128, 0, -64) Y-up; yaw 90 turns the model's
+    # +X (forward) to the map's +Y, which is -Z in glTF's axes.
+    assert np.allclose(prop["translation"], [128, 0, -64])
+    x, y, z, w = prop["rotation"]
+    forward = np.array([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)])  # R @ (1, 0, 0)
+    assert np.allclose(forward, [0, 0, -1], atol=1e-6)
+    assert "scale" not in prop and prop["extras"]["skin"] == 0
+    scene = document["scenes"][0]["nodes"]
+    assert document["nodes"].index(prop) in scene

@@ -90,7 +90,7 @@ def export(source: str, output: str, *, suffix: str, units: "Units") -> int:
 
     stats = export_respawn_glb(source, output, units=units)
     print(f"{output}: {stats.meshes} meshes ({stats.primitives} primitives), {stats.triangles} triangles, "
-          f"{stats.materials} materials")
+          f"{stats.materials} materials, {stats.props} static props (empty nodes: Respawn's models are not read)")
     return 0
 
 

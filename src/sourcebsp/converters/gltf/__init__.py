@@ -404,25 +404,34 @@ def _static_props(bsp: MapReader, scale: float) -> list[dict[str, Any]]:
     records = props.props
     if not len(records):
         return []
-    names = props.model_names()
     fields = records.dtype.names or ()
-    origin = to_y_up(floats(records["origin"]), scale)
-    rotation = Z_UP_TO_Y_UP @ angles_matrix(floats(records["angles"])) @ Z_UP_TO_Y_UP.T
-    quat = quaternions(rotation)
     size = np.ones((len(records), 3))
     if "uniform_scale" in fields:
         uniform = records["uniform_scale"].astype(np.float64)
         size *= np.where(uniform > 0, uniform, 1.0)[:, None]
     if "non_uniform_scale" in fields:
-        vec = records["non_uniform_scale"].astype(np.float64)[:, [0, 2, 1]]
+        vec = records["non_uniform_scale"].astype(np.float64)
         size *= np.where(vec > 0, vec, 1.0)
     if props.scales is not None:  # Vindictus's scale array
-        vec = props.scale_vectors()[:, [0, 2, 1]]
+        vec = props.scale_vectors()
         size *= np.where(vec > 0, vec, 1.0)
     skins = records["skin"].tolist() if "skin" in fields else [0] * len(records)
+    return prop_node_fields(props.model_names(), floats(records["origin"]), floats(records["angles"]), size,
+                            skins, scale)
+
+
+def prop_node_fields(models: list[str], origins: np.ndarray, angles: np.ndarray, sizes: np.ndarray,
+                     skins: list[int], scale: float) -> list[dict[str, Any]]:
+    """Node fields of props placed at ``origins`` ``(N, 3)`` with ``angles`` (pitch yaw roll) and
+    ``sizes`` ``(N, 3)`` (Hammer's axes, Z up), each named after its model: the glTF node of a
+    static prop, in any map format."""
+    origin = to_y_up(origins, scale)
+    rotation = Z_UP_TO_Y_UP @ angles_matrix(angles) @ Z_UP_TO_Y_UP.T
+    quat = quaternions(rotation)
+    size = np.asarray(sizes, np.float64)[:, [0, 2, 1]]
     _finite(np.concatenate([origin, quat, size], axis=1), "static prop origins, angles and scales")
     out = []
-    for i, model in enumerate(names):
+    for i, model in enumerate(models):
         node: dict[str, Any] = {
             "name": model,
             "translation": [float(v) for v in origin[i]],

@@ -1,6 +1,8 @@
 """A Titanfall rBSP map's meshes as glTF binary: one node per model (model 0 the world), one
-primitive per material, Y-up, in Hammer units or metres.  The GLB framing and buffer views are
-the Source export's (:class:`._Blob`, :func:`._glb`)."""
+primitive per material, Y-up, in Hammer units or metres, and one empty node per static prop
+(``sprp``), named after its model and placed as the Source export places them
+(:func:`.prop_node_fields`; Respawn's models, MDL v52/v53, are not read).  The GLB framing and
+buffer views are the Source export's (:class:`._Blob`, :func:`._glb`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,10 +12,10 @@ from typing import Any
 import numpy as np
 
 from ...model.respawn import RespawnMesh, build_respawn_mesh
-from ...numeric import sorted_unique
+from ...numeric import floats, sorted_unique
 from ...respawn import RespawnBsp
 from .._common import Units, require, to_y_up, unit_scale
-from . import _ELEMENT_ARRAY_BUFFER, _Blob, _glb
+from . import _ELEMENT_ARRAY_BUFFER, _Blob, _glb, prop_node_fields
 
 __all__ = ["RespawnExportStats", "respawn_glb_pieces", "export_respawn_glb"]
 
@@ -23,6 +25,7 @@ class RespawnExportStats:
     """What :func:`export_respawn_glb` wrote."""
 
     nodes: int = 0
+    props: int = 0  # static props, each an empty node named after its model
     meshes: int = 0
     primitives: int = 0
     triangles: int = 0
@@ -58,6 +61,16 @@ def respawn_glb_pieces(bsp: RespawnBsp, *, units: Units = "hammer",
         gltf.nodes.append(lib.Node(name="world" if number == 0 else f"model_{number}", mesh=len(gltf.meshes) - 1))
         stats.primitives += len(primitives)
         stats.triangles += len(triangles)
+    found = bsp.static_props()
+    if found is not None and len(found.props):
+        props = found.props
+        models = [found.names[t].replace("\\", "/").lower() for t in props["prop_type"].tolist()]
+        size = np.ones((len(props), 3)) * np.where(floats(props["scale"]) > 0, floats(props["scale"]), 1.0)[:, None]
+        placed = prop_node_fields(models, floats(props["origin"]), floats(props["angles"]), size,
+                            props["skin"].tolist(), scale)
+        nodes.extend(range(len(gltf.nodes), len(gltf.nodes) + len(placed)))
+        gltf.nodes.extend(lib.Node(**fields) for fields in placed)
+        stats.props = len(placed)
     gltf.scenes = [lib.Scene(name=bsp.path.stem if bsp.path is not None else "map", nodes=nodes)]
     gltf.scene = 0
     stats.nodes, stats.meshes, stats.materials = len(nodes), len(gltf.meshes), len(gltf.materials)
