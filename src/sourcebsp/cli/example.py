@@ -37,7 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.variant is not None and get_variant(args.variant).container == "respawn":
             path = write_example_branch(args.output, args.variant)  # Respawn's rBSP (examples.respawn)
             print(f"wrote {path} ({path.stat().st_size:,} bytes) in the {args.variant} layout: a 512x512x256 room "
-                  "(one mesh of 12 triangles), a player start and a light")
+                  "(one mesh of 12 triangles), a player start, a light, an oil drum prop, three collision brushes (one a "
+                  "func_brush's) and a trigger")
             return 0
         path = write_example_map(args.output) if args.variant is None else write_example_branch(args.output,
                                                                                                 args.variant)
