@@ -94,9 +94,8 @@ def test_streams_one_after_another_are_joined(corpus_file, tmp_path: Path) -> No
             bytes(sourcebsp.open(corpus_file("tf2_test2.bsp")).raw_lump(sourcebsp.LumpId.PLANES))
 
 
-def test_reading_commands_work_on_bz2(corpus_file, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    plain = corpus_file("tf2_test2.bsp")
-    packed = _packed(plain, tmp_path)
+def _same_reports(plain: Path, packed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``info``, ``entities`` and ``props`` give the same JSON for the map and its ``.bz2`` (but the path)."""
     for command in (["info", "--json"], ["entities", "--json"], ["props", "--json"]):
         assert main([command[0], str(plain), *command[1:]]) == 0
         expected = json.loads(capsys.readouterr().out)
@@ -106,6 +105,12 @@ def test_reading_commands_work_on_bz2(corpus_file, tmp_path: Path, capsys: pytes
             assert found.pop("path") == str(packed)
             expected.pop("path")
         assert found == expected, command
+
+
+def test_reading_commands_work_on_bz2(corpus_file, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = corpus_file("tf2_test2.bsp")
+    packed = _packed(plain, tmp_path)
+    _same_reports(plain, packed, capsys)
     # repack writes a plain map: byte for byte the original.
     out = tmp_path / "out.bsp"
     assert main(["repack", str(packed), "-o", str(out)]) == 0
@@ -141,3 +146,67 @@ def test_any_damage_to_the_stream_is_a_bsp_error_or_a_map(edits: list[tuple[int,
                 bsp.decode_all()
         except BspError:
             pass
+
+
+# ---- Titanfall's rBSP maps packed the same way ------------------------------------------------
+
+@pytest.mark.parametrize("variant", ["titanfall", "titanfall2"])
+def test_rbsp_commands_work_on_bz2_with_the_files_beside_the_map(variant: str, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from sourcebsp.examples.respawn import write_example_respawn
+    from sourcebsp.respawn import RespawnBsp, map_head, open_map
+
+    plain = write_example_respawn(tmp_path / "mp_room.bsp", variant)
+    (tmp_path / "packed").mkdir()
+    packed = _packed(plain, tmp_path / "packed")
+    packed = packed.rename(tmp_path / "mp_room.bsp.bz2")
+    assert map_head(packed) == plain.read_bytes()[:8] and is_bzip2(packed.read_bytes()[:4])
+    bsp = open_map(packed)
+    assert isinstance(bsp, RespawnBsp) and bsp.path == packed and bsp.variant.name == variant
+    assert bsp.to_bytes() == plain.read_bytes()
+    _same_reports(plain, packed, capsys)
+    out = tmp_path / "out" / "mp_out.bsp"
+    assert main(["repack", str(packed), "-o", str(out)]) == 0
+    assert out.read_bytes() == plain.read_bytes()
+    assert main(["repack", str(packed), "-o", str(packed)]) == 1  # never over the input unasked
+    capsys.readouterr()
+    assert is_bzip2(packed.read_bytes()[:4])
+    glb, vmf = tmp_path / "out.glb", tmp_path / "out.vmf"
+    assert main(["export", str(packed), "-o", str(glb)]) == 0 and glb.read_bytes()[:4] == b"glTF"
+    assert main(["decompile", str(packed), "-o", str(vmf)]) == 0
+    assert '"classname" "func_brush"' in vmf.read_text()
+
+
+def test_the_ent_files_of_an_rbsp_bz2_are_those_of_its_map(corpus_file, tmp_path: Path) -> None:
+    from sourcebsp.respawn import RespawnBsp
+
+    source = corpus_file("other-engines/titanfall2_mp_crossfire.bsp")
+    plain = tmp_path / "mp_crossfire.bsp"
+    plain.write_bytes(source.read_bytes())
+    assert "spawn" in RespawnBsp.open(plain).partitions
+    (tmp_path / "mp_crossfire_spawn.ent").write_bytes(
+        b'ENTITIES01\n{\n"classname" "info_spawnpoint_human"\n"origin" "64 0 0"\n}\n\0')
+    packed = _packed(plain, tmp_path)
+    plain.unlink()  # only the .bz2 and the .ent beside it
+    bsp = RespawnBsp.open(packed)
+    assert sorted(bsp.ent_files) == ["spawn"] and bsp.path == packed
+    assert [e.classname for _, found in bsp.entity_sets()[1:] for e in found] == ["info_spawnpoint_human"]
+
+
+def test_a_damaged_or_oversized_rbsp_bz2_is_a_bsp_error(tmp_path: Path) -> None:
+    from sourcebsp.examples.respawn import example_respawn_bytes
+    from sourcebsp.respawn import RespawnBsp, map_head, open_map
+
+    data = example_respawn_bytes("titanfall2")
+    packed = tmp_path / "mp_room.bsp.bz2"
+    packed.write_bytes(bz2.compress(data))
+    with pytest.raises(DecompressionLimitError):
+        RespawnBsp.open(packed, limits=Limits(bzip2_size=1000))
+    with pytest.raises(DecompressionLimitError):
+        open_map(packed, limits=Limits(bzip2_size=1000))
+    damaged = bytearray(packed.read_bytes())
+    damaged[20:60] = bytes(40)
+    packed.write_bytes(bytes(damaged))
+    assert map_head(packed) == b""  # not read as an rBSP: the Source path says what is wrong
+    with pytest.raises(BspError):
+        open_map(packed)

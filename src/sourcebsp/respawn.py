@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Iterator, Literal, Mapping, NamedTuple, overlo
 
 from .codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS, PAKFILE,
                              VERTEX_LUMP_OF_FLAGS, lump_names, record_dtypes)
+from .compression import bzip2_decompress, is_bzip2
 from .errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
 from .detection import detect_respawn
 from .variants import VARIANTS, Variant, chosen_variant
@@ -50,6 +51,7 @@ __all__ = [
     "RespawnBsp",
     "is_respawn",
     "lump_names",
+    "map_head",
     "open_map",
     "record_dtypes",
 ]
@@ -142,16 +144,25 @@ class RespawnBsp:
                     self.ent_files[partition] = ent.read_bytes()
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, variant: "str | Variant | None" = None) -> "RespawnBsp":
+    def open(cls, path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
+             limits: "Limits | None" = None) -> "RespawnBsp":
         """Read the map at ``path`` and the lump and entity files beside it.
 
         ``variant`` (or, when None, a :class:`~sourcebsp.variants.reading_as` block's) is the
         branch the caller expects: another one than the file's raises :class:`UnsupportedError`.
+        A ``MAP.bsp.bz2`` is unpacked in memory within ``limits.bzip2_size`` (as a Source
+        map's), and the lump and ``.ent`` files looked for are ``MAP``'s.
         """
         from pathlib import Path  # not at import: ``info`` of a Source map does not load pathlib
 
         where = Path(path)
-        bsp = cls(where.read_bytes(), where)
+        data = where.read_bytes()
+        base = where
+        if is_bzip2(data[:4]):  # MAP.bsp.bz2: unpacked in memory; its lump and .ent files are MAP's
+            data = bzip2_decompress(data, limits=limits, name=str(where))
+            base = where.with_suffix("") if where.suffix.lower() == ".bz2" else where
+        bsp = cls(data, base)
+        bsp.path = where
         chosen = chosen_variant(variant)
         if chosen is not None and chosen.name != bsp.variant.name:
             raise UnsupportedError(f"variant {chosen.name!r} asked for, but this is a Respawn rBSP map "
@@ -528,10 +539,38 @@ def open_named(path: str | os.PathLike[str], *, variant: "str | Variant | None" 
     """
     named = VARIANTS.get(variant) if isinstance(variant, str) else None
     if named is not None and named.container == "respawn":
-        return RespawnBsp.open(path, variant=named)
+        return RespawnBsp.open(path, variant=named, limits=limits)
     from .container import open_bsp
 
     return open_bsp(path, variant=variant, limits=limits)
+
+
+#: How much of a ``.bsp.bz2`` :func:`map_head` reads at most to unpack a map's first bytes
+#: (a bzip2 block is at most 900 kB of input, a little more when it does not compress).
+HEAD_INPUT_LIMIT = 2 << 20
+
+
+def map_head(path: str | os.PathLike[str], size: int = 8) -> bytes:
+    """The first ``size`` bytes of the map at ``path``: of the map a ``.bsp.bz2`` holds, unpacked
+    only that far (``b""`` when its bzip2 data is damaged there)."""
+    import bz2
+
+    with open(path, "rb") as handle:
+        head = handle.read(size)
+        if not is_bzip2(head):
+            return head
+        decompressor = bz2.BZ2Decompressor()
+        out, chunk, read = b"", head + handle.read(1 << 16), 0
+        while chunk and read + len(chunk) <= HEAD_INPUT_LIMIT:
+            read += len(chunk)
+            try:
+                out += decompressor.decompress(chunk, max_length=size - len(out))
+            except (OSError, EOFError, ValueError):
+                return b""
+            if len(out) >= size or decompressor.eof:
+                break
+            chunk = handle.read(1 << 16)
+        return out[:size]
 
 
 def open_map(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
@@ -544,10 +583,8 @@ def open_map(path: str | os.PathLike[str], *, variant: "str | Variant | None" = 
     naming an rBSP branch for a Source map, or a Source branch for an rBSP map, raises
     :class:`~sourcebsp.errors.UnsupportedError`.
     """
-    with open(path, "rb") as handle:
-        head = handle.read(8)
-    if detect_respawn(head) is not None:
-        return RespawnBsp.open(path, variant=variant)
+    if detect_respawn(map_head(path)) is not None:
+        return RespawnBsp.open(path, variant=variant, limits=limits)
     from .container import open_bsp
 
     return open_bsp(path, variant=variant, limits=limits)

@@ -9,7 +9,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BspError, UnsupportedError
-from ..respawn import RespawnBsp, is_respawn
+from ..respawn import RespawnBsp, is_respawn, map_head
 from ..formats import describe_foreign
 from ._common import CommandError
 
@@ -21,8 +21,7 @@ def is_rbsp(path: str | os.PathLike[str]) -> bool:
     """True when the file at ``path`` starts as a Titanfall or Titanfall 2 map (False when unreadable:
     the Source path then reports the error as for any map)."""
     try:
-        with open(path, "rb") as handle:
-            return is_respawn(handle.read(8))
+        return is_respawn(map_head(path))  # a .bsp.bz2 unpacked only as far as its first bytes
     except OSError:
         return False
 
@@ -90,7 +89,8 @@ def export(source: str, output: str, *, suffix: str, units: "Units") -> int:
 
     stats = export_respawn_glb(source, output, units=units)
     print(f"{output}: {stats.meshes} meshes ({stats.primitives} primitives), {stats.triangles} triangles, "
-          f"{stats.materials} materials, {stats.props} static props (empty nodes: Respawn's models are not read)")
+          f"{stats.materials} materials, {stats.props} static props"
+          + (" (empty nodes: Respawn's models are not read)" if stats.props else ""))
     return 0
 
 
