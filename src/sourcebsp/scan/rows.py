@@ -4,7 +4,12 @@ Each table is keyed by ``map_id``, the sha256 of the file's bytes (of the
 ``.bsp.bz2`` file itself for a packed map).  The values are those the CLI's
 JSON gives for the map: the lump directory of ``info``, the entities of
 ``entities``, the props of ``props``, the pakfile of ``pak list`` and the
-findings of ``check``, read through the same library calls.
+findings of ``check``, read through the same library calls.  A Titanfall map
+(rBSP, :mod:`sourcebsp.respawn`) gives the same tables from its own container:
+its entities those of the ENTITIES lump and the ``.ent`` files beside it, its
+materials the TEXTURE_DATA names, ``brush_count`` its CM_BRUSHES, no
+``face_count`` (it has meshes, not faces) and no findings (``check``'s rules
+are Source's).
 """
 from __future__ import annotations
 
@@ -19,8 +24,10 @@ from ..errors import BspError
 from ..lump_ids import LumpId
 
 if TYPE_CHECKING:
+    from ..codecs.entities import Entity
     from ..content.gamefs import GameFS
     from ..protocols import MapReader
+    from ..respawn import RespawnBsp
 
 __all__ = ["COLUMNS", "TABLES", "MapResult", "map_result", "file_id", "error_message"]
 
@@ -134,9 +141,16 @@ def map_result(path: str, game: str | None = None, known: Collection[str] = (), 
         return MapResult(map_id, path, size, True, {})
     header: dict[str, Any] = {}
     try:
-        with open_bsp(path, variant=variant) as bsp:
-            header = {"version": bsp.version, "variant": bsp.variant.name, "revision": bsp.map_revision}
-            tables = _tables(bsp, _game(game))
+        from ..respawn import RespawnBsp, is_respawn, map_head
+
+        if is_respawn(map_head(path)):  # Titanfall's rBSP: its own container
+            rbsp = RespawnBsp.open(path, variant=variant)
+            header = {"version": rbsp.version, "variant": rbsp.variant.name, "revision": rbsp.map_revision}
+            tables = _respawn_tables(rbsp)
+        else:
+            with open_bsp(path, variant=variant) as bsp:
+                header = {"version": bsp.version, "variant": bsp.variant.name, "revision": bsp.map_revision}
+                tables = _tables(bsp, _game(game))
     except Exception as exc:  # noqa: BLE001 - any failure is this map's error row, never the scan's end
         return MapResult(map_id, path, size, False,
                          {"maps": _map_row(map_id, path, size, error=error_message(exc, path), **header)})
@@ -198,7 +212,10 @@ def _lumps(bsp: MapReader) -> Columns:
 
 def _entities(bsp: MapReader) -> Columns:
     entities = bsp.lump_or_none(LumpId.ENTITIES, "read the entities")
-    listed = [] if entities is None else list(entities)
+    return _entity_rows([] if entities is None else list(entities))
+
+
+def _entity_rows(listed: "list[Entity]") -> Columns:
     pairs = [e.items() for e in listed]
     # classname, targetname and origin as Entity gives them (the last value of the key, its case
     # ignored), from one pass over the pairs: each Entity look-up is a pass of its own (three were
@@ -231,15 +248,18 @@ def _three_numbers(text: str | None) -> tuple[float, float, float] | None:
 
 
 def _props(bsp: MapReader) -> Columns:
+    props = bsp.static_props
+    return _prop_rows(props.props, props.model_names())
+
+
+def _prop_rows(records: Any, models: list[str]) -> Columns:
     import numpy as np
 
-    props = bsp.static_props
-    records = props.props
     origin = np.asarray(records["origin"], np.float64).reshape(-1, 3)
     angles = np.asarray(records["angles"], np.float64).reshape(-1, 3)
     return {
         "index": np.arange(len(records), dtype=np.int64),
-        "model": props.model_names(),
+        "model": models,
         "origin_x": origin[:, 0], "origin_y": origin[:, 1], "origin_z": origin[:, 2],
         "pitch": angles[:, 0], "yaw": angles[:, 1], "roll": angles[:, 2],
         "skin": np.asarray(records["skin"], np.int64),
@@ -249,6 +269,34 @@ def _props(bsp: MapReader) -> Columns:
 
 def _pakfiles(bsp: MapReader) -> Columns:
     pak = bsp.lump_or_none(LumpId.PAKFILE, "read the pakfile")
+    return _pak_rows(pak)
+
+
+def _pak_rows(pak: Any) -> Columns:
     entries = [] if pak is None else pak.entries()
     return {"name": [e.name for e in entries], "size": [e.size for e in entries],
             "compressed_size": [e.compressed_size for e in entries]}
+
+
+def _respawn_tables(bsp: "RespawnBsp") -> dict[str, Columns]:
+    """The tables of a Titanfall map (see the module's notes), as ``info``, ``entities``,
+    ``props`` and ``pak list`` give them for it."""
+    from ..codecs.respawn import CM_BRUSHES
+
+    listed = list(bsp.iter_lumps())
+    found = bsp.static_props()
+    records: Any = found.props if found is not None else {"origin": [], "angles": [], "skin": [], "solid": []}
+    models = [found.names[t] for t in found.props["prop_type"].tolist()] if found is not None else []
+    return {
+        "lumps": {"index": [index for index, *_ in listed], "name": [name for _, name, *_ in listed],
+                  "version": [entry.version for _, _, entry, _ in listed],
+                  "offset": [entry.fileofs for _, _, entry, _ in listed],
+                  "length": [length for *_, length in listed], "compressed": [False] * len(listed),
+                  "uncompressed_length": [length for *_, length in listed]},
+        "entities": _entity_rows([e for _, entities in bsp.entity_sets() for e in entities]),
+        "props": _prop_rows(records, models),
+        "materials": {"material": bsp.texture_names()},
+        "pakfiles": _pak_rows(bsp.pakfile()),
+        "findings": {"rule": [], "severity": [], "message": []},
+        "_counts": {"face_count": None, "brush_count": bsp.count(CM_BRUSHES)},
+    }
