@@ -189,6 +189,13 @@ def test_static_props_match_bsp_tool(variant: str, version: int, tmp_path: Path,
     assert mine["lighting_origin"] == list(theirs.lighting_origin)
     if version == 12:
         assert [mine["fade_min_dist"], mine["fade_max_dist"]] == list(theirs.fade_distance) == [1024, 2048]
+    # info lists the game lump's directory as bsp_tool reads it (one sub-lump: sprp, its version, its length).
+    assert main(["info", str(path), "--json"]) == 0
+    game_lumps = json.loads(capsys.readouterr().out)["game_lumps"]
+    found = RespawnBsp.open(path).game_lump("sprp")
+    assert found is not None and game_lumps == [{"id": "sprp", "version": version, "length": len(found[1]),
+                                                 "compressed": False}]
+    assert [h.version for h in _bsp_tool(path).GAME_LUMP.headers.values()] == [version]
     # The text table, the glTF export and a byte-identical repack of the map with its prop.
     assert main(["props", str(path)]) == 0
     assert capsys.readouterr().out.splitlines()[1].split("\t") == [

@@ -438,6 +438,16 @@ class RespawnBsp:
                                      lump="GAME_LUMP", offset=self._file_offset(GAME_LUMP))
         return packed_directory(rows, "<") + data[size:]
 
+    def game_lump_directory(self) -> list[tuple[str, int, int]]:
+        """(id, version, length) of every sub-lump of the game lump, in directory order (``info``
+        lists them as for a Source map); empty when the map has no game lump."""
+        from .codecs.gamelump_directory import id_to_str
+
+        if not self.raw(GAME_LUMP):
+            return []
+        rows, _, _ = self._game_lump_rows()
+        return [(id_to_str(lump_id), version, filelen) for lump_id, _, version, _, filelen, *_ in rows]
+
     def game_lump(self, name: str) -> tuple[int, bytes, int] | None:
         """The version, bytes and file offset of the game lump sub-lump ``name`` (``"sprp"``), or
         None when the map has none; its offset and length are checked against the file."""

@@ -59,11 +59,19 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
         if strict:
             raise
         damaged.append({"part": "ENTITIES", "lump": "ENTITIES", "offset": exc.offset, "error": str(exc)})
+    game_lumps = []
+    try:
+        game_lumps = [{"id": name, "version": version, "length": length, "compressed": False}
+                      for name, version, length in bsp.game_lump_directory()]
+    except BspError as exc:
+        if strict:
+            raise
+        damaged.append({"part": "GAME_LUMP", "lump": "GAME_LUMP", "offset": exc.offset, "error": str(exc)})
     return {
         "path": str(path), "ident": "rBSP", "endianness": "little", "version": bsp.version,
         "variant": bsp.variant.name, "variant_description": bsp.variant.description, "variant_guessed": False,
         "variant_alternatives": [], "lump_order": "std", "map_revision": bsp.map_revision,
-        "file_size": bsp.file_size, "entity_count": entity_count, "game_lumps": [], "lumps": lumps,
+        "file_size": bsp.file_size, "entity_count": entity_count, "game_lumps": game_lumps, "lumps": lumps,
         "entity_partitions": bsp.partitions, "entity_files": sorted(bsp.ent_files), "damaged": damaged,
     }
 
