@@ -563,12 +563,12 @@ HEAD_INPUT_LIMIT = 2 << 20
 def map_head(path: str | os.PathLike[str], size: int = 8) -> bytes:
     """The first ``size`` bytes of the map at ``path``: of the map a ``.bsp.bz2`` holds, unpacked
     only that far (``b""`` when its bzip2 data is damaged there)."""
-    import bz2
-
     with open(path, "rb") as handle:
         head = handle.read(size)
         if not is_bzip2(head):
             return head
+        import bz2  # only for a packed map: ``info`` of a plain one loads no more than it needs
+
         decompressor = bz2.BZ2Decompressor()
         out, chunk, read = b"", head + handle.read(1 << 16), 0
         while chunk and read + len(chunk) <= HEAD_INPUT_LIMIT:
