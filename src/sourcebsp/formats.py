@@ -19,7 +19,7 @@ _SOURCE_HINT = "sourcebsp reads Source engine maps"
 #: the commands built on it).
 RESPAWN_HINT = ("sourcebsp reads Source engine maps here (Titanfall maps: sourcebsp.open_map(path), "
                 "sourcebsp.open(path, variant='titanfall' or 'titanfall2'), and the commands info, entities, "
-                "edit-entities, props, pak list/extract, repack, export and decompile)")
+                "edit-entities, props, pak list/extract, repack, export, decompile, render and scan)")
 
 # Versions of the formats whose first four bytes are the version number itself.
 _BARE_VERSIONS = {

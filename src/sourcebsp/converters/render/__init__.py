@@ -22,13 +22,16 @@ lightmap; with textures found in the pakfile or a game folder
 (:mod:`~sourcebsp.converters.render.textures`) real texels are sampled
 through the face UVs.  Static props are drawn as the bounding boxes of their
 models when the model files are found.
+
+A Titanfall rBSP map (a :class:`~sourcebsp.respawn.RespawnBsp` or its path) is drawn
+from its meshes in the same views (:mod:`~sourcebsp.converters.render.respawn`).
 """
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
 import numpy as np
 
@@ -44,6 +47,9 @@ from .camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camer
 from .raster import clip_near, project_orthographic
 from .scene import Scene, build_scene
 from .shade import contrast, shade
+
+if TYPE_CHECKING:
+    from ...respawn import RespawnBsp
 
 __all__ = ["RenderResult", "NothingToDraw", "CameraError", "render", "save_image", "render_file", "render_png",
            "overview_text", "level_sections", "PLAYER_STARTS", "EYE_HEIGHT", "RENDER_STEPS", "VIEWS", "IMAGE_FORMATS"]
@@ -94,6 +100,42 @@ class RenderResult:
     warnings: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Sight:
+    """What the views know of a map beyond its triangles, each asked for only when a view needs it.
+
+    ``starts()`` the player-start cameras; ``markers()`` spawns and objectives;
+    ``camera_at(name)`` a named entity's camera; ``culler()`` the eye position's
+    potentially visible triangles (None: no visibility data); ``inside`` whether
+    points are in open space (None: not known); ``triangle_clusters(corners,
+    normal)`` the cluster in front of each triangle (-1: unknown);
+    ``playable(anchors)`` the clusters players reach (None: all).
+    """
+
+    starts: Callable[[], list[Camera]]
+    markers: Callable[[], list[ov.Marker]]
+    camera_at: Callable[[str], Camera]
+    culler: Callable[[], Callable[[np.ndarray], np.ndarray | None] | None]
+    inside: Callable[[np.ndarray], np.ndarray] | None
+    triangle_clusters: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    playable: Callable[[np.ndarray], np.ndarray | None]
+
+
+def _source_sight(bsp: MapReader, scene: Scene) -> Sight:
+    """A Source map's: its entities, its tree and its PVS."""
+    inside = None
+    if bsp.has_lump("NODES"):
+        from ... import queries
+
+        def inside(points: np.ndarray) -> np.ndarray:
+            return np.asarray(queries.cluster_at(bsp, points)) >= 0
+
+    return Sight(lambda: player_starts(bsp), lambda: ov.markers(bsp), lambda name: entity_camera(bsp, name),
+                 lambda: ov.pvs_culler(bsp, scene.face), inside,
+                 lambda corners, normal: ov.triangle_clusters(bsp, corners, normal),
+                 lambda anchors: ov.playable_clusters(bsp, anchors))
+
+
 def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: Any, textures: bool, props: bool,
            markers: bool = False) -> Scene:
     mesh = build_mesh(bsp, models="all", include_tools=include_tools)
@@ -116,7 +158,7 @@ def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: Any, tex
     return scene
 
 
-def render(bsp_or_path: MapSource, *, view: View = "overview", size: tuple[int, int] = (1024, 1024),
+def render(bsp_or_path: "MapSource | RespawnBsp", *, view: View = "overview", size: tuple[int, int] = (1024, 1024),
            include_tools: bool = False, hdr: bool | None = None, fov: float = 90.0,
            camera: Sequence[float] | None = None, at: str | None = None,
            height_range: tuple[float, float] | None = None, markers: bool = False,
@@ -160,14 +202,20 @@ def render(bsp_or_path: MapSource, *, view: View = "overview", size: tuple[int, 
         raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
     if not 1.0 <= fov <= 170.0:
         raise ValueError(f"the field of view must be 1-170 degrees, not {fov}")
-    with opened(bsp_or_path) as bsp:
-        scene = _scene(bsp, include_tools, hdr, game, textures, props and view != "top", view == "overview")
+    from .respawn import is_respawn_source, respawn_scene_and_sight
+
+    if is_respawn_source(bsp_or_path):  # Titanfall's rBSP: its meshes, no lightmaps, textures or props
+        scene, sight = respawn_scene_and_sight(bsp_or_path)
         report(progress, "meshes")
         report(progress, "colours")
-        if view == "player":
-            result = _player(bsp, scene, width, height, fov, camera, at, progress)
-        else:
-            result = _from_above(bsp, scene, view, width, height, height_range, markers, progress, level)
+        result = _view(sight, scene, view, width, height, fov, camera, at, height_range, markers, level, progress)
+    else:
+        with opened(bsp_or_path) as bsp:  # type: ignore[arg-type]
+            scene = _scene(bsp, include_tools, hdr, game, textures, props and view != "top", view == "overview")
+            report(progress, "meshes")
+            report(progress, "colours")
+            result = _view(_source_sight(bsp, scene), scene, view, width, height, fov, camera, at, height_range,
+                           markers, level, progress)
     result.props, result.props_missing = scene.props_drawn, scene.props_missing
     result.warnings[:0] = scene.notes
     if result.covered < NEARLY_EMPTY:
@@ -175,28 +223,29 @@ def render(bsp_or_path: MapSource, *, view: View = "overview", size: tuple[int, 
     return result
 
 
-def _player(bsp: MapReader, scene: Scene, width: int, height: int, fov: float, camera: Sequence[float] | None,
+def _view(sight: Sight, scene: Scene, view: str, width: int, height: int, fov: float,
+          camera: Sequence[float] | None, at: str | None, height_range: tuple[float, float] | None,
+          markers: bool, level: tuple[float, float] | None, progress: Progress | None) -> RenderResult:
+    if view == "player":
+        return _player(sight, scene, width, height, fov, camera, at, progress)
+    return _from_above(sight, scene, view, width, height, height_range, markers, progress, level)
+
+
+def _player(sight: Sight, scene: Scene, width: int, height: int, fov: float, camera: Sequence[float] | None,
             at: str | None, progress: Progress | None) -> RenderResult:
     warnings = []
     score, tried = None, 0
-    culler = ov.pvs_culler(bsp, scene.face)
+    culler = sight.culler()
     if camera is not None:
         values = [float(v) for v in camera]
         if len(values) not in (5, 6) or not np.all(np.isfinite(values)):
             raise CameraError(f"a camera is X Y Z PITCH YAW [ROLL], not {camera!r}")
         chosen = Camera(np.array(values[:3]), np.array((values[3:] + [0.0])[:3]), "--camera")
     elif at is not None:
-        chosen = entity_camera(bsp, at)
+        chosen = sight.camera_at(at)
     else:
-        starts = player_starts(bsp)
-        inside = None
-        if bsp.has_lump("NODES"):
-            from ... import queries
-
-            def inside(points: np.ndarray) -> np.ndarray:
-                return np.asarray(queries.cluster_at(bsp, points)) >= 0
-
-        chosen, score, tried = choose_camera(scene, starts, fov, width / height, inside, culler)
+        starts = sight.starts()
+        chosen, score, tried = choose_camera(scene, starts, fov, width / height, sight.inside, culler)
         if not starts:
             warnings.append(f"the map has no player start: camera chosen among {tried} views ({chosen.source})")
     report(progress, "camera")
@@ -211,17 +260,17 @@ def _player(bsp: MapReader, scene: Scene, width: int, height: int, fov: float, c
                         warnings=warnings)
 
 
-def _from_above(bsp: MapReader, scene: Scene, view: str, width: int, height: int,
+def _from_above(sight: Sight, scene: Scene, view: str, width: int, height: int,
                 height_range: tuple[float, float] | None, markers: bool, progress: Progress | None,
                 level: tuple[float, float] | None = None) -> RenderResult:
     warnings: list[str] = []
     keep = scene.normal[:, 2] > 1e-4  # faces seen from above
-    found = ov.markers(bsp) if view == "overview" or markers else []
+    found = sight.markers() if view == "overview" or markers else []
     z_range, floors = None, None
     if view == "overview":
         anchors = np.array([m.origin for m in found], np.float64).reshape(-1, 3)
-        clusters = ov.triangle_clusters(bsp, scene.corners, scene.normal)
-        playable = ov.playable_clusters(bsp, anchors)
+        clusters = sight.triangle_clusters(scene.corners, scene.normal)
+        playable = sight.playable(anchors)
         if playable is not None:
             keep &= (clusters >= 0) & (clusters < len(playable)) & playable[np.clip(clusters, 0, len(playable) - 1)]
         if not anchors.size:
@@ -329,7 +378,7 @@ def save_image(result: RenderResult, path: str | Path) -> Path:
     return atomic_write(Path(path), buffer.getvalue())
 
 
-def render_file(bsp_or_path: MapSource, path: str | Path, **options: Any) -> RenderResult:
+def render_file(bsp_or_path: "MapSource | RespawnBsp", path: str | Path, **options: Any) -> RenderResult:
     """Render (options as :func:`render`) and write the picture (format by extension)."""
     image_format(path)  # refuse a bad name before the work
     result = render(bsp_or_path, **options)

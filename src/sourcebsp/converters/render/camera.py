@@ -19,7 +19,7 @@ against it: the camera is staring at a wall.  A first start scoring under
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
@@ -33,7 +33,8 @@ from .scene import Scene
 if TYPE_CHECKING:
     from ...codecs.entities import Entity
 
-__all__ = ["Camera", "CameraError", "PLAYER_STARTS", "EYE_HEIGHT", "player_starts", "entity_camera",
+__all__ = ["Camera", "CameraError", "PLAYER_STARTS", "EYE_HEIGHT", "player_starts", "starts_of", "entity_camera",
+           "camera_of",
            "draw_perspective", "score_frame", "choose_camera"]
 
 #: Classnames of player starts, in the order the first one is looked for.
@@ -42,6 +43,8 @@ PLAYER_STARTS = (
     "info_player_counterterrorist", "info_player_deathmatch", "info_player_combine",
     "info_player_rebel", "info_survivor_position", "info_player_coop", "info_player_axis",
     "info_player_allies",
+    # Titanfall's (rBSP): where pilots and titans start a match, then where they respawn.
+    "info_spawnpoint_human_start", "info_spawnpoint_titan_start", "info_spawnpoint_human", "info_spawnpoint_titan",
 )
 EYE_HEIGHT = 64.0  # units above the player's origin
 GOOD_SCORE = 0.5  # a first view scoring at least this is kept
@@ -87,10 +90,13 @@ def _entity_angles(entity: Entity) -> np.ndarray:
 
 def player_starts(bsp: MapReader) -> list[Camera]:
     """A camera at eye height for every player start, in :data:`PLAYER_STARTS` order, then file order."""
-    if not bsp.has_lump("ENTITIES"):
-        return []
+    return starts_of(bsp.entities) if bsp.has_lump("ENTITIES") else []
+
+
+def starts_of(entities: "Iterable[Entity]") -> list[Camera]:
+    """:func:`player_starts` of an entity list (any map format's)."""
     found: dict[str, list[Camera]] = {name: [] for name in PLAYER_STARTS}
-    for entity in bsp.entities:
+    for entity in entities:
         classname = (entity.get("classname") or "").lower()
         if classname not in found:
             continue
@@ -108,23 +114,32 @@ def entity_camera(bsp: MapReader, targetname: str) -> Camera:
 
     A brush entity without an origin is seen from its model's centre.
     """
-    if bsp.has_lump("ENTITIES"):
-        for entity in bsp.entities:
-            if (entity.get("targetname") or "") != targetname:
-                continue
-            origin = entity_floats(entity.get("origin"))
-            model = entity.get("model") or ""
-            if (origin is None or not origin.any()) and model.startswith("*") and model[1:].isdigit():
-                from ...model.geometry import brush_models
+    def model_centre(index: int) -> np.ndarray | None:
+        from ...model.geometry import brush_models
 
-                models = brush_models(bsp)
-                index = int(model[1:])
-                if 0 < index < len(models):
-                    m = models[index]
-                    origin = (m.mins + m.maxs) / 2 + m.origin
-            if origin is None:
-                raise CameraError(f"entity {targetname!r} has no origin to place a camera at")
-            return Camera(origin, _entity_angles(entity), f"entity {targetname}")
+        models = brush_models(bsp)
+        if 0 < index < len(models):
+            m = models[index]
+            return np.asarray((m.mins + m.maxs) / 2 + m.origin)
+        return None
+
+    return camera_of(bsp.entities if bsp.has_lump("ENTITIES") else [], targetname, model_centre)
+
+
+def camera_of(entities: "Iterable[Entity]", targetname: str,
+              model_centre: Callable[[int], np.ndarray | None]) -> Camera:
+    """:func:`entity_camera` of an entity list, ``model_centre(N)`` the centre of ``"model" "*N"``."""
+    for entity in entities:
+        if (entity.get("targetname") or "") != targetname:
+            continue
+        origin = entity_floats(entity.get("origin"))
+        model = entity.get("model") or ""
+        if (origin is None or not origin.any()) and model.startswith("*") and model[1:].isdigit():
+            centre = model_centre(int(model[1:]))
+            origin = centre if centre is not None else origin
+        if origin is None:
+            raise CameraError(f"entity {targetname!r} has no origin to place a camera at")
+        return Camera(origin, _entity_angles(entity), f"entity {targetname}")
     raise CameraError(f"no entity is named {targetname!r}")
 
 

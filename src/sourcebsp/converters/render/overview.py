@@ -32,7 +32,7 @@ The overview text file
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
@@ -45,8 +45,11 @@ from .camera import entity_floats
 from .raster import Band, Frame, pixel_values
 from .shade import Modulate
 
+if TYPE_CHECKING:
+    from ...codecs.entities import Entity
+
 __all__ = ["Marker", "OverviewFrame", "FloorMap", "playable_clusters", "reachable_floors", "pvs_culler",
-           "markers", "overview_text", "draw_markers", "radar_shading"]
+           "markers", "markers_of", "overview_text", "draw_markers", "radar_shading"]
 
 FLOOR_NORMAL_Z = 0.7
 JUMP = 64.0  # gap in floor heights a player can still cross (jump, step, crouch-jump)
@@ -61,6 +64,9 @@ SPAWN_CLASSES = {
     "info_player_rebel": "red", "info_player_combine": "blue",
     "info_player_axis": "red", "info_player_allies": "blue",
     "info_player_teamspawn": "team", "info_survivor_position": "start",
+    # Titanfall's (rBSP): pilots' and titans' spawns, by team (TeamNum 2 IMC, 3 Militia).
+    "info_spawnpoint_human_start": "team", "info_spawnpoint_titan_start": "team",
+    "info_spawnpoint_human": "team", "info_spawnpoint_titan": "team",
 }
 OBJECTIVE_CLASSES = {
     "func_bomb_target": "bomb", "info_bomb_target": "bomb", "hostage_entity": "hostage",
@@ -112,9 +118,24 @@ def markers(bsp: MapReader) -> list[Marker]:
         return []
     from ...model.geometry import brush_models
 
-    models = None
+    models: list[Any] = []
+
+    def model_box(index: int) -> tuple[np.ndarray, np.ndarray] | None:
+        if not models:
+            models.append(brush_models(bsp))
+        if 0 < index < len(models[0]):
+            m = models[0][index]
+            return m.mins + m.origin, m.maxs + m.origin
+        return None
+
+    return markers_of(bsp.entities, model_box)
+
+
+def markers_of(entities: "Iterable[Entity]",
+               model_box: Callable[[int], tuple[np.ndarray, np.ndarray] | None]) -> list[Marker]:
+    """:func:`markers` of an entity list, ``model_box(N)`` the world box of ``"model" "*N"`` (or None)."""
     out = []
-    for entity in bsp.entities:
+    for entity in entities:
         classname = (entity.get("classname") or "").lower()
         kind = SPAWN_CLASSES.get(classname) or OBJECTIVE_CLASSES.get(classname)
         if kind is None:
@@ -124,11 +145,9 @@ def markers(bsp: MapReader) -> list[Marker]:
                                                  "start")
         model = entity.get("model") or ""
         if model.startswith("*") and model[1:].isdigit():
-            models = brush_models(bsp) if models is None else models
-            index = int(model[1:])
-            if 0 < index < len(models):
-                m = models[index]
-                lo, hi = m.mins + m.origin, m.maxs + m.origin
+            box = model_box(int(model[1:]))
+            if box is not None:
+                lo, hi = box
                 out.append(Marker(kind, (lo + hi) / 2, (lo, hi)))
             continue
         origin = entity_floats(entity.get("origin"))
