@@ -157,7 +157,7 @@ def _lightmaps(path: Path, scratch: Path) -> None:
 
 
 def _render(path: Path, scratch: Path) -> None:
-    from ..converters.render import render
+    from ..converters.render import render  # a Titanfall map's meshes too (converters.render.respawn)
 
     for view in ("overview", "top", "player"):
         render(path, view=view, size=(64, 48))

@@ -405,11 +405,14 @@ _HOT = frozenset({LumpId.FACES, LumpId.BRUSHES, LumpId.BRUSHSIDES, LumpId.NODES,
                   LumpId.TEXINFO, LumpId.TEXDATA, LumpId.EDGES, LumpId.SURFEDGES, LumpId.DISPINFO,
                   LumpId.VERTEXES, LumpId.PLANES, LumpId.TEXDATA_STRING_TABLE, LumpId.LEAFFACES,
                   LumpId.LEAFBRUSHES, LumpId.ORIGINALFACES, LumpId.FACES_HDR, LumpId.DISP_VERTS})
-# rBSP's: models, meshes, material sorts, mesh indices, the vertex lumps, texture data and names.
+# rBSP's: models, meshes, material sorts, mesh indices, the vertex lumps, texture data and names,
+# and the collision brushes with the grid that gives them to models.
 _HOT_RESPAWN = frozenset({respawn_codec.MODELS, respawn_codec.MESHES, respawn_codec.MATERIAL_SORTS,
                           respawn_codec.MESH_INDICES, respawn_codec.TEXTURE_DATA,
                           respawn_codec.TEXTURE_DATA_STRING_TABLE, respawn_codec.GAME_LUMP,
-                          *respawn_codec.VERTEX_LUMP_OF_FLAGS.values()})
+                          *respawn_codec.VERTEX_LUMP_OF_FLAGS.values(), respawn_codec.CM_BRUSHES,
+                          respawn_codec.CM_GRID, respawn_codec.CM_GRID_CELLS, respawn_codec.CM_GEO_SETS,
+                          respawn_codec.CM_PRIMITIVES, respawn_codec.CM_UNIQUE_CONTENTS})
 
 
 def random_mutation(rng: random.Random, data: bytes) -> Mutation:
