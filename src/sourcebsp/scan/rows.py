@@ -278,7 +278,7 @@ def _pak_rows(pak: Any) -> Columns:
             "compressed_size": [e.compressed_size for e in entries]}
 
 
-def _respawn_tables(bsp: "RespawnBsp") -> dict[str, Columns]:
+def _respawn_tables(bsp: RespawnBsp) -> dict[str, Columns]:
     """The tables of a Titanfall map (see the module's notes), as ``info``, ``entities``,
     ``props`` and ``pak list`` give them for it."""
     from ..codecs.respawn import CM_BRUSHES

@@ -158,7 +158,7 @@ def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: Any, tex
     return scene
 
 
-def render(bsp_or_path: "MapSource | RespawnBsp", *, view: View = "overview", size: tuple[int, int] = (1024, 1024),
+def render(bsp_or_path: MapSource | RespawnBsp, *, view: View = "overview", size: tuple[int, int] = (1024, 1024),
            include_tools: bool = False, hdr: bool | None = None, fov: float = 90.0,
            camera: Sequence[float] | None = None, at: str | None = None,
            height_range: tuple[float, float] | None = None, markers: bool = False,
@@ -378,7 +378,7 @@ def save_image(result: RenderResult, path: str | Path) -> Path:
     return atomic_write(Path(path), buffer.getvalue())
 
 
-def render_file(bsp_or_path: "MapSource | RespawnBsp", path: str | Path, **options: Any) -> RenderResult:
+def render_file(bsp_or_path: MapSource | RespawnBsp, path: str | Path, **options: Any) -> RenderResult:
     """Render (options as :func:`render`) and write the picture (format by extension)."""
     image_format(path)  # refuse a bad name before the work
     result = render(bsp_or_path, **options)

@@ -52,7 +52,7 @@ def is_respawn_source(source: Any) -> "TypeGuard[RespawnBsp | str | os.PathLike[
     return False
 
 
-def respawn_scene_and_sight(source: "RespawnBsp | str | os.PathLike[str]") -> "tuple[Scene, Sight]":
+def respawn_scene_and_sight(source: RespawnBsp | str | os.PathLike[str]) -> tuple[Scene, Sight]:
     """The drawable triangles of a Titanfall map and what the views know of it (see the module).
 
     Raises :class:`~sourcebsp.converters.render.NothingToDraw` when no mesh is left to draw.
@@ -88,7 +88,7 @@ def respawn_scene_and_sight(source: "RespawnBsp | str | os.PathLike[str]") -> "t
     return scene, _sight(bsp, Sight)
 
 
-def _sight(bsp: "RespawnBsp", sight: "type[Sight]") -> "Sight":
+def _sight(bsp: RespawnBsp, sight: type[Sight]) -> Sight:
     """The views' knowledge of a Titanfall map: its entities (lump and ``.ent`` files); no tree, no PVS."""
     entities = [entity for _, found in bsp.entity_sets() for entity in found]
     models = bsp.array("MODELS")
