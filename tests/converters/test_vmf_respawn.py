@@ -50,9 +50,10 @@ def test_the_example_room_decompiles_its_brushes_and_entities(variant: str, tmp_
     out = tmp_path / "room.vmf"
     assert main(["decompile", str(path), "-o", str(out), "--variant", variant]) == 0
     line = capsys.readouterr().out.strip()
-    # The slab and a ramp in the world; the other ramp in the func_brush, the trigger's box in its entity.
-    assert line == (f"{out}: 4 solids (2 world, 0 detail, 2 in entities), 22 sides, 0 displacements, "
-                    "2 brush entities, 2 point entities, 1 static props, 0 overlays, 0 cubemaps")
+    # The slab in the world, the first ramp (contents SOLID | DETAIL) in a func_detail, the other ramp
+    # in the func_brush, the trigger's box in its entity.
+    assert line == (f"{out}: 4 solids (1 world, 1 detail, 2 in entities), 22 sides, 0 displacements, "
+                    "3 brush entities, 2 point entities, 1 static props, 0 overlays, 0 cubemaps")
     text = out.read_text()
     bsp = RespawnBsp.open(path)
     assert _check_sides(bsp, text) == 16  # the slab's 6, each ramp's 5 (two box sides are edges)
@@ -77,7 +78,8 @@ def test_brush_entities_get_the_brushes_of_their_model_and_their_trigger_planes(
     bsp = RespawnBsp.open(write_example_respawn(tmp_path / "mp_room.bsp", "titanfall2"))
     vmf, stats = build_respawn_vmf(bsp)
     by_class = {e.classname: e for e in vmf.entities}
-    assert [s.brush for s in vmf.world.solids] == [0, 1]
+    assert [s.brush for s in vmf.world.solids] == [0]
+    assert [s.brush for s in by_class["func_detail"].solids] == [1]  # CM_UNIQUE_CONTENTS: SOLID | DETAIL
     ramp = by_class["func_brush"].solids
     assert [s.brush for s in ramp] == [2] and len(ramp[0].sides) == 5
     corners = _solid_corners(ramp[0])  # CM_BRUSHES row 2's box: origin (-64, 128, 32) +- (64, 64, 32)
@@ -94,7 +96,13 @@ def test_brush_entities_get_the_brushes_of_their_model_and_their_trigger_planes(
         normal /= np.linalg.norm(normal)
         assert any(np.allclose(normal, p[:3], atol=1e-6) and abs(normal @ a - p[3]) < 1e-3 for p in planes)
     assert [k for k, _ in trigger.pairs] == ["classname", "targetname"]
-    assert stats.brush_entities == 2 and stats.not_rebuilt == []
+    assert stats.brush_entities == 3 and stats.detail_solids == 1 and stats.not_rebuilt == []
+    # detail_as_world keeps the detail ramp in the world.
+    from sourcebsp.converters.vmf.decompile import DecompileOptions
+
+    vmf, _ = build_respawn_vmf(bsp, DecompileOptions(detail_as_world=True))
+    assert [s.brush for s in vmf.world.solids] == [0, 1]
+    assert "func_detail" not in {e.classname for e in vmf.entities}
 
 
 def test_a_model_no_entity_names_leaves_its_brushes_in_the_world(tmp_path: Path) -> None:
@@ -103,7 +111,7 @@ def test_a_model_no_entity_names_leaves_its_brushes_in_the_world(tmp_path: Path)
     entities.remove(entities.first(classname="func_brush"))
     bsp.set_entities(entities)
     vmf, stats = build_respawn_vmf(bsp)
-    assert [s.brush for s in vmf.world.solids] == [0, 1, 2]
+    assert [s.brush for s in vmf.world.solids] == [0, 2]  # the first ramp is detail: in the func_detail
 
 
 @pytest.mark.parametrize("planes", [

@@ -11,6 +11,8 @@ What comes back:
   slashes) and its texture axes those of CM_BRUSH_SIDE_TEXTURE_VECTORS, or
   Hammer's default axes where the map has none (or they are perpendicular to
   the side);
+* world brushes whose contents (``CM_UNIQUE_CONTENTS``) have ``CONTENTS_DETAIL`` in one
+  ``func_detail``, as for Source maps (``detail_as_world`` keeps them in the world);
 * brush entities' brushes: a brush whose collision grid cell is that of MODELS
   row ``N`` (:func:`~sourcebsp.model.respawn_brushes.brush_owners`) goes to the
   entity with ``"model" "*N"``, as MRVN-Radiant's decompiler gives them (a model
@@ -60,6 +62,9 @@ if TYPE_CHECKING:
 __all__ = ["RESPAWN_STEPS", "build_respawn_vmf", "decompile_respawn"]
 
 RESPAWN_STEPS = ("brushes", "entities", "props", "write")
+#: The detail flag of a brush's contents (CM_UNIQUE_CONTENTS): CONTENTS_DETAIL in Titanfall's
+#: scripts (r1 ``_consts.nut``, bsp_tool's titanfall.Contents), Source's value too.
+CONTENTS_DETAIL = 0x8000000
 #: The material of a trigger brush rebuilt from its entity's keys.
 TRIGGER_MATERIAL = "tools/toolstrigger"
 _TRIGGER_PLANE = re.compile(r"\*trigger_brush_(\d+)_plane_(\d+)", re.IGNORECASE)
@@ -225,12 +230,18 @@ def build_respawn_vmf(bsp: RespawnBsp, options: DecompileOptions | None = None,
         m = int(owners.model[b])
         by_model.setdefault(m if m in claimed else 0, []).append(solid)
     world.solids = by_model.pop(0, [])
+    detail = [] if options.detail_as_world else \
+        [solid for solid in world.solids if int(owners.contents[solid.brush]) & CONTENTS_DETAIL]
+    if detail:  # as vbsp's func_detail brushes come back from a Source map
+        world.solids = [solid for solid in world.solids if not int(owners.contents[solid.brush]) & CONTENTS_DETAIL]
     triggers = _trigger_solids(bsp, entities, stats, 1 + sum(len(solid.sides) for solid in solids.values()))
     vmf = VmfMap(world, mapversion=mapversion)
     for i, e in enumerate(entities):
         if e is not worldspawn:  # a model two entities name goes to the first
             own = by_model.pop(e.model_index, []) if e.model_index else []
             vmf.entities.append(_entity(e, options.io_format, own + triggers.get(i, [])))
+    if detail:  # first: the solids' text keeps CM_BRUSHES' order where the models allow it
+        vmf.entities.insert(0, VmfEntity(0, [("classname", "func_detail")], [], detail))
     if len(owners.conflicts):
         stats.not_rebuilt.append(f"{len(owners.conflicts)} brushes in the collision cells of two models "
                                  f"(given to the later model)")
