@@ -164,3 +164,22 @@ def test_static_props_are_placed_nodes_named_after_their_models(variant: str, tm
     assert "scale" not in prop and prop["extras"]["skin"] == 0
     scene = document["scenes"][0]["nodes"]
     assert document["nodes"].index(prop) in scene
+
+
+def test_a_brush_entity_model_is_named_as_the_source_export_names_it(tmp_path: Path) -> None:
+    from sourcebsp.examples.respawn import example_respawn_bytes
+
+    data = example_respawn_bytes("titanfall2")
+    bsp = RespawnBsp(data)
+    models = bsp.array("MODELS").copy()
+    models["first_mesh"], models["num_meshes"] = [0, 0], [0, 1]  # the room's mesh drawn by model 1, the func_brush
+    fileofs = bsp.lumps[0x0E].fileofs
+    path = tmp_path / "mp_room.bsp"
+    path.write_bytes(data[:fileofs] + models.tobytes() + data[fileofs + models.nbytes:])
+    out = tmp_path / "room.glb"
+    export_respawn_glb(path, out)
+    document, _ = _chunks(out.read_bytes())
+    [node] = [n for n in document["nodes"] if "mesh" in n]
+    assert node["name"] == "*1 func_brush ramp_north"  # the entity with "model" "*1"
+    assert node["extras"] == {"model": 1, "classname": "func_brush"}
+    assert document["meshes"][node["mesh"]]["name"] == node["name"]

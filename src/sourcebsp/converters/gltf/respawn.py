@@ -49,6 +49,13 @@ def respawn_glb_pieces(bsp: RespawnBsp, *, units: Units = "hammer",
         material_of[texture] = len(gltf.materials)
         gltf.materials.append(lib.Material(name=mesh.texture_names[texture], doubleSided=False,
                                            pbrMetallicRoughness=lib.PbrMetallicRoughness(metallicFactor=0.0)))
+    # Each brush entity's model named as the Source export names it: "*N classname targetname".
+    users: dict[int, Any] = {}
+    for _, entities in bsp.entity_sets():
+        for entity in entities:
+            index = entity.model_index
+            if index and index not in users:
+                users[index] = entity
     nodes = []
     for number, model in enumerate(mesh.models):
         first, count = int(model["first_mesh"]), int(model["num_meshes"])
@@ -56,9 +63,14 @@ def respawn_glb_pieces(bsp: RespawnBsp, *, units: Units = "hammer",
         primitives = _primitives(lib, blob, mesh, triangles, material_of, scale)
         if not primitives:
             continue
-        gltf.meshes.append(lib.Mesh(name=f"model_{number}", primitives=primitives))
+        user = users.get(number)
+        classname = "worldspawn" if number == 0 else (user.classname or "") if user is not None else ""
+        label = "world" if number == 0 else " ".join(
+            p for p in (f"*{number}", classname, (user.get("targetname") or "") if user is not None else "") if p)
+        gltf.meshes.append(lib.Mesh(name=label, primitives=primitives))
         nodes.append(len(gltf.nodes))
-        gltf.nodes.append(lib.Node(name="world" if number == 0 else f"model_{number}", mesh=len(gltf.meshes) - 1))
+        gltf.nodes.append(lib.Node(name=label, mesh=len(gltf.meshes) - 1,
+                                   extras={"model": number, "classname": classname}))
         stats.primitives += len(primitives)
         stats.triangles += len(triangles)
     found = bsp.static_props()
