@@ -41,6 +41,7 @@ from ...errors import BspError
 from ...lump_ids import LumpId
 from ...protocols import MapReader
 from ...numeric import sorted_unique
+from ...resources import expand_ranges
 from .camera import entity_floats
 from .raster import Band, Frame, pixel_values
 from .shade import Modulate
@@ -228,14 +229,13 @@ def pvs_culler(bsp: MapReader, face: np.ndarray) -> Callable[[np.ndarray], np.nd
         if not vis.present or leafs is None or leaffaces is None or not len(leaffaces):
             return None
         count = int(np.max(face)) + 1 if len(face) else 0
-        first = leafs["firstleafface"].astype(np.int64)
-        number = leafs["numleaffaces"].astype(np.int64)
-        owner = np.repeat(np.arange(len(leafs)), number)
-        local = np.arange(int(number.sum())) - np.repeat(np.cumsum(number) - number, number)
-        index = np.repeat(first, number) + local
-        ok = (index >= 0) & (index < len(leaffaces))
-        pair_face = np.asarray(leaffaces, np.int64)[index[ok]]
-        pair_cluster = leafs["cluster"].astype(np.int64)[owner[ok]]
+        # Every leaf's faces, its range checked and sized against the budget first (a damaged count
+        # of billions is a BspError: no culling, rather than an allocation of gigabytes).
+        owner, index = expand_ranges(leafs["firstleafface"], leafs["numleaffaces"], len(leaffaces), bsp=bsp,
+                                     lump=LumpId.LEAFS, fields=("firstleafface", "numleaffaces"),
+                                     target="LEAFFACES", bytes_per_item=48, itemsize=leafs.dtype.itemsize)
+        pair_face = np.asarray(leaffaces, np.int64)[index]
+        pair_cluster = leafs["cluster"].astype(np.int64)[owner]
         good = (pair_cluster >= 0) & (pair_cluster < vis.num_clusters) & (pair_face >= 0) & (pair_face < count)
         pair_face, pair_cluster = pair_face[good], pair_cluster[good]
         listed = np.zeros(count + 1, bool)

@@ -4,7 +4,9 @@ Source map's, drawn from its meshes.
 What differs from a Source map: the colour of a triangle is its TEXTURE_DATA
 ``reflectivity`` (grey where the map leaves it black), lit by its normal (rBSP
 lightmaps are not read); meshes flagged sky, skip or trigger, and ``tools/``
-materials, are left out, as a Source map's tool faces are; the player starts
+materials, are left out, as a Source map's tool faces are, and so are triangles
+with a corner that is not a number or lies beyond
+:data:`~sourcebsp.model.geometry.MAX_COORDINATE` (damage); the player starts
 are the spawn points of both Source's and Titanfall's classes
 (``info_spawnpoint_human_start`` and the rest, see
 :data:`~sourcebsp.converters.render.camera.PLAYER_STARTS`), the ENTITIES lump's and
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
+from ...model.geometry import MAX_COORDINATE
 from ...model.respawn import build_respawn_mesh
 from ...numeric import floats
 from . import overview as ov
@@ -68,7 +71,8 @@ def respawn_scene_and_sight(source: RespawnBsp | str | os.PathLike[str]) -> tupl
     hidden = ((flags & HIDDEN_MESH_FLAGS) != 0) | tools[mesh_texture]
     corners = mesh.corners.reshape(-1, 3)
     points = floats(mesh.position)[corners]  # (T, 3, 3)
-    keep = ~hidden[mesh.triangle_mesh] & np.isfinite(points).all(axis=(1, 2))
+    with np.errstate(invalid="ignore"):  # damaged corners (NaN, or beyond any map) are not drawn
+        keep = ~hidden[mesh.triangle_mesh] & (np.abs(points) <= MAX_COORDINATE).all(axis=(1, 2))
     if not keep.any():
         raise NothingToDraw("the map has no drawn meshes to render (only sky, tool or trigger meshes)")
     triangles = np.flatnonzero(keep)
