@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["floats", "sorted_unique"]
+__all__ = ["floats", "sorted_unique", "range_rows"]
 
 
 def floats(values: Any, dtype: Any = np.float64) -> np.ndarray:
@@ -32,3 +32,14 @@ def sorted_unique(values: Any) -> np.ndarray:
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     return ordered[first]
+
+
+def range_rows(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ranges ``first[i] .. first[i] + count[i]``, concatenated: ``(owner, index)``,
+    for every row the range it belongs to and the row.  No checks: callers validate the
+    ranges and size the total first (:func:`sourcebsp.resources.expand_ranges` does both)."""
+    first = np.asarray(first, np.int64)
+    count = np.asarray(count, np.int64)
+    owner = np.repeat(np.arange(len(count)), count)
+    starts = np.cumsum(count) - count
+    return owner, first[owner] + (np.arange(int(count.sum())) - starts[owner])

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Protocol
 import numpy as np
 
 from .errors import BspFormatError, LimitExceededError
-from .numeric import floats, sorted_unique  # noqa: F401 - their earlier home, for code not yet moved
+from .numeric import floats, range_rows, sorted_unique  # noqa: F401 - floats, sorted_unique: their earlier home
 
 if TYPE_CHECKING:
     from .header import Header, LumpEntry
@@ -221,8 +221,5 @@ def expand_ranges(first: np.ndarray, count: np.ndarray, size: int, *, bsp: Sized
         check_memory(bsp, total * bytes_per_item, f"expanding {total} {target} rows referred to by "
                      f"{len(count)} records", lump=_lump_name(bsp, lump),
                      offset=_record_offset(bsp, lump, 0, itemsize))
-    owner = np.repeat(np.arange(len(count)), count)
-    starts = np.cumsum(count) - count
-    index = first[owner] + (np.arange(total) - starts[owner])
-    return owner, index
+    return range_rows(first, count)
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..codecs.respawn import MASK_VERTEX, VERTEX_LUMP_OF_FLAGS
 from ..errors import BspFormatError
+from ..numeric import range_rows
 from ..respawn import RespawnBsp
 
 __all__ = ["RespawnMesh", "build_respawn_mesh"]
@@ -71,10 +72,7 @@ def build_respawn_mesh(bsp: RespawnBsp) -> RespawnMesh:
     lump_of = np.array([VERTEX_LUMP_OF_FLAGS[f] for f in range(0, MASK_VERTEX + 1, 0x200)])
     kind = (meshes["flags"].astype(np.int64) & MASK_VERTEX) >> 9
     which = np.searchsorted(lumps, lump_of[kind])
-    total = int(counts.sum())
-    ends = np.cumsum(counts)
-    mesh_of_corner = np.repeat(np.arange(len(meshes)), counts)
-    where = np.arange(total) - np.repeat(ends - counts, counts) + np.repeat(first, counts)  # rows of MESH_INDICES
+    mesh_of_corner, where = range_rows(first, counts)  # each corner's mesh and row of MESH_INDICES
     local = indices[where].astype(np.int64) + sort["vertex_offset"].astype(np.int64)[mesh_of_corner]
     limits = np.array([len(t) for t in tables])[which][mesh_of_corner]
     bad = (local < 0) | (local >= limits)

@@ -39,7 +39,7 @@ from ..codecs.respawn import (BRUSH_SIDE_DISCARD, BRUSH_SIDE_TEXTURE_DATA, CM_BR
                               CM_PRIMITIVES, CM_UNIQUE_CONTENTS, MODELS, PLANES, PRIMITIVE_BRUSH,
                               PRIMITIVE_CONTENTS_BITS, PRIMITIVE_INDEX_BITS, TEXTURE_DATA)
 from ..errors import BspFormatError
-from ..numeric import floats
+from ..numeric import floats, range_rows
 from ..resources import check_memory
 from .brushes import BrushSet, clip_brushes, clipping_bytes, closed_brushes
 
@@ -92,12 +92,6 @@ def _fail(bsp: RespawnBsp, lump: int, row: int, itemsize: int, message: str) -> 
 
 def _first_bad(bad: np.ndarray | np.bool_) -> int:
     return int(np.argmax(bad))
-
-
-def _runs(first: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """The rows of runs ``first[i] .. first[i] + count[i]``, concatenated."""
-    offset = np.cumsum(count) - count
-    return np.repeat(first - offset, count) + np.arange(int(count.sum()))
 
 
 def build_respawn_brushes(bsp: RespawnBsp) -> RespawnBrushes:
@@ -257,7 +251,7 @@ def brush_owners(bsp: RespawnBsp) -> BrushOwners:
     references = int(num.sum())
     check_memory(bsp.file_size, 64 * references, f"{references} geo set references of {len(cells)} grid cells",
                  lump="CM_GRID_CELLS", offset=bsp.lumps[CM_GRID_CELLS].fileofs)
-    set_row = _runs(first, num)
+    set_row = range_rows(first, num)[1]
     set_model = np.repeat(cell_model, num)
     # A geo set's primitives: itself (one), or a run of CM_PRIMITIVES (more).
     width = geo_sets["num_primitives"][set_row].astype(np.int64)
@@ -275,7 +269,7 @@ def brush_owners(bsp: RespawnBsp) -> BrushOwners:
     total = int(width[runs].sum())
     check_memory(bsp.file_size, 64 * total, f"{total} primitive references of the collision grid",
                  lump="CM_GEO_SETS", offset=bsp.lumps[CM_GEO_SETS].fileofs)
-    in_run = _runs(start, width[runs])
+    in_run = range_rows(start, width[runs])[1]
     value = np.concatenate([own[single], primitives[in_run]])
     owner = np.concatenate([set_model[single], np.repeat(set_model[runs], width[runs])])
     source = [(CM_GEO_SETS, set_row[single], 8), (CM_PRIMITIVES, in_run, 4)]
