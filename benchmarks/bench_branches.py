@@ -38,8 +38,8 @@ def _once(data: bytes, name: str) -> float:
         for index in respawn.decoded_lumps():
             respawn.array(index)
         respawn.texture_names()
-        respawn.entities()
-        respawn.static_props()
+        respawn.entities
+        respawn.static_props
         return time.process_time() - start
     bsp = BspFile.from_bytes(data, variant=name)
     bsp.decode_all()

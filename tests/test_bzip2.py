@@ -154,7 +154,9 @@ def test_any_damage_to_the_stream_is_a_bsp_error_or_a_map(edits: list[tuple[int,
 def test_rbsp_commands_work_on_bz2_with_the_files_beside_the_map(variant: str, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     from sourcebsp.examples.respawn import write_example_respawn
-    from sourcebsp.respawn import RespawnBsp, map_head, open_map
+    from sourcebsp import open as open_map
+    from sourcebsp.opening import map_head
+    from sourcebsp.respawn import RespawnBsp
 
     plain = write_example_respawn(tmp_path / "mp_room.bsp", variant)
     (tmp_path / "packed").mkdir()
@@ -195,7 +197,9 @@ def test_the_ent_files_of_an_rbsp_bz2_are_those_of_its_map(corpus_file, tmp_path
 
 def test_a_damaged_or_oversized_rbsp_bz2_is_a_bsp_error(tmp_path: Path) -> None:
     from sourcebsp.examples.respawn import example_respawn_bytes
-    from sourcebsp.respawn import RespawnBsp, map_head, open_map
+    from sourcebsp import open as open_map
+    from sourcebsp.opening import map_head
+    from sourcebsp.respawn import RespawnBsp
 
     data = example_respawn_bytes("titanfall2")
     packed = tmp_path / "mp_room.bsp.bz2"

@@ -40,9 +40,9 @@ def _other_maps() -> list:
 
 @pytest.mark.parametrize("path", _other_maps())
 def test_other_engine_maps_are_named(path: Path) -> None:
-    # The Source container names them all; sourcebsp.open_map reads rBSP 29/37 (tests/test_respawn.py).
+    # The Source container names them all; sourcebsp.open reads rBSP 29/37 (tests/test_respawn.py).
     with pytest.raises(sourcebsp.NotSourceMapError) as info:
-        sourcebsp.open(path)
+        sourcebsp.BspFile.open(path)
     message = str(info.value)
     assert message.startswith(_expected(path) + ":")
     assert "sourcebsp reads Source engine maps" in message

@@ -17,7 +17,8 @@ from .content._studiomodels import box_spec, write_model
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-CACHE = ["--cache-dir", "/tmp/sourcebsp-mypy-cache"]
+# One cache per checkout: mypy took another checkout's cached modules for this one's.
+CACHE = ["--cache-dir", str(ROOT / ".mypy_cache" / "tests")]
 
 
 def _python_blocks() -> list[str]:

@@ -64,27 +64,37 @@ def test_titanfall_branches_are_in_the_table() -> None:
 
 
 @needs_crossfire
-def test_open_map_and_the_variant_name() -> None:
-    assert isinstance(sourcebsp.open_map(CROSSFIRE), RespawnBsp)
-    assert isinstance(sourcebsp.open_map(CROSSFIRE, variant="titanfall2"), RespawnBsp)
+def test_open_chooses_the_container_by_the_first_bytes() -> None:
+    assert isinstance(sourcebsp.open(CROSSFIRE), RespawnBsp)
+    assert isinstance(sourcebsp.open(CROSSFIRE, variant="titanfall2"), RespawnBsp)
+    assert isinstance(sourcebsp.open(CROSSFIRE, "titanfall2"), RespawnBsp)  # the variant by position too
     with reading_as("titanfall2"):  # --variant titanfall2
-        assert sourcebsp.open_map(CROSSFIRE).variant is VARIANTS["titanfall2"]
-    with pytest.raises(UnsupportedError, match="titanfall2"):
-        sourcebsp.open_map(CROSSFIRE, variant="titanfall")  # an rBSP 37 file is not Titanfall's
-    with pytest.raises(UnsupportedError, match="rBSP"):
-        sourcebsp.open_map(CROSSFIRE, variant="orange_box")
-    # sourcebsp.open with an rBSP branch's name gives the RespawnBsp (typed so: tests/test_typing.py);
-    # without a name it stays the Source container (typed BspFile) and names both ways in.
-    with sourcebsp.open(CROSSFIRE, variant="titanfall2") as bsp:
-        assert isinstance(bsp, RespawnBsp) and bsp.variant is VARIANTS["titanfall2"]
-        assert bsp.to_bytes() == Path(CROSSFIRE).read_bytes()
+        assert sourcebsp.open(CROSSFIRE).variant is VARIANTS["titanfall2"]
     with pytest.raises(UnsupportedError, match="titanfall2"):
         sourcebsp.open(CROSSFIRE, variant="titanfall")  # an rBSP 37 file is not Titanfall's
-    with pytest.raises(sourcebsp.NotSourceMapError, match="open_map") as refused:
-        sourcebsp.open(CROSSFIRE)
-    assert "variant='titanfall' or 'titanfall2'" in str(refused.value)
-    with reading_as("titanfall2"), pytest.raises(UnsupportedError, match="open_map"):
-        sourcebsp.open(CROSSFIRE)  # a block's name does not change the type open returns
+    with pytest.raises(UnsupportedError, match="rBSP"):
+        sourcebsp.open(CROSSFIRE, variant="orange_box")
+    with sourcebsp.open(CROSSFIRE) as bsp:
+        assert isinstance(bsp, RespawnBsp) and bsp.variant is VARIANTS["titanfall2"]
+        assert bsp.to_bytes() == Path(CROSSFIRE).read_bytes()
+    # The Source container alone still refuses it, naming the way in.
+    with pytest.raises(sourcebsp.NotSourceMapError, match=r"sourcebsp\.open\(path\)"):
+        sourcebsp.BspFile.open(CROSSFIRE)
+
+
+@needs_crossfire
+@pytest.mark.parametrize("alias", ["open_map", "open_named"])
+def test_the_old_ways_in_are_deprecated_aliases_of_open(alias: str) -> None:
+    with pytest.warns(DeprecationWarning, match=f"sourcebsp.{alias} is deprecated"):
+        bsp = getattr(sourcebsp, alias)(CROSSFIRE, variant="titanfall2")
+    assert isinstance(bsp, RespawnBsp) and bsp.to_bytes() == Path(CROSSFIRE).read_bytes()
+
+
+def test_open_bsp_is_a_deprecated_alias_of_the_source_container(corpus_file) -> None:  # type: ignore[no-untyped-def]
+    path = corpus_file("tf2_mp_lobby.bsp")
+    with pytest.warns(DeprecationWarning, match="sourcebsp.open_bsp is deprecated"):
+        bsp = sourcebsp.open_bsp(path)
+    assert isinstance(bsp, sourcebsp.BspFile) and bsp.to_bytes() == path.read_bytes()
 
 
 def test_a_source_map_is_not_read_as_titanfall(corpus_file) -> None:  # type: ignore[no-untyped-def]
@@ -92,8 +102,8 @@ def test_a_source_map_is_not_read_as_titanfall(corpus_file) -> None:  # type: ig
     with pytest.raises(UnsupportedError, match="Respawn rBSP"):
         sourcebsp.open(path, variant="titanfall2")
     with pytest.raises(UnsupportedError, match="rBSP branch"):
-        sourcebsp.open_map(path, variant="titanfall")
-    assert isinstance(sourcebsp.open_map(path), sourcebsp.BspFile)
+        sourcebsp.open(path, variant="titanfall")
+    assert isinstance(sourcebsp.open(path), sourcebsp.BspFile)
 
 
 @pytest.mark.parametrize("command", VARIANT_COMMANDS)
@@ -158,7 +168,7 @@ def test_edit_entities_writes_the_lump_and_the_ent_files_and_nothing_else(tmp_pa
     for index in range(128):
         if index not in (0x00, 0x23):
             assert after.raw(index) == before.raw(index), after.names[index]
-    assert after.game_lump("sprp")[:2] == before.game_lump("sprp")[:2]  # type: ignore[index]
+    assert after.game_sub_lump("sprp")[:2] == before.game_sub_lump("sprp")[:2]  # type: ignore[index]
     # bsp_tool reads the result: the added entity in the lump, the edits in the .ent file.
     reference = _bsp_tool(out)
     assert [dict(e) for e in reference.ENTITIES][-1] == {"classname": "info_target", "targetname": "new"}
@@ -177,7 +187,7 @@ def test_static_props_match_bsp_tool(variant: str, version: int, tmp_path: Path,
     assert main(["props", str(path), "--json"]) == 0
     props = json.loads(capsys.readouterr().out)
     reference = _bsp_tool(path).GAME_LUMP.sprp
-    assert RespawnBsp.open(path).static_props().version == version  # type: ignore[union-attr]
+    assert RespawnBsp.open(path).static_props.version == version
     assert [p["model"] for p in props] == reference.model_names == ["models/props_c17/oildrum001.mdl"]
     assert len(props) == len(reference.props) == 1
     mine, theirs = props[0], reference.props[0]
@@ -191,7 +201,7 @@ def test_static_props_match_bsp_tool(variant: str, version: int, tmp_path: Path,
     # info lists the game lump's directory as bsp_tool reads it (one sub-lump: sprp, its version, its length).
     assert main(["info", str(path), "--json"]) == 0
     game_lumps = json.loads(capsys.readouterr().out)["game_lumps"]
-    found = RespawnBsp.open(path).game_lump("sprp")
+    found = RespawnBsp.open(path).game_sub_lump("sprp")
     assert found is not None and game_lumps == [{"id": "sprp", "version": version, "length": len(found[1]),
                                                  "compressed": False}]
     assert [h.version for h in _bsp_tool(path).GAME_LUMP.headers.values()] == [version]
@@ -247,9 +257,9 @@ def test_titanfall_v12_fields_match_bsp_tool() -> None:
 @needs_crossfire
 def test_corpus_map_has_an_empty_sprp_v13() -> None:
     bsp = RespawnBsp.open(CROSSFIRE)
-    found = bsp.game_lump("sprp")
+    found = bsp.game_sub_lump("sprp")
     assert found is not None and found[0] == 13 and len(found[1]) == 16  # 4 zero ints, as bsp_tool reads
-    props = bsp.static_props()
+    props = bsp.static_props
     assert props is not None and props.names == [] and len(props.props) == 0
     assert len(_bsp_tool(CROSSFIRE).GAME_LUMP.sprp.props) == 0
 
@@ -276,7 +286,7 @@ def test_pak_lists_and_extracts_an_rbsp_pakfile(tmp_path: Path, capsys: pytest.C
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("scripts/vscripts/x.nut", b"print(1)\n")
     bsp = RespawnBsp(example_branch_bytes("titanfall2"))
-    bsp.replace_lump("PAKFILE", buffer.getvalue())
+    bsp.set_lump("PAKFILE", buffer.getvalue())
     path = tmp_path / "pak.bsp"
     bsp.save(path)
     again = RespawnBsp.open(path)
@@ -303,7 +313,7 @@ def test_example_repacks_byte_identically(name: str, tmp_path: Path) -> None:
 
 def test_a_partition_name_with_a_path_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bsp = RespawnBsp(example_branch_bytes("titanfall2"))
-    bsp.replace_lump("ENTITY_PARTITIONS", b"01* ../secret\0")
+    bsp.set_lump("ENTITY_PARTITIONS", b"01* ../secret\0")
     (tmp_path / "maps").mkdir()
     path = tmp_path / "maps" / "mp.bsp"
     bsp.save(path)

@@ -81,7 +81,7 @@ def test_public_names_still_import(tmp_path: Path) -> None:
 import sourcebsp
 from sourcebsp import BspFile, open, open_bsp, LumpId, RawLump, Limits, variant_names
 assert open is sourcebsp.open and open_bsp is sourcebsp.open_bsp and BspFile.__module__ == "sourcebsp.container"
-assert open.__name__ == "open_named" and open_bsp.__module__ == "sourcebsp.container"
+assert open.__module__ == "sourcebsp.opening" and open_bsp.__module__ == "sourcebsp.container"
 assert LumpId.PAKFILE == 40 and "orange_box" in variant_names()
 namespace = {}
 exec("from sourcebsp import *", namespace)

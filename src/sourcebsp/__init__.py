@@ -26,8 +26,9 @@ if TYPE_CHECKING:
     from .codecs.lighting import rgbexp_to_float
     from .compression import DecompressionLimitError, Limits
     from .container import BspFile, ClosedMapError, open_bsp
-    from .respawn import RespawnBsp, open_map
-    from .respawn import open_named as open  # noqa: A001 - ``BspFile.open``, or a RespawnBsp for an rBSP name
+    from .opening import open, open_map, open_named  # noqa: A001 - the one way in: any map, by its first bytes
+    from .protocols import MapReader
+    from .respawn import RespawnBsp
     from .lump_ids import LumpId
     from .variants import Variant, register_codec, register_variant, variant_names
 
@@ -35,8 +36,10 @@ __version__ = "0.1.0"
 __all__ = [
     "BspFile",
     "RespawnBsp",
+    "MapReader",
     "open",
     "open_map",
+    "open_named",
     "open_bsp",
     "LumpId",
     "RawLump",
@@ -62,13 +65,14 @@ __all__ = [
 _LAZY = {name: (module, name) for module, names in {
     ".container": ("BspFile", "ClosedMapError", "open_bsp"),
     ".lump_ids": ("LumpId",),
-    ".respawn": ("RespawnBsp", "open_map"),
+    ".respawn": ("RespawnBsp",),
+    ".opening": ("open", "open_map", "open_named"),
+    ".protocols": ("MapReader",),
     ".codecs.base": ("RawLump",),
     ".codecs.lighting": ("rgbexp_to_float",),
     ".compression": ("DecompressionLimitError", "Limits"),
     ".variants": ("Variant", "register_codec", "register_variant", "variant_names"),
 }.items() for name in names}
-_LAZY["open"] = (".respawn", "open_named")
 
 if not TYPE_CHECKING:  # type checkers see the imports above, and no catch-all attribute
     def __getattr__(name: str) -> Any:

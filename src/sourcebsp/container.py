@@ -16,16 +16,16 @@ import errno
 import mmap
 import os
 import stat
-from typing import TYPE_CHECKING, Any, Callable, Collection, Generic, Iterator, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Literal, overload
 
 
 from .codecs.base import Codec, LumpContext, RawLump
 from .compression import Decompressor, Limits, is_bzip2
 from .encryption import KEY_END, NEW_FILE_KEY, decrypt, encrypt, find_key
-from .errors import BspError, BspFormatError, TruncatedError, UnsupportedError
+from .errors import BspError, BspFormatError, ClosedMapError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
-from .protocols import LumpKey
+from .protocols import LumpAttr, LumpKey, MapQueries
 from .detection import detect, refine, refine_by_entities, refine_by_lumps, refine_by_sizes
 from .variants import Variant, chosen_variant, supported_versions
 from .parallel import start_parallel
@@ -52,15 +52,6 @@ __all__ = ["BspFile", "ClosedMapError", "LumpAttr", "LumpKey", "open_bsp"]
 
 _NO_LUMPS = [LumpEntry()] * NUM_LUMPS
 
-T = TypeVar("T")
-
-
-class ClosedMapError(BspError, ValueError):
-    """The map was closed: its lumps can no longer be read or saved.
-
-    A :class:`ValueError`, like I/O on a closed file.
-    """
-
 
 def _lump_index(key: LumpKey) -> int:
     if isinstance(key, str):
@@ -74,43 +65,7 @@ def _lump_index(key: LumpKey) -> int:
     return index
 
 
-class LumpAttr(Generic[T]):
-    """A typed attribute of :class:`BspFile` for one lump: ``bsp.planes``.
-
-    Reading gives the decoded lump (what :meth:`BspFile.get_lump` gives), as
-    the type declared here; a lump sourcebsp has no layout for raises
-    :class:`~sourcebsp.UnsupportedError` (:meth:`BspFile.get_lump` gives it
-    as a :class:`~sourcebsp.RawLump`).  Assigning is :meth:`BspFile.set_lump`.
-    """
-
-    def __init__(self, lump: LumpId, *, raw_ok: bool = False) -> None:
-        self.lump = lump
-        self.raw_ok = raw_ok
-        self.__doc__ = f"The decoded {lump.name} lump (lump {int(lump)})."
-
-    @overload
-    def __get__(self, obj: None, owner: type | None = None) -> "LumpAttr[T]": ...
-
-    @overload
-    def __get__(self, obj: "BspFile", owner: type | None = None) -> T: ...
-
-    def __get__(self, obj: "BspFile | None", owner: type | None = None) -> "T | LumpAttr[T]":
-        if obj is None:
-            return self
-        value = obj.get_lump(self.lump)
-        if isinstance(value, RawLump) and not self.raw_ok:
-            entry = obj.header.lumps[self.lump]
-            raise UnsupportedError(
-                f"{value.reason}; bsp.get_lump(LumpId.{self.lump.name}) gives its bytes as a RawLump",
-                lump=obj.lump_name(self.lump), offset=entry.fileofs,
-            )
-        return value  # type: ignore[no-any-return]
-
-    def __set__(self, obj: "BspFile", value: T) -> None:
-        obj.set_lump(self.lump, value)
-
-
-class BspFile:
+class BspFile(MapQueries):
     """A Source engine BSP map.
 
     ``BspFile()`` is a valid empty map (BSP 20, no lumps).  Use
@@ -664,44 +619,6 @@ class BspFile:
         lump = self.game_lumps.get("dprp") if self.has_lump(LumpId.GAME_LUMP) else None
         return lump.value if lump is not None else None
 
-    # ---- BSP tree and visibility queries (implemented in sourcebsp.queries) -------
-    def leaf_at(self, points: Any, *, model: int = 0) -> Any:
-        """The leaf index of a point ``(3,)`` (an int) or of points ``(N, 3)`` (an array)."""
-        from . import queries
-
-        return queries.leaf_at(self, points, model=model)
-
-    def cluster_at(self, points: Any) -> Any:
-        """The visibility cluster of a point or points (-1 in solid)."""
-        from . import queries
-
-        return queries.cluster_at(self, points)
-
-    @property
-    def num_clusters(self) -> int:
-        """Visibility clusters (without visibility data: the highest leaf cluster + 1)."""
-        from . import queries
-
-        return queries.num_clusters(self)
-
-    def pvs(self, cluster: int) -> Any:
-        """Bool array: the clusters ``cluster`` can see (all False for solid, -1)."""
-        from . import queries
-
-        return queries.pvs(self, cluster)
-
-    def pas(self, cluster: int) -> Any:
-        """Bool array: the clusters ``cluster`` can hear (all False for solid, -1)."""
-        from . import queries
-
-        return queries.pas(self, cluster)
-
-    def is_visible(self, a: Any, b: Any) -> Any:
-        """Whether ``b`` is in the PVS of ``a``; each a cluster (int) or point(s)."""
-        from . import queries
-
-        return queries.is_visible(self, a, b)
-
     # ---- writing ------------------------------------------------------------------
     def to_bytes(self, *, reencode: bool = False, compression: Compression = "keep") -> bytes:
         """The whole map as bytes (see :meth:`save`).  The map object is not changed."""
@@ -845,11 +762,14 @@ def _source_only(variant: Variant) -> None:
     """Refuse a branch this container does not read (Respawn's rBSP: :mod:`sourcebsp.respawn`)."""
     if variant.container != "source":
         raise UnsupportedError(f"variant {variant.name!r} is a Respawn rBSP branch: open its maps with "
-                               f"sourcebsp.open(path, variant={variant.name!r}) or sourcebsp.open_map(path), which "
-                               f"read Source and rBSP maps", offset=0)
+                               f"sourcebsp.open(path), which reads Source and rBSP maps", offset=0)
 
 
 def open_bsp(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
              limits: Limits | None = None) -> BspFile:
-    """Open the map at ``path`` (same as :meth:`BspFile.open`)."""
+    """Deprecated: :meth:`BspFile.open` for a Source map, ``sourcebsp.open`` for any map."""
+    import warnings
+
+    warnings.warn("sourcebsp.open_bsp is deprecated: sourcebsp.open(path) opens every map, "
+                  "BspFile.open(path) a Source map", DeprecationWarning, stacklevel=2)
     return BspFile.open(path, variant=variant, limits=limits)

@@ -14,6 +14,8 @@ __all__ = [
     "CompressionError",
     "UnsupportedError",
     "NotSourceMapError",
+    "LumpNotInBranchError",
+    "ClosedMapError",
     "LimitExceededError",
     "MissingExtraError",
 ]
@@ -76,6 +78,19 @@ class CompressionError(BspFormatError):
 
 class UnsupportedError(BspError):
     """A valid-looking file that this version of sourcebsp cannot read."""
+
+
+class ClosedMapError(BspError, ValueError):
+    """The map was closed: its lumps can no longer be read or saved.
+
+    A :class:`ValueError`, like I/O on a closed file.
+    """
+
+
+class LumpNotInBranchError(UnsupportedError):
+    """The map's engine branch has no such lump: ``bsp.faces`` of a Titanfall map, whose
+    meshes take the place of faces.  Every container raises it for a member of
+    :class:`~sourcebsp.protocols.MapReader` its branch cannot have."""
 
 
 class NotSourceMapError(UnsupportedError):

@@ -17,8 +17,8 @@ __all__ = ["RESPAWN_HINT", "describe_foreign"]
 _SOURCE_HINT = "sourcebsp reads Source engine maps"
 #: What reads a Titanfall map, for the refusals of what does not (the Source container, and
 #: the commands built on it).
-RESPAWN_HINT = ("sourcebsp reads Source engine maps here (Titanfall maps: sourcebsp.open_map(path), "
-                "sourcebsp.open(path, variant='titanfall' or 'titanfall2'), and the commands info, entities, "
+RESPAWN_HINT = ("sourcebsp reads Source engine maps here (Titanfall maps: sourcebsp.open(path), "
+                "and the commands info, entities, "
                 "edit-entities, props, pak list/extract, repack, export, decompile, render and scan)")
 
 # Versions of the formats whose first four bytes are the version number itself.

@@ -5,7 +5,7 @@ A type checker sees ``bsp.planes`` as a numpy array and
 :class:`~sourcebsp.BspFile` and :class:`~sourcebsp.protocols.MapReader`
 declare a typed attribute per lump and an ``@overload`` per type for each
 accessor.  Those declarations are generated from :data:`LUMP_TYPES` into
-marked blocks of ``container.py`` and ``protocols.py``; giving a lump a
+marked blocks of ``container.py``, ``respawn.py`` and ``protocols.py``; giving a lump a
 type is one entry here, then::
 
     python -m sourcebsp.lump_types      # rewrites the generated blocks
@@ -169,7 +169,9 @@ def _properties(indent: str) -> list[str]:
     lines = []
     for lump in LumpId:
         name = _name(lump)
-        lines += [f"{indent}@property", f'{indent}def {lump.name.lower()}(self) -> "{name}": ...']
+        attr = lump.name.lower()
+        lines += [f"{indent}@property", f'{indent}def {attr}(self) -> "{name}": ...',
+                  f"{indent}@{attr}.setter", f'{indent}def {attr}(self, value: "{name}") -> None: ...']
     return lines
 
 
@@ -179,8 +181,10 @@ def generated_blocks() -> dict[str, dict[str, str]]:
         return "\n".join(lines) + "\n"
 
     ladders = {method: text(_ladder(method, "    ")) for method in _ACCESSORS}
+    container = {"imports": text(_imports("    ")), **ladders, "attributes": text(_attributes("    "))}
     return {
-        "container.py": {"imports": text(_imports("    ")), **ladders, "attributes": text(_attributes("    "))},
+        "container.py": container,
+        "respawn.py": container,  # the same typed face: rBSP's own lumps are reached by number or name
         "protocols.py": {"imports": text(_imports("    ") + _array_lumps("    ")), **ladders,
                          "attributes": text(_properties("    "))},
     }

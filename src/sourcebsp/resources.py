@@ -41,7 +41,9 @@ from .errors import BspFormatError, LimitExceededError
 from .numeric import floats, range_rows, sorted_unique  # noqa: F401 - floats, sorted_unique: their earlier home
 
 if TYPE_CHECKING:
-    from .header import Header, LumpEntry
+    from typing import Iterator
+
+    from .header import LumpEntry
     from .lump_ids import LumpId
 
 __all__ = ["Budget", "budget", "current_budget", "input_size", "memory_limit", "check_memory",
@@ -55,10 +57,10 @@ class SizedMap(Protocol):
     (which call these checks, and which the full protocol names).
     """
 
-    header: "Header"
-
     @property
     def file_size(self) -> int: ...
+
+    def iter_lumps(self) -> "Iterator[tuple[int, LumpEntry]]": ...
 
     def entry(self, key: "LumpId | int | str") -> "LumpEntry": ...
 
@@ -120,7 +122,7 @@ def input_size(bsp: SizedMap | int) -> int:
     if isinstance(bsp, int):
         return bsp
     size = int(getattr(bsp, "file_size", 0))
-    for entry in getattr(getattr(bsp, "header", None), "lumps", ()):
+    for _, entry in bsp.iter_lumps():
         if entry.compressed:
             size += min(int(entry.fourcc), MAX_UNCOMPRESSED_SIZE)
     return size

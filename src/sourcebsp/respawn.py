@@ -10,11 +10,21 @@ files named by ENTITY_PARTITIONS.  The header, lump ids and record layouts are
 ``titanfall2`` entries of the branch table (:mod:`sourcebsp.variants`, whose
 ``container`` is ``"respawn"``).
 
+A :class:`RespawnBsp` is a :class:`~sourcebsp.protocols.MapReader` like a
+Source map: lumps by number (0-127), by name (``"meshes"``) or by the Source
+lump of the same meaning (``LumpId.VERTEXES`` is rBSP's VERTICES), the typed
+attributes (``bsp.planes``, ``bsp.entities``, ``bsp.pakfile``,
+``bsp.static_props``), ``to_bytes``, ``save`` and ``close``.  A Source lump the
+branch does not have (``bsp.faces``) raises
+:class:`~sourcebsp.errors.LumpNotInBranchError`.
+
 What is decoded (numpy record arrays, views of the file's bytes): planes,
 texture data and their names, vertices, vertex normals, the five vertex
-formats, mesh indices, meshes, mesh bounds, material sorts and models.  Every
-other lump is kept as bytes; :meth:`RespawnBsp.to_bytes` writes the map back
-byte for byte, and re-encoding the decoded lumps gives the same bytes.
+formats, mesh indices, meshes, mesh bounds, material sorts, models and the
+collision lumps; the entities and the pakfile as for Source maps.  Every
+other lump is kept as bytes (a :class:`~sourcebsp.RawLump`);
+:meth:`RespawnBsp.to_bytes` writes the map back byte for byte, and
+re-encoding the decoded lumps gives the same bytes.
 """
 from __future__ import annotations
 
@@ -22,13 +32,17 @@ import os
 import re
 import struct
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Iterator, Literal, Mapping, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, overload
 
-from .codecs.respawn import (GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS, PAKFILE,
+from .codecs.base import Codec, RawLump
+from .codecs.respawn import (ENTITIES, GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS, PAKFILE,
                              VERTEX_LUMP_OF_FLAGS, lump_names, record_dtypes)
 from .compression import bzip2_decompress, is_bzip2
-from .errors import BspFormatError, LumpSizeError, TruncatedError, UnsupportedError
+from .errors import BspFormatError, ClosedMapError, LumpNotInBranchError, LumpSizeError, TruncatedError, UnsupportedError
 from .detection import detect_respawn
+from .header import Endian, LumpEntry
+from .lump_ids import LumpId
+from .protocols import LumpAttr, LumpKey, MapQueries
 from .variants import VARIANTS, Variant, chosen_variant
 
 if TYPE_CHECKING:
@@ -36,11 +50,19 @@ if TYPE_CHECKING:
 
     import numpy as np
 
+    # >>> generated: imports (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
     from .codecs.entities import Entities
+    from .codecs.gamelumps import GameLumps
+    from .codecs.lighting import Lightmaps
+    from .codecs.occlusion import Occlusion
     from .codecs.pakfile import Pakfile
-    from .codecs.respawn import RespawnStaticProps
+    from .codecs.physics import PhysCollide, PhysDisp
+    from .codecs.textures import StringData
+    from .codecs.visibility import Visibility
+    # <<< generated
+    from .codecs.staticprops import DetailProps, StaticProps
     from .compression import Limits
-    from .container import BspFile
+    from .protocols import Array, ArrayLump
 
 __all__ = [
     "IDENT",
@@ -49,10 +71,9 @@ __all__ = [
     "HEADER_SIZE",
     "RespawnLump",
     "RespawnBsp",
+    "SOURCE_LUMPS",
     "is_respawn",
     "lump_names",
-    "map_head",
-    "open_map",
     "record_dtypes",
 ]
 
@@ -66,14 +87,20 @@ DESCRIPTIONS: Mapping[str, str] = MappingProxyType({VARIANTS[name].name: VARIANT
 _LUMP_T = struct.Struct("<4i")  # fileofs, filelen, version, fourCC
 _PARTITION_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
 
+#: One ``lump_t`` of the rBSP directory: the fields of a Source one.
+RespawnLump = LumpEntry
 
-class RespawnLump(NamedTuple):
-    """One ``lump_t`` of the rBSP directory."""
-
-    fileofs: int = 0
-    filelen: int = 0
-    version: int = 0
-    fourcc: int = 0
+#: The Source lumps rBSP keeps, by the name of their rBSP twin: ``bsp.vertexes`` and
+#: ``bsp[LumpId.VERTEXES]`` of a Titanfall map are its VERTICES.  Respawn kept Source's
+#: numbers for all but the world lights (bsp_tool's respawn LUMP enums).
+SOURCE_LUMPS: Mapping[LumpId, str] = MappingProxyType({
+    LumpId.ENTITIES: "ENTITIES", LumpId.PLANES: "PLANES", LumpId.TEXDATA: "TEXTURE_DATA",
+    LumpId.VERTEXES: "VERTICES", LumpId.MODELS: "MODELS", LumpId.WORLDLIGHTS: "WORLD_LIGHTS",
+    LumpId.PHYSCOLLIDE: "PHYSICS_COLLIDE", LumpId.VERTNORMALS: "VERTEX_NORMALS", LumpId.GAME_LUMP: "GAME_LUMP",
+    LumpId.LEAFWATERDATA: "LEAF_WATER_DATA", LumpId.PAKFILE: "PAKFILE", LumpId.CUBEMAPS: "CUBEMAPS",
+    LumpId.TEXDATA_STRING_DATA: "TEXTURE_DATA_STRING_DATA",
+    LumpId.TEXDATA_STRING_TABLE: "TEXTURE_DATA_STRING_TABLE",
+})
 
 
 def is_respawn(head: bytes | memoryview) -> bool:
@@ -85,7 +112,7 @@ def _lump_file(path: Path, index: int) -> Path:
     return path.with_name(f"{path.name}.{index:04x}.bsp_lump")
 
 
-class RespawnBsp:
+class RespawnBsp(MapQueries):
     """An rBSP map read into memory, with its external lump and ``.ent`` files.
 
     Parameters
@@ -120,14 +147,17 @@ class RespawnBsp:
         if last != NUM_LUMPS - 1:
             raise BspFormatError(f"header says {last + 1} lumps, rBSP has {NUM_LUMPS}", offset=12)
         self.names = lump_names(self.version)
-        self.lumps: list[RespawnLump] = list(map(RespawnLump._make, _LUMP_T.iter_unpack(data[16:HEADER_SIZE])))
+        self.lumps: list[LumpEntry] = list(map(LumpEntry._make, _LUMP_T.iter_unpack(data[16:HEADER_SIZE])))
         self.external: dict[int, bytes] = {}
         if path is not None:
             for index in range(NUM_LUMPS):
                 lump_path = _lump_file(path, index)
                 if lump_path.is_file():
                     self.external[index] = lump_path.read_bytes()
-        self._replaced: dict[int, bytes] = {}
+        self._replaced: dict[int, bytes] = {}  # lumps given new bytes (set_lump)
+        self._decoded: dict[int, Any] = {}  # values read so far (get_lump)
+        self._static_props: StaticProps | None = None
+        self._closed = False
         for index, entry in enumerate(self.lumps):
             if entry.filelen or entry.fileofs < 0:  # most of the 128 are unused: (0, 0, 0, 0) or (ofs, 0, ...)
                 self._check_entry(index, entry)
@@ -173,7 +203,30 @@ class RespawnBsp:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        return None
+        self.close()
+
+    def close(self) -> None:
+        """Forget the map's bytes: reading or saving lumps afterwards raises
+        :class:`~sourcebsp.ClosedMapError` (the map is read into memory, so nothing is held open)."""
+        self._closed = True
+        self._data = b""
+        self.external = {}
+        self._replaced = {}
+        self._decoded = {}
+        self._static_props = None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            where = f" {self.path}" if self.path else ""
+            raise ClosedMapError(f"the map{where} was closed; open it again to read or save its lumps")
+
+    def __repr__(self) -> str:
+        where = f" {self.path.name!r}" if self.path else ""
+        return f"<RespawnBsp{where} rBSP v{self.version} {self.variant.name}{' closed' if self._closed else ''}>"
 
     # -- the directory -------------------------------------------------------------------------
 
@@ -186,7 +239,12 @@ class RespawnBsp:
     def file_size(self) -> int:
         return len(self._data)
 
-    def _check_entry(self, index: int, entry: RespawnLump) -> None:
+    @property
+    def endian(self) -> Endian:
+        """Always ``"<"``: rBSP maps are little-endian."""
+        return "<"
+
+    def _check_entry(self, index: int, entry: LumpEntry) -> None:
         fileofs, filelen = entry.fileofs, entry.filelen
         name = self.names[index]
         if fileofs < 0 or filelen < 0:
@@ -202,19 +260,38 @@ class RespawnBsp:
                                  f"{len(self._data)}-byte file", lump=name, offset=fileofs,
                                  needed=fileofs + filelen, available=len(self._data))
 
-    def lump_index(self, lump: int | str) -> int:
-        """The index of a lump given by index or name."""
+    def lump_index(self, lump: LumpKey) -> int:
+        """The index of a lump given by number (0-127), by name (its own, ``"VERTICES"``, or its
+        Source twin's, ``"vertexes"``) or by :class:`~sourcebsp.LumpId` (the Source lump of the
+        same meaning, :data:`SOURCE_LUMPS`).
+
+        Raises
+        ------
+        LumpNotInBranchError
+            A Source lump this branch does not have (``LumpId.FACES``).
+        KeyError
+            A number or name that is no lump at all.
+        """
         if isinstance(lump, str):
-            try:
-                return self.names.index(lump.upper())
-            except ValueError:
-                raise KeyError(f"no lump named {lump!r} in rBSP {self.version}") from None
+            name = lump.upper()
+            if name in self.names:
+                return self.names.index(name)
+            if name not in LumpId.__members__:
+                raise KeyError(f"no lump named {lump!r} in rBSP {self.version}")
+            lump = LumpId[name]
+        if isinstance(lump, LumpId):
+            twin = SOURCE_LUMPS.get(lump)
+            if twin is None or twin not in self.names:
+                raise LumpNotInBranchError(f"{self.variant.description} maps have no {lump.name} lump",
+                                           lump=lump.name)
+            return self.names.index(twin)
         if not 0 <= lump < NUM_LUMPS:
             raise KeyError(f"lump index {lump} is not 0-{NUM_LUMPS - 1}")
-        return lump
+        return int(lump)
 
-    def raw(self, lump: int | str) -> bytes:
-        """A lump's bytes, from the map or from its ``.bsp_lump`` file."""
+    def raw(self, lump: LumpKey) -> bytes:
+        """A lump's bytes, from the map or from its ``.bsp_lump`` file (or as set since)."""
+        self._check_open()
         index = self.lump_index(lump)
         if index in self._replaced:
             return self._replaced[index]
@@ -223,12 +300,192 @@ class RespawnBsp:
         fileofs, filelen = self.lumps[index][:2]
         return self._data[fileofs:fileofs + filelen]
 
-    def iter_lumps(self) -> Iterator[tuple[int, str, RespawnLump, int]]:
-        """(index, name, directory entry, length of its bytes) for every lump that has bytes."""
+    def iter_lumps(self) -> Iterator[tuple[int, LumpEntry]]:
+        """(index, directory entry) for every lump that has bytes (in the map or its own file)."""
         for index, entry in enumerate(self.lumps):
-            length = len(self.raw(index))
-            if length:
-                yield index, self.names[index], entry, length
+            if self.has_lump(index):
+                yield index, entry
+
+    # -- the MapReader protocol: lumps by key ------------------------------------------------------
+
+    def lump_name(self, key: LumpKey) -> str:
+        return self.names[self.lump_index(key)]
+
+    def entry(self, key: LumpKey) -> LumpEntry:
+        """The directory entry (``lump_t``) of a lump."""
+        return self.lumps[self.lump_index(key)]
+
+    def has_lump(self, key: LumpKey) -> bool:
+        """Whether the map holds the lump (bytes in the map or its own file, or set since)."""
+        return len(self.raw(key)) > 0
+
+    def is_external(self, key: LumpKey) -> bool:
+        """Whether the lump is read from its own ``.bsp_lump`` file beside the map."""
+        return self.lump_index(key) in self.external
+
+    def is_loaded(self, key: LumpKey) -> bool:
+        """Whether the lump has been decoded (or set) already."""
+        index = self.lump_index(key)
+        return index in self._decoded or index in self._replaced
+
+    def codec(self, key: LumpKey) -> Codec | None:
+        """None: rBSP lumps are decoded by the container itself, not by Source's codecs."""
+        self.lump_index(key)
+        return None
+
+    def raw_lump(self, key: LumpKey) -> memoryview:
+        """The lump's bytes as stored (rBSP does not compress lumps)."""
+        return memoryview(self.raw(key))
+
+    def lump_bytes(self, key: LumpKey) -> memoryview:
+        """The lump's bytes (the same as :meth:`raw_lump`: rBSP does not compress lumps)."""
+        return memoryview(self.raw(key))
+
+    # >>> generated: get_lump (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
+    @overload
+    def get_lump(self, key: Literal[LumpId.ENTITIES]) -> "Entities | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.VISIBILITY]) -> "Visibility | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR]) -> "Lightmaps | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.OCCLUSION]) -> "Occlusion | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.PHYSDISP]) -> "PhysDisp | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB]) -> "PhysCollide | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.GAME_LUMP]) -> "GameLumps | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.PAKFILE]) -> "Pakfile | RawLump": ...
+    @overload
+    def get_lump(self, key: Literal[LumpId.TEXDATA_STRING_DATA]) -> "StringData | RawLump": ...
+    @overload
+    def get_lump(self, key: "ArrayLump") -> "Array | RawLump": ...
+    @overload
+    def get_lump(self, key: LumpKey) -> Any: ...
+    # <<< generated
+
+    def get_lump(self, key: LumpKey) -> Any:
+        """The decoded lump: a numpy array of records, the entities, the pakfile, or a
+        :class:`~sourcebsp.RawLump` for a lump kept as bytes."""
+        index = self.lump_index(key)
+        if index not in self._decoded:
+            self._decoded[index] = self._decode(index)
+        return self._decoded[index]
+
+    def __getitem__(self, key: LumpKey) -> Any:
+        return self.get_lump(key)
+
+    def __setitem__(self, key: LumpKey, value: Any) -> None:
+        self.set_lump(key, value)
+
+    def _decode(self, index: int) -> Any:
+        if index == ENTITIES:
+            from .codecs.entities import parse_entities
+
+            return parse_entities(self.raw(index), file_offset=self._file_offset(index))
+        if index == PAKFILE:
+            from .codecs.pakfile import Pakfile
+
+            return Pakfile(self.raw(index), lump="PAKFILE", offset=self._file_offset(index))
+        if index in record_dtypes(self.version):
+            return self.array(index)
+        return RawLump(self.raw(index), f"sourcebsp decodes no layout of rBSP lump {self.names[index]}")
+
+    # >>> generated: lump_or_none (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
+    @overload
+    def lump_or_none(self, key: Literal[LumpId.ENTITIES], purpose: str | None = None) -> "Entities | None": ...
+    @overload
+    def lump_or_none(self, key: Literal[LumpId.VISIBILITY], purpose: str | None = None) -> "Visibility | None": ...
+    @overload
+    def lump_or_none(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR],
+                     purpose: str | None = None) -> "Lightmaps | None": ...
+    @overload
+    def lump_or_none(self, key: Literal[LumpId.OCCLUSION], purpose: str | None = None) -> "Occlusion | None": ...
+    @overload
+    def lump_or_none(self, key: Literal[LumpId.PHYSDISP], purpose: str | None = None) -> "PhysDisp | None": ...
+    @overload
+    def lump_or_none(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB],
+                     purpose: str | None = None) -> "PhysCollide | None": ...
+    @overload
+    def lump_or_none(self, key: Literal[LumpId.GAME_LUMP], purpose: str | None = None) -> "GameLumps | None": ...
+    @overload
+    def lump_or_none(self, key: Literal[LumpId.PAKFILE], purpose: str | None = None) -> "Pakfile | None": ...
+    @overload
+    def lump_or_none(self, key: Literal[LumpId.TEXDATA_STRING_DATA],
+                     purpose: str | None = None) -> "StringData | None": ...
+    @overload
+    def lump_or_none(self, key: "ArrayLump", purpose: str | None = None) -> "Array | None": ...
+    @overload
+    def lump_or_none(self, key: LumpKey, purpose: str | None = None) -> Any: ...
+    # <<< generated
+
+    def lump_or_none(self, key: LumpKey, purpose: str | None = None) -> Any:
+        """The decoded lump, or None when the map has none (see
+        :class:`~sourcebsp.protocols.MapReader`)."""
+        index = self.lump_index(key)
+        if not self.has_lump(index):
+            return None
+        value = self.get_lump(index)
+        if isinstance(value, RawLump):
+            if purpose is None:
+                return None
+            raise UnsupportedError(f"cannot {purpose}: {value.reason}", lump=self.names[index],
+                                   offset=self._file_offset(index))
+        return value
+
+    # >>> generated: lump_or_raise (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
+    @overload
+    def lump_or_raise(self, key: Literal[LumpId.ENTITIES], purpose: str) -> "Entities": ...
+    @overload
+    def lump_or_raise(self, key: Literal[LumpId.VISIBILITY], purpose: str) -> "Visibility": ...
+    @overload
+    def lump_or_raise(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR], purpose: str) -> "Lightmaps": ...
+    @overload
+    def lump_or_raise(self, key: Literal[LumpId.OCCLUSION], purpose: str) -> "Occlusion": ...
+    @overload
+    def lump_or_raise(self, key: Literal[LumpId.PHYSDISP], purpose: str) -> "PhysDisp": ...
+    @overload
+    def lump_or_raise(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB], purpose: str) -> "PhysCollide": ...
+    @overload
+    def lump_or_raise(self, key: Literal[LumpId.GAME_LUMP], purpose: str) -> "GameLumps": ...
+    @overload
+    def lump_or_raise(self, key: Literal[LumpId.PAKFILE], purpose: str) -> "Pakfile": ...
+    @overload
+    def lump_or_raise(self, key: Literal[LumpId.TEXDATA_STRING_DATA], purpose: str) -> "StringData": ...
+    @overload
+    def lump_or_raise(self, key: "ArrayLump", purpose: str) -> "Array": ...
+    @overload
+    def lump_or_raise(self, key: LumpKey, purpose: str) -> Any: ...
+    # <<< generated
+
+    def lump_or_raise(self, key: LumpKey, purpose: str) -> Any:
+        """The decoded lump; :class:`~sourcebsp.BspFormatError` when the map has none."""
+        value = self.lump_or_none(key, purpose)
+        if value is None:
+            name = self.lump_name(key)
+            raise BspFormatError(f"cannot {purpose}: the map has no {name} lump", lump=name,
+                                 offset=self.entry(key).fileofs)
+        return value
+
+    def set_lump(self, key: LumpKey, value: Any) -> None:
+        """Give a lump a new value: bytes, records (a numpy array), entities or a pakfile;
+        written by the next :meth:`to_bytes` or :meth:`save`."""
+        self._check_open()
+        index = self.lump_index(key)
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            data = bytes(value)
+        elif isinstance(value, RawLump):
+            data = value.data
+        elif hasattr(value, "to_bytes"):  # Entities, Pakfile
+            data = value.to_bytes()
+        elif hasattr(value, "tobytes"):  # a numpy array of the lump's records
+            data = value.tobytes()
+        else:
+            raise TypeError(f"cannot write a {type(value).__name__} as rBSP lump {self.names[index]}")
+        self._replaced[index] = data
+        self._decoded[index] = value
 
     # -- decoded lumps ---------------------------------------------------------------------------
 
@@ -239,7 +496,7 @@ class RespawnBsp:
     def _file_offset(self, index: int) -> int:
         return 0 if index in self.external else self.lumps[index].fileofs
 
-    def array(self, lump: int | str) -> "np.ndarray":
+    def array(self, lump: LumpKey) -> "np.ndarray":
         """A decoded lump as a read-only numpy array (records, or vectors for VERTICES and normals).
 
         Raises
@@ -261,7 +518,7 @@ class RespawnBsp:
                                 lump=self.names[index], offset=self._file_offset(index))
         return np.frombuffer(data, dtype)
 
-    def count(self, lump: int | str) -> int | None:
+    def count(self, lump: LumpKey) -> int | None:
         """The number of records of a decoded lump (None for a lump kept as bytes)."""
         index = self.lump_index(lump)
         if index not in record_dtypes(self.version):
@@ -295,12 +552,6 @@ class RespawnBsp:
         text = self.raw(0x18).split(b"\0", 1)[0].decode("ascii", "replace")
         return [part for part in text.split() if not part.startswith("01")]
 
-    def entities(self) -> "Entities":
-        """The ENTITIES lump's entities."""
-        from .codecs.entities import parse_entities
-
-        return parse_entities(self.raw(0x00), file_offset=self._file_offset(0x00))
-
     def partition_entities(self) -> "dict[str, Entities]":
         """The entities of each ``.ent`` file found beside the map, by partition name.
 
@@ -317,22 +568,23 @@ class RespawnBsp:
             found[partition] = parse_entities(data[start:], file_offset=start)
         return found
 
+    @property
+    def decompressed_size(self) -> int:
+        """0: rBSP lumps are not compressed."""
+        return 0
+
     def entity_sets(self) -> "list[tuple[str | None, Entities]]":
         """Every entity of the map by where it is kept: (None, the ENTITIES lump's), then
         (partition, its ``.ent`` file's) for each file found, in ENTITY_PARTITIONS' order."""
         found = self.partition_entities()
         order = [part for part in self.partitions if part in found] + sorted(set(found) - set(self.partitions))
-        return [(None, self.entities()), *((part, found[part]) for part in order)]
+        return [(None, self.entities), *((part, found[part]) for part in order)]
 
     def ent_file_head(self, partition: str) -> bytes:
         """The version line a partition's ``.ent`` file starts with (``ENTITIES01\\n``)."""
         data = self.ent_files[partition]
         start = data.find(b"{")
         return data[:start] if start >= 0 else data.partition(b"\n")[0] + b"\n"
-
-    def set_entities(self, entities: "Entities") -> None:
-        """Replace the ENTITIES lump's entities (written by the next :meth:`save`)."""
-        self.replace_lump(0x00, entities.to_bytes())
 
     def set_partition_entities(self, partition: str, entities: "Entities") -> None:
         """Replace the entities of the ``.ent`` file of ``partition``, keeping its version line."""
@@ -342,15 +594,25 @@ class RespawnBsp:
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def replace_lump(self, lump: int | str, data: bytes) -> None:
-        """Give a lump new bytes, written by the next :meth:`to_bytes` or :meth:`save`."""
-        self._replaced[self.lump_index(lump)] = bytes(data)
-
     def reencode(self) -> None:
         """Replace every decoded lump by its records encoded again (the same bytes, when they decode)."""
         for index in self.decoded_lumps():
             if len(self.raw(index)):
-                self.replace_lump(index, self.array(index).tobytes())
+                self.set_lump(index, self.array(index))
+
+    def _changed(self) -> dict[int, bytes]:
+        """The lumps whose bytes differ from the file's: set ones, and entities or a pakfile
+        edited in place since they were read."""
+        if self._static_props is not None and self._static_props_edited():
+            raise UnsupportedError("writing edited static props is not supported for rBSP maps (their "
+                                   "game lump is kept as read)", lump="GAME_LUMP",
+                                   offset=self._file_offset(GAME_LUMP))
+        pending = dict(self._replaced)
+        for index, value in self._decoded.items():
+            if index not in pending and (getattr(value, "changed", False) or getattr(value, "modified", False)):
+                pending[index] = value.to_bytes()
+        return {index: data for index, data in pending.items()
+                if index not in self.external and data != self.raw_original(index)}
 
     def to_bytes(self) -> bytes:
         """The ``.bsp`` file: the original bytes where nothing changed, a changed lump in its place.
@@ -360,8 +622,8 @@ class RespawnBsp:
         every directory offset past it moves with it, the game lump directory's too (its
         ``dgamelump_t.fileofs`` count from the start of the file).
         """
-        changed = {index: data for index, data in self._replaced.items()
-                   if index not in self.external and data != self.raw_original(index)}
+        self._check_open()
+        changed = self._changed()
         if not changed:
             return self._data
         spans = sorted((entry.fileofs, entry.fileofs + entry.filelen, index)
@@ -448,7 +710,7 @@ class RespawnBsp:
         rows, _, _ = self._game_lump_rows()
         return [(id_to_str(lump_id), version, filelen) for lump_id, _, version, _, filelen, *_ in rows]
 
-    def game_lump(self, name: str) -> tuple[int, bytes, int] | None:
+    def game_sub_lump(self, name: str) -> tuple[int, bytes, int] | None:
         """The version, bytes and file offset of the game lump sub-lump ``name`` (``"sprp"``), or
         None when the map has none; its offset and length are checked against the file."""
         from .codecs.gamelump_directory import id_to_str
@@ -468,29 +730,59 @@ class RespawnBsp:
             return version, self._data[start:start + filelen], start
         return None
 
-    def pakfile(self) -> "Pakfile":
-        """The PAKFILE lump as a read-only :class:`~sourcebsp.codecs.pakfile.Pakfile` (a zip
-        archive, as in Source maps; empty when the map has none)."""
-        from .codecs.pakfile import Pakfile
-
-        return Pakfile(self.raw(PAKFILE), lump="PAKFILE", offset=self._file_offset(PAKFILE))
-
-    def static_props(self) -> "RespawnStaticProps | None":
-        """The static props (game lump ``sprp``: Titanfall's version 12, Titanfall 2's 13), or None
-        when the map has none.
+    @property
+    def static_props(self) -> "StaticProps":
+        """The static props (game lump ``sprp``: Titanfall's version 12, Titanfall 2's 13) as a
+        :class:`~sourcebsp.codecs.staticprops.StaticProps` like a Source map's (model names,
+        records with ``origin``, ``angles``, ``prop_type``, ``skin``, ``solid``, ..., each
+        prop's ``scale`` in :meth:`~sourcebsp.codecs.staticprops.StaticProps.scale_vectors`);
+        empty when the map has none.  Read-only: saving after an edit raises.
 
         Raises
         ------
         UnsupportedError
             Another ``sprp`` version.
         """
-        from .codecs.respawn import decode_static_props
+        if self._static_props is None:
+            self._static_props = self._read_static_props()
+        return self._static_props
 
-        found = self.game_lump("sprp")
-        if found is None:
-            return None
-        version, data, start = found
-        return decode_static_props(data, version=version, file_offset=start)
+    @property
+    def detail_props(self) -> "DetailProps | None":
+        """None: rBSP maps have no detail props game lump."""
+        return None
+
+    def _read_static_props(self) -> "StaticProps":
+        import numpy as np
+
+        from .codecs.respawn import STATIC_PROP_VERSIONS, decode_static_props
+        from .codecs.staticprops import NAME, STATIC_PROP_SCALE, StaticPropLayout, StaticProps
+
+        found = self.game_sub_lump("sprp")
+        version = 13 if self.version >= 37 else 12
+        if found is not None:
+            version, data, start = found
+            decoded = decode_static_props(data, version=version, file_offset=start)
+            names, props, leaves = decoded.names, decoded.props, decoded.leaves
+        else:
+            start, names, leaves = None, [], None
+            props = np.zeros(0, STATIC_PROP_VERSIONS[version]())
+        layout = StaticPropLayout(f"{self.variant.name} v{version}", version, props.dtype,
+                                  f"{self.variant.description}: StaticPropv{version}", family="respawn")
+        scales = np.zeros(len(props), STATIC_PROP_SCALE)  # each prop's one scale, on all three axes
+        scales["prop"] = np.arange(len(props))
+        scales["scale"] = props["scale"][:, None]
+        return StaticProps(np.array([name.encode("utf-8") for name in names], NAME),
+                           leaves if leaves is not None else np.zeros(0, "<u2"), props, layout,
+                           lump="GAME_LUMP sprp", props_offset=start, scales=scales)
+
+    def _static_props_edited(self) -> bool:
+        props = self._static_props
+        if props is None:
+            return False
+        original = self._read_static_props()
+        return (len(props.props) != len(original.props) or props.props.tobytes() != original.props.tobytes()
+                or props.dictionary.tobytes() != original.dictionary.tobytes())
 
     def raw_original(self, index: int) -> bytes:
         """A lump's bytes as read (before :meth:`replace_lump`)."""
@@ -505,14 +797,14 @@ class RespawnBsp:
         files.update({path.with_name(f"{path.stem}_{part}.ent"): data for part, data in self.ent_files.items()})
         return files
 
-    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> int:
+    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Write the map (and its lump and ``.ent`` files) to ``path``, each file atomically.
 
-        Returns the size of the ``.bsp``.  Refuses to replace an existing file unless ``overwrite``.
+        Returns the path written.  Refuses to replace an existing file unless ``overwrite``.
         """
-        from ._io import atomic_write
+        from pathlib import Path  # not at import: ``info`` of a Source map does not load pathlib
 
-        from pathlib import Path
+        from ._io import atomic_write
 
         target = Path(path)
         files = {target: self.to_bytes(), **self.companion_files(target)}
@@ -522,79 +814,72 @@ class RespawnBsp:
                 raise FileExistsError(f"{existing[0]} exists (pass overwrite=True to replace it)")
         for file, data in files.items():
             atomic_write(file, data)
-        return len(files[target])
+        return target
 
-
-#: The names of the branch table's rBSP entries: ``sourcebsp.open(path, variant=NAME)`` gives
-#: a :class:`RespawnBsp` for them (tests check this list against the table).
-RespawnName = Literal["titanfall", "titanfall2"]
-
-
-@overload
-def open_named(path: str | os.PathLike[str], *, variant: RespawnName,  # type: ignore[overload-overlap]
-               limits: "Limits | None" = None) -> "RespawnBsp": ...
-@overload
-def open_named(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
-               limits: "Limits | None" = None) -> "BspFile": ...
-def open_named(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
-               limits: "Limits | None" = None) -> "BspFile | RespawnBsp":
-    """``sourcebsp.open``: the map at ``path`` as a Source map (:class:`~sourcebsp.BspFile`),
-    or, when ``variant`` names an rBSP branch (``"titanfall"``, ``"titanfall2"``), as a
-    :class:`RespawnBsp`.
-
-    Only the name given here picks the rBSP container, so the type a caller gets follows from
-    the call (a type checker sees ``RespawnBsp`` for those two names, ``BspFile`` otherwise); an
-    rBSP file opened without its name raises :class:`~sourcebsp.errors.NotSourceMapError`
-    naming both ways in. :func:`open_map` opens either kind by the file's first bytes.
-    """
-    named = VARIANTS.get(variant) if isinstance(variant, str) else None
-    if named is not None and named.container == "respawn":
-        return RespawnBsp.open(path, variant=named, limits=limits)
-    from .container import open_bsp
-
-    return open_bsp(path, variant=variant, limits=limits)
-
-
-#: How much of a ``.bsp.bz2`` :func:`map_head` reads at most to unpack a map's first bytes
-#: (a bzip2 block is at most 900 kB of input, a little more when it does not compress).
-HEAD_INPUT_LIMIT = 2 << 20
-
-
-def map_head(path: str | os.PathLike[str], size: int = 8) -> bytes:
-    """The first ``size`` bytes of the map at ``path``: of the map a ``.bsp.bz2`` holds, unpacked
-    only that far (``b""`` when its bzip2 data is damaged there)."""
-    with open(path, "rb") as handle:
-        head = handle.read(size)
-        if not is_bzip2(head):
-            return head
-        import bz2  # only for a packed map: ``info`` of a plain one loads no more than it needs
-
-        decompressor = bz2.BZ2Decompressor()
-        out, chunk, read = b"", head + handle.read(1 << 16), 0
-        while chunk and read + len(chunk) <= HEAD_INPUT_LIMIT:
-            read += len(chunk)
-            try:
-                out += decompressor.decompress(chunk, max_length=size - len(out))
-            except (OSError, EOFError, ValueError):
-                return b""
-            if len(out) >= size or decompressor.eof:
-                break
-            chunk = handle.read(1 << 16)
-        return out[:size]
-
-
-def open_map(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
-             limits: "Limits | None" = None) -> "BspFile | RespawnBsp":
-    """Open a map of any branch of the table: a Titanfall or Titanfall 2 rBSP as
-    :class:`RespawnBsp`, any other as a Source map (:func:`sourcebsp.open`, with
-    ``variant`` and ``limits``).
-
-    ``variant`` (or a :class:`~sourcebsp.variants.reading_as` block) names the branch;
-    naming an rBSP branch for a Source map, or a Source branch for an rBSP map, raises
-    :class:`~sourcebsp.errors.UnsupportedError`.
-    """
-    if detect_respawn(map_head(path)) is not None:
-        return RespawnBsp.open(path, variant=variant, limits=limits)
-    from .container import open_bsp
-
-    return open_bsp(path, variant=variant, limits=limits)
+    # ---- typed lump attributes (the Source lumps: those rBSP has none of raise LumpNotInBranchError)
+    # >>> generated: attributes (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
+    entities: LumpAttr["Entities"] = LumpAttr(LumpId.ENTITIES)
+    planes: LumpAttr[Array] = LumpAttr(LumpId.PLANES)
+    texdata: LumpAttr[Array] = LumpAttr(LumpId.TEXDATA)
+    vertexes: LumpAttr[Array] = LumpAttr(LumpId.VERTEXES)
+    visibility: LumpAttr["Visibility"] = LumpAttr(LumpId.VISIBILITY)
+    nodes: LumpAttr[Array] = LumpAttr(LumpId.NODES)
+    texinfo: LumpAttr[Array] = LumpAttr(LumpId.TEXINFO)
+    faces: LumpAttr[Array] = LumpAttr(LumpId.FACES)
+    lighting: LumpAttr["Lightmaps"] = LumpAttr(LumpId.LIGHTING)
+    occlusion: LumpAttr["Occlusion"] = LumpAttr(LumpId.OCCLUSION)
+    leafs: LumpAttr[Array] = LumpAttr(LumpId.LEAFS)
+    faceids: LumpAttr[Array] = LumpAttr(LumpId.FACEIDS)
+    edges: LumpAttr[Array] = LumpAttr(LumpId.EDGES)
+    surfedges: LumpAttr[Array] = LumpAttr(LumpId.SURFEDGES)
+    models: LumpAttr[Array] = LumpAttr(LumpId.MODELS)
+    worldlights: LumpAttr[Array] = LumpAttr(LumpId.WORLDLIGHTS)
+    leaffaces: LumpAttr[Array] = LumpAttr(LumpId.LEAFFACES)
+    leafbrushes: LumpAttr[Array] = LumpAttr(LumpId.LEAFBRUSHES)
+    brushes: LumpAttr[Array] = LumpAttr(LumpId.BRUSHES)
+    brushsides: LumpAttr[Array] = LumpAttr(LumpId.BRUSHSIDES)
+    areas: LumpAttr[Array] = LumpAttr(LumpId.AREAS)
+    areaportals: LumpAttr[Array] = LumpAttr(LumpId.AREAPORTALS)
+    propcollision: LumpAttr[Array] = LumpAttr(LumpId.PROPCOLLISION)
+    prophulls: LumpAttr[Array] = LumpAttr(LumpId.PROPHULLS)
+    prophullverts: LumpAttr[Array] = LumpAttr(LumpId.PROPHULLVERTS)
+    proptris: LumpAttr[Array] = LumpAttr(LumpId.PROPTRIS)
+    dispinfo: LumpAttr[Array] = LumpAttr(LumpId.DISPINFO)
+    originalfaces: LumpAttr[Array] = LumpAttr(LumpId.ORIGINALFACES)
+    physdisp: LumpAttr["PhysDisp"] = LumpAttr(LumpId.PHYSDISP)
+    physcollide: LumpAttr["PhysCollide"] = LumpAttr(LumpId.PHYSCOLLIDE)
+    vertnormals: LumpAttr[Array] = LumpAttr(LumpId.VERTNORMALS)
+    vertnormalindices: LumpAttr[Array] = LumpAttr(LumpId.VERTNORMALINDICES)
+    disp_lightmap_alphas: LumpAttr[Array] = LumpAttr(LumpId.DISP_LIGHTMAP_ALPHAS)
+    disp_verts: LumpAttr[Array] = LumpAttr(LumpId.DISP_VERTS)
+    disp_lightmap_sample_positions: LumpAttr[Array] = LumpAttr(LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS)
+    game_lump: LumpAttr["GameLumps"] = LumpAttr(LumpId.GAME_LUMP)
+    leafwaterdata: LumpAttr[Array] = LumpAttr(LumpId.LEAFWATERDATA)
+    primitives: LumpAttr[Array] = LumpAttr(LumpId.PRIMITIVES)
+    primverts: LumpAttr[Array] = LumpAttr(LumpId.PRIMVERTS)
+    primindices: LumpAttr[Array] = LumpAttr(LumpId.PRIMINDICES)
+    pakfile: LumpAttr["Pakfile"] = LumpAttr(LumpId.PAKFILE)
+    clipportalverts: LumpAttr[Array] = LumpAttr(LumpId.CLIPPORTALVERTS)
+    cubemaps: LumpAttr[Array] = LumpAttr(LumpId.CUBEMAPS)
+    texdata_string_data: LumpAttr["StringData"] = LumpAttr(LumpId.TEXDATA_STRING_DATA)
+    texdata_string_table: LumpAttr[Array] = LumpAttr(LumpId.TEXDATA_STRING_TABLE)
+    overlays: LumpAttr[Array] = LumpAttr(LumpId.OVERLAYS)
+    leafmindisttowater: LumpAttr[Array] = LumpAttr(LumpId.LEAFMINDISTTOWATER)
+    face_macro_texture_info: LumpAttr[Array] = LumpAttr(LumpId.FACE_MACRO_TEXTURE_INFO)
+    disp_tris: LumpAttr[Array] = LumpAttr(LumpId.DISP_TRIS)
+    prop_blob: LumpAttr["PhysCollide"] = LumpAttr(LumpId.PROP_BLOB)
+    wateroverlays: LumpAttr[Array] = LumpAttr(LumpId.WATEROVERLAYS)
+    leaf_ambient_index_hdr: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_INDEX_HDR)
+    leaf_ambient_index: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_INDEX)
+    lighting_hdr: LumpAttr["Lightmaps"] = LumpAttr(LumpId.LIGHTING_HDR)
+    worldlights_hdr: LumpAttr[Array] = LumpAttr(LumpId.WORLDLIGHTS_HDR)
+    leaf_ambient_lighting_hdr: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_LIGHTING_HDR)
+    leaf_ambient_lighting: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_LIGHTING)
+    xzippakfile: LumpAttr[Any] = LumpAttr(LumpId.XZIPPAKFILE, raw_ok=True)
+    faces_hdr: LumpAttr[Array] = LumpAttr(LumpId.FACES_HDR)
+    map_flags: LumpAttr[Array] = LumpAttr(LumpId.MAP_FLAGS)
+    overlay_fades: LumpAttr[Array] = LumpAttr(LumpId.OVERLAY_FADES)
+    overlay_system_levels: LumpAttr[Array] = LumpAttr(LumpId.OVERLAY_SYSTEM_LEVELS)
+    physlevel: LumpAttr[Any] = LumpAttr(LumpId.PHYSLEVEL, raw_ok=True)
+    disp_multiblend: LumpAttr[Any] = LumpAttr(LumpId.DISP_MULTIBLEND, raw_ok=True)
+    # <<< generated

@@ -45,6 +45,7 @@ class SavedMap(MapReader, Protocol):
     """What a save reads from a map beyond :class:`~sourcebsp.protocols.MapReader`:
     its file's bytes and the values decoded or set so far."""
 
+    header: Header
     variant: "Variant"
     xor_key: bytes | None  # the key the output is encrypted with (sourcebsp.encryption), or None
     _buffer: memoryview

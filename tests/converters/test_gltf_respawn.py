@@ -93,7 +93,7 @@ def test_cli_export_and_info_and_repack(tmp_path: Path) -> None:
     assert info.returncode == 0, info.stderr
     report = json.loads(info.stdout)
     bsp = RespawnBsp.open(path)
-    assert report["variant"] == bsp.variant.name and report["entity_count"] == len(bsp.entities())
+    assert report["variant"] == bsp.variant.name and report["entity_count"] == len(bsp.entities)
     assert {row["name"]: row["count"] for row in report["lumps"]}["MESHES"] == bsp.count("MESHES")
     assert len(report["lumps"]) == sum(1 for _ in bsp.iter_lumps())
     repacked = run("repack", str(path), "-o", str(tmp_path / "r.bsp"), "--reencode")

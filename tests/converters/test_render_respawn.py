@@ -47,11 +47,11 @@ def test_the_example_room_draws_in_every_view(variant: str, tmp_path: Path) -> N
 def test_spawn_classes_of_titanfall_are_starts_and_markers(tmp_path: Path) -> None:
     path = write_example_respawn(tmp_path / "mp_room.bsp", "titanfall2")
     bsp = RespawnBsp.open(path)
-    entities = bsp.entities()
+    entities = bsp.entities
     entities.remove(entities.first(classname="info_player_start"))
     entities.add(classname="info_spawnpoint_human_start", origin="100 -50 0", angles="0 45 0", TeamNum="3")
     entities.add(classname="info_spawnpoint_titan", origin="-100 50 0", TeamNum="2")
-    bsp.set_entities(entities)
+    bsp.entities = entities
     _, sight = respawn_scene_and_sight(bsp)
     starts = sight.starts()
     assert [c.source for c in starts] == ["info_spawnpoint_human_start #0", "info_spawnpoint_titan #0"]

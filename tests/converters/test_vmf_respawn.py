@@ -89,7 +89,7 @@ def test_brush_entities_get_the_brushes_of_their_model_and_their_trigger_planes(
     corners = _solid_corners(trigger.solids[0])  # the keys' planes, as the keys' bounds say
     assert np.allclose(corners.min(0), [96, -160, 32]) and np.allclose(corners.max(0), [160, -96, 96])
     # Each side's three points define its key's plane (outward normal, distance), as vbsp reads them.
-    planes = {tuple(float(x) for x in v.split()) for k, v in bsp.entities()[-1].items() if k.startswith("*trigger_brush")}
+    planes = {tuple(float(x) for x in v.split()) for k, v in bsp.entities[-1].items() if k.startswith("*trigger_brush")}
     for side in trigger.solids[0].sides:
         a, b, c = np.asarray(side.points, float)
         normal = np.cross(c - a, b - a)  # Hammer's winding: clockwise seen from outside
@@ -107,9 +107,9 @@ def test_brush_entities_get_the_brushes_of_their_model_and_their_trigger_planes(
 
 def test_a_model_no_entity_names_leaves_its_brushes_in_the_world(tmp_path: Path) -> None:
     bsp = RespawnBsp.open(write_example_respawn(tmp_path / "mp_room.bsp", "titanfall2"))
-    entities = bsp.entities()
+    entities = bsp.entities
     entities.remove(entities.first(classname="func_brush"))
-    bsp.set_entities(entities)
+    bsp.entities = entities
     vmf, stats = build_respawn_vmf(bsp)
     assert [s.brush for s in vmf.world.solids] == [0, 2]  # the first ramp is detail: in the func_detail
 
@@ -122,10 +122,10 @@ def test_a_model_no_entity_names_leaves_its_brushes_in_the_world(tmp_path: Path)
 ])
 def test_trigger_planes_that_close_no_solid_are_reported_not_written(planes: list[str], tmp_path: Path) -> None:
     bsp = RespawnBsp.open(write_example_respawn(tmp_path / "mp_room.bsp", "titanfall2"))
-    entities = bsp.entities()
+    entities = bsp.entities
     entities.remove(entities.first(classname="trigger_multiple"))
     entities.add(classname="trigger_once", **{f"*trigger_brush_0_plane_{i}": p for i, p in enumerate(planes)})
-    bsp.set_entities(entities)
+    bsp.entities = entities
     vmf, stats = build_respawn_vmf(bsp)
     assert [e.solids for e in vmf.entities if e.classname == "trigger_once"] == [[]]
     assert stats.not_rebuilt == ["1 trigger brush whose *trigger_brush planes do not close a solid"]
@@ -205,11 +205,11 @@ def test_a_trigger_of_too_many_planes_is_refused_before_clipping(tmp_path: Path)
     from sourcebsp.errors import LimitExceededError
 
     bsp = RespawnBsp.open(write_example_respawn(tmp_path / "mp_room.bsp", "titanfall2"))
-    entities = bsp.entities()
+    entities = bsp.entities
     angles = np.linspace(0, 2 * np.pi, 4000, endpoint=False)
     entities.add(classname="trigger_hurt", **{f"*trigger_brush_0_plane_{i}": f"{np.cos(a):.6f} {np.sin(a):.6f} 0 64"
                                               for i, a in enumerate(angles)})
-    bsp.set_entities(entities)
+    bsp.entities = entities
     with pytest.raises(LimitExceededError) as info:
         build_respawn_vmf(bsp)
     assert info.value.lump == "ENTITIES"

@@ -129,7 +129,7 @@ def test_seeds_include_the_rbsp_rooms() -> None:
     assert found["example_titanfall2"] == example_branch_bytes("titanfall2")
     assert found["example_titanfall"][:8] == b"rBSP\x1d\x00\x00\x00"  # 29
     with_pak = RespawnBsp(found["example_titanfall2_pak"])
-    assert {e.compression for e in with_pak.pakfile().entries()} >= {"stored", "deflated", "lzma"}
+    assert {e.compression for e in with_pak.pakfile.entries()} >= {"stored", "deflated", "lzma"}
     # The rest of the map is the room's, byte for byte.
     room = RespawnBsp(found["example_titanfall2"])
     assert all(with_pak.raw(i) == room.raw(i) for i in range(128) if i != 0x28)

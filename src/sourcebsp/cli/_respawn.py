@@ -9,7 +9,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BspError, UnsupportedError
-from ..respawn import RespawnBsp, is_respawn, map_head
+from ..opening import map_head
+from ..respawn import RespawnBsp, is_respawn
 from ..formats import describe_foreign
 from ._common import CommandError
 
@@ -39,7 +40,8 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
     bsp = RespawnBsp.open(path)
     damaged: list[dict[str, Any]] = []
     lumps = []
-    for index, name, entry, length in bsp.iter_lumps():
+    for index, entry in bsp.iter_lumps():
+        name, length = bsp.lump_name(index), len(bsp.raw(index))
         broken = False
         try:
             count = bsp.count(index)
@@ -51,10 +53,10 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
         lumps.append({"index": index, "name": name, "version": entry.version, "offset": entry.fileofs,
                       "length": length, "compressed": False, "uncompressed_length": length, "count": count,
                       "damaged": broken,
-                      **({"external": True} if index in bsp.external else {})})
+                      **({"external": True} if bsp.is_external(index) else {})})
     entity_count = None
     try:
-        entity_count = len(bsp.entities()) + sum(map(len, bsp.partition_entities().values()))
+        entity_count = len(bsp.entities) + sum(map(len, bsp.partition_entities().values()))
     except BspError as exc:
         if strict:
             raise
@@ -84,7 +86,7 @@ def repack(source: str, output: str, *, reencode: bool, compression: str, overwr
     bsp = RespawnBsp.open(source)
     if reencode:
         bsp.reencode()
-    size = bsp.save(output, overwrite=overwrite)  # the .bsp_lump and .ent files beside OUTPUT too
+    size = bsp.save(output, overwrite=overwrite).stat().st_size  # the .bsp_lump and .ent files beside OUTPUT too
     return (f"{output}: copied{' and re-encoded' if reencode else ''}, {bsp.file_size:,} -> {size:,} bytes, "
             f"{len(bsp.external)} external lump files, {len(bsp.ent_files)} .ent files")
 
@@ -105,14 +107,15 @@ def export(source: str, output: str, *, suffix: str, units: "Units") -> int:
 def props(path: str) -> dict[str, Any]:
     """``props``' report of a Titanfall map: its ``sprp`` props (v12 or v13), one plain record each."""
     bsp = RespawnBsp.open(path)
-    found = bsp.static_props()
-    if found is None:
+    if bsp.game_sub_lump("sprp") is None:
         return {"layout": bsp.variant.name, "version": None, "description": "no static props", "models": [],
                 "props": []}
+    found = bsp.static_props
     columns = {name: found.props[name].tolist() for name in found.props.dtype.names or ()}
-    records = [{"index": index, "model": found.names[prop_type],
+    names = found.names
+    records = [{"index": index, "model": names[prop_type],
                 **{name: column[index] for name, column in columns.items()}}
                for index, prop_type in enumerate(columns["prop_type"])]
     return {"layout": bsp.variant.name, "version": found.version,
             "description": f"{bsp.variant.description}: StaticPropv{found.version}",
-            "models": found.names, "props": records}
+            "models": names, "props": records}

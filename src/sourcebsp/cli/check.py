@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import open_bsp
+from .. import BspFile
 from ..errors import BspError
 from . import _common
 from ._maps import find_maps, plural, run_batch
@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fs = mount_from(args)
 
         def lint(path: Path) -> list[dict[str, Any]]:
-            with open_bsp(path) as bsp:
+            with BspFile.open(path) as bsp:
                 return [f.to_json() for f in check_map(bsp, fs, rules=rules, tags=args.tag, engine=args.engine)]
 
         batch = run_batch("check", found.paths, lint)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any, Sequence
 
-from .. import open_bsp
+from .. import BspFile
 from . import _common
 
 
@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..content import Dependency, map_dependencies
 
         fs = mount_from(args)
-        with open_bsp(args.map) as bsp:
+        with BspFile.open(args.map) as bsp:
             graph = map_dependencies(bsp, fs, tags=args.tag)
         if args.json:
             report = graph.to_json()

@@ -18,7 +18,7 @@ import shlex
 import sys
 from typing import Any, NamedTuple, Sequence
 
-from .. import open_bsp
+from .. import BspFile
 from ..codecs.entities import Entities
 from ..lump_ids import LumpId
 from . import _common, _respawn
@@ -223,7 +223,7 @@ def apply_rules(entities: Entities, rules: Sequence[Rule]) -> Report:
 
 
 def _edit_source(path: str, output: str, rules: list[Rule], from_ent: str | None) -> tuple[Report, int, int]:
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         if from_ent:
             entities = read_ent_file(from_ent, bsp.version)
         else:
@@ -243,16 +243,16 @@ def _edit_respawn(path: str, output: str, rules: list[Rule], from_ent: str | Non
     from ..respawn import RespawnBsp
 
     bsp = RespawnBsp.open(path)
-    entities = read_ent_file(from_ent, bsp.version) if from_ent else bsp.entities()
+    entities = read_ent_file(from_ent, bsp.version) if from_ent else bsp.entities
     report = apply_rules(entities, rules)
-    bsp.set_entities(entities)
+    bsp.entities = entities
     editing = [rule._replace(add=[]) for rule in rules]
     for partition, found in bsp.partition_entities().items():
         more = apply_rules(found, editing)
         for name in ("matched", "changed", "deleted"):
             setattr(report, name, getattr(report, name) + getattr(more, name))
         bsp.set_partition_entities(partition, found)
-    after = bsp.save(output, overwrite=overwrite)  # the .ent files beside OUTPUT too
+    after = bsp.save(output, overwrite=overwrite).stat().st_size  # the .ent files beside OUTPUT too
     return report, bsp.file_size, after
 
 

@@ -6,7 +6,7 @@ import re
 import sys
 from typing import Sequence
 
-from .. import BspFile, open_bsp
+from .. import BspFile
 from .._io import atomic_write
 from ..codecs.entities import Entities, Entity
 from ..lump_ids import LumpId
@@ -76,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _respawn_entities(args)
         if args.ent:
             return _dump_ent(args.map, args.output, args.overwrite)
-        with open_bsp(args.map) as bsp:
+        with BspFile.open(args.map) as bsp:
             entities = bsp.lump_or_none(LumpId.ENTITIES, "read the entities")
             chosen = [] if entities is None else select(entities, args.classname, args.targetname)
             show([(i, e, None) for i, e in chosen], 0 if entities is None else len(entities), as_json=args.json)
@@ -132,7 +132,7 @@ def _respawn_entities(args: argparse.Namespace) -> int:
 
 
 def _dump_ent(map_path: str, output: str | None, overwrite: bool) -> int:
-    with open_bsp(map_path) as bsp:
+    with BspFile.open(map_path) as bsp:
         return write_ent_text(map_path, entity_text(bsp), output, overwrite)
 
 

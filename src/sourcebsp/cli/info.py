@@ -13,7 +13,7 @@ import sys
 from functools import partial
 from typing import Any, Callable, Sequence, TypeVar
 
-from .. import BspFile, open_bsp
+from .. import BspFile
 from ..codecs.base import RawLump
 from ..codecs.counts import UNKNOWN, count_from_bytes, lookup
 from ..errors import BspError
@@ -53,7 +53,7 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
     if _respawn.is_rbsp(path):  # Titanfall's rBSP: its own container (sourcebsp.respawn)
         return _respawn.describe(path, strict=strict)
     damage = _Damage(strict)
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         table = bsp.variant.layouts.table if isinstance(bsp.variant.layouts, LazyLayouts) else None
         if table is None:
             try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from .. import open_bsp
+from .. import BspFile
 from . import _common
 from ._progress import steps
 
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Built as 8-bit sRGB unless an exposure needs the linear light first: a quarter of the memory.
         tonemapped = (args.tonemap or True) if args.exposure == 1.0 else None
         try:
-            with steps("lightmaps", ("atlas", "png")) as progress, open_bsp(args.map) as bsp:
+            with steps("lightmaps", ("atlas", "png")) as progress, BspFile.open(args.map) as bsp:
                 hdr = args.hdr
                 atlas = build_atlas(bsp, hdr=hdr, style=args.style, bump=args.bump, tonemapped=tonemapped)
                 if atlas is None and not hdr:

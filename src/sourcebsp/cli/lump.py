@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from .. import open_bsp
+from .. import BspFile
 from ..lump_ids import LumpId
 from ..lumpfile import apply_lump_file, lump_file_name, read_lump_file, write_lump_file
 from . import _common
@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.action == "extract":
             output = args.output if args.output is not None else str(lump_file_name(args.map))
             _common.check_output(output, overwrite=args.overwrite, inputs=[args.map])
-            with open_bsp(args.map) as bsp:
+            with BspFile.open(args.map) as bsp:
                 name = bsp.lump_name(args.lump)
                 write_lump_file(bsp, args.lump, output, map_revision=args.revision, overwrite=True)
             print(f"wrote {output}: lump {args.lump} ({name})")
@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map, args.lump_file],
                              may_replace_input=True)
         patch = read_lump_file(args.lump_file)
-        with open_bsp(args.map) as bsp:
+        with BspFile.open(args.map) as bsp:
             if patch.map_revision < bsp.map_revision and not args.any_revision:
                 raise _common.CommandError(
                     f"{args.lump_file} was made for map revision {patch.map_revision}, older than the "

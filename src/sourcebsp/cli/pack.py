@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from .. import BspFile, open_bsp
+from .. import BspFile
 from . import _common
 from .deps import add_mount_arguments, mount_from
 
@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.game is None and args.gameinfo is None and not args.content:
             raise _common.CommandError("pack needs a game (--game or --gameinfo) or --content folders to pack from")
         fs = mount_from(args)
-        with open_bsp(args.map) as bsp:
+        with BspFile.open(args.map) as bsp:
             if args.lzma:
                 _warn_lzma(bsp, fs)
             graph = map_dependencies(bsp, fs, tags=args.tag)

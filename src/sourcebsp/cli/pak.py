@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from .. import open_bsp
+from .. import BspFile
 from ..codecs.pakfile import ZIP_LZMA, ZIP_STORED, Pakfile
 from ..errors import BspError
 from ..lump_ids import LumpId
@@ -211,7 +211,7 @@ def _run_respawn(args: argparse.Namespace) -> int:
     if args.action not in ("list", "extract"):
         raise _common.CommandError(f"pak {args.action} does not write Titanfall (rBSP) maps: list and extract "
                                    "read them")
-    pak = RespawnBsp.open(args.map).pakfile()
+    pak = RespawnBsp.open(args.map).pakfile
     if args.action == "list":
         _list(pak, args.json, f"Pakfile of {args.map}")
         return 0
@@ -221,7 +221,7 @@ def _run_respawn(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, output: str | None) -> int:
     if _respawn.is_rbsp(args.map):
         return _run_respawn(args)
-    with open_bsp(args.map) as bsp:
+    with BspFile.open(args.map) as bsp:
         pak = bsp.lump_or_none(LumpId.PAKFILE, "read the pakfile")
         if pak is None:  # a map without a pakfile gets an empty one, saved with the map
             pak = Pakfile()

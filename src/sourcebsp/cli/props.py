@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .. import open_bsp
+from .. import BspFile
 from ..errors import BspError
 from ..lump_ids import LumpId
 from ..protocols import MapReader
@@ -15,7 +15,7 @@ def _vector(values: Sequence[float]) -> str:
 
 def describe(path: str) -> dict[str, Any]:
     """The static props of a map as plain data: layout facts and one record per prop."""
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         props = bsp.static_props
         records = props.to_records()
         lighting = _vertex_lighting(bsp)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from .. import open_bsp
+from .. import BspFile
 from ..container import BspFile
 
 if TYPE_CHECKING:
@@ -43,14 +43,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_respawn.repack(args.map, args.output, reencode=args.reencode, compression=compression,
                                  overwrite=args.overwrite))
             return 0
-        with open_bsp(args.map) as bsp:
+        with BspFile.open(args.map) as bsp:
             if args.compress:
                 _common.check_lzma(bsp, args.force, "--compress")
             lumps_before = _compressed_lumps(bsp)
             doing = "compressing" if args.compress else "decompressing" if args.decompress else "writing"
             with busy(f"repack: {doing} {args.map}"):
                 before, after = _common.save_map(bsp, args.output, reencode=args.reencode, compression=compression)
-        with open_bsp(args.output) as written:
+        with BspFile.open(args.output) as written:
             lumps_after = _compressed_lumps(written)
         how = {"lzma": "LZMA-compressed", "none": "decompressed", "keep": "copied"}[compression]
         print(f"{args.output}: {how}{' and re-encoded' if args.reencode else ''}, {_common.sizes(before, after)}, "

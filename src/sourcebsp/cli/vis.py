@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import open_bsp
+from .. import BspFile
 from ..queries import visibility
 from . import _common
 
@@ -33,7 +33,7 @@ def query(path: str, *, cluster: int | None = None, point: Sequence[float] | Non
 
     Raises IndexError for a cluster outside -1..num_clusters-1.
     """
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         count = bsp.num_clusters
         has_vis = visibility(bsp).present
         leaf = None

@@ -163,7 +163,8 @@ def _compressed_unsupported(ctx: Context) -> Iterator[tuple[str, str]]:
     if branch.lzma_lumps is False:
         for lump, entry in bsp.iter_lumps():
             if entry.compressed:
-                yield f"lump {bsp.lump_name(lump)} is LZMA-compressed; {_branch_text(ctx)} cannot read it", lump.name
+                yield (f"lump {bsp.lump_name(lump)} is LZMA-compressed; {_branch_text(ctx)} cannot read it",
+                       LumpId(lump).name)
     if branch.lzma_pak is False:
         for name in _lzma_pak_entries(ctx):
             yield f"pak entry {name} is LZMA-compressed; {_branch_text(ctx)} cannot read it", name

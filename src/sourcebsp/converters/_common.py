@@ -342,9 +342,9 @@ def require(module: str, what: str) -> Any:
 def opened(bsp_or_path: MapSource) -> Iterator[MapReader]:
     """A BspFile: the one given, or the map at a path (closed afterwards)."""
     if isinstance(bsp_or_path, (str, os.PathLike)):
-        from .. import open_bsp
+        from .. import BspFile
 
-        with open_bsp(bsp_or_path) as bsp:
+        with BspFile.open(bsp_or_path) as bsp:
             yield bsp
     else:
         yield bsp_or_path

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from .. import open_bsp
+from .. import BspFile
 from ..lump_ids import LumpId
 
 if TYPE_CHECKING:
@@ -25,14 +25,14 @@ EntryPoint = Callable[[Path, Path], None]
 
 
 def _open(path: Path, scratch: Path) -> None:
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         for index, entry in bsp.iter_lumps():
             bsp.entry(index)
         repr(bsp)
 
 
 def _decode_all(path: Path, scratch: Path) -> None:
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         bsp.decode_all()
         for index, _ in bsp.iter_lumps():
             bsp.count(index)
@@ -41,7 +41,7 @@ def _decode_all(path: Path, scratch: Path) -> None:
 def _entities(path: Path, scratch: Path) -> None:
     from ..codecs.entities import Entities
 
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         entities = bsp.get_lump(LumpId.ENTITIES)
         for entity in entities if isinstance(entities, Entities) else ():
             entity.classname
@@ -49,7 +49,7 @@ def _entities(path: Path, scratch: Path) -> None:
 
 
 def _static_props(path: Path, scratch: Path) -> None:
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         props = bsp.static_props
         props.model_names()
         len(props.props)
@@ -65,26 +65,26 @@ def _pakfile(bsp: MapReader) -> Any:
 
 
 def _pak_list(path: Path, scratch: Path) -> None:
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         if (pak := _pakfile(bsp)) is not None:
             pak.entries()
 
 
 def _pak_read(path: Path, scratch: Path) -> None:
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         if (pak := _pakfile(bsp)) is not None:
             for _name, _data in pak.iter_files():
                 pass
 
 
 def _pak_extract(path: Path, scratch: Path) -> None:
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         if (pak := _pakfile(bsp)) is not None:
             pak.extract_all(scratch / "pak")
 
 
 def _visibility(path: Path, scratch: Path) -> None:
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         count = bsp.num_clusters
         for cluster in {-1, 0, count // 2, count - 1}:
             if -1 <= cluster < count:
@@ -106,7 +106,7 @@ def _probe_points(bsp: MapReader) -> np.ndarray:
 
 
 def _leaf_at(path: Path, scratch: Path) -> None:
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         points = _probe_points(bsp)
         bsp.leaf_at(points)
         bsp.leaf_at(points[0])
@@ -121,7 +121,7 @@ def _leaf_at(path: Path, scratch: Path) -> None:
 def _ambient(path: Path, scratch: Path) -> None:
     from ..queries import ambient_cubes, ambient_light
 
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         points = _probe_points(bsp)
         for hdr in (None, True):
             cubes = ambient_cubes(bsp, points, hdr=hdr)
@@ -132,7 +132,7 @@ def _ambient(path: Path, scratch: Path) -> None:
 def _geometry(path: Path, scratch: Path) -> None:
     from ..model.geometry import build_mesh, face_polygons
 
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         face_polygons(bsp)
         build_mesh(bsp, models="all", include_tools=True)
 
@@ -140,7 +140,7 @@ def _geometry(path: Path, scratch: Path) -> None:
 def _brushes(path: Path, scratch: Path) -> None:
     from ..model.brushes import build_brushes, closed_brushes, model_brushes
 
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         brushes = build_brushes(bsp)
         closed_brushes(brushes)
         model_brushes(bsp)
@@ -149,7 +149,7 @@ def _brushes(path: Path, scratch: Path) -> None:
 def _lightmaps(path: Path, scratch: Path) -> None:
     from ..model.lightmaps import build_atlas
 
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         for hdr in (False, True):
             atlas = build_atlas(bsp, hdr=hdr)
             if atlas is not None:
@@ -182,11 +182,11 @@ def _decompile(path: Path, scratch: Path) -> None:
 
 
 def _save(path: Path, scratch: Path) -> None:
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         bsp.save(scratch / "same.bsp")
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         bsp.save(scratch / "reencoded.bsp", reencode=True)
-    with open_bsp(path) as bsp:
+    with BspFile.open(path) as bsp:
         # A grown entity lump moves every lump after it: the save lays the map out again.
         entities = bsp.entities
         if len(entities):
@@ -199,16 +199,15 @@ def _respawn_read(path: Path, scratch: Path) -> None:
     from ..respawn import RespawnBsp
 
     bsp = RespawnBsp.open(path)
-    for index, _name, _entry, _length in bsp.iter_lumps():
+    for index, _entry in bsp.iter_lumps():
         bsp.count(index)
     bsp.texture_names()
     for _partition, entities in bsp.entity_sets():
         for entity in entities:
             list(entity.items())
-    props = bsp.static_props()
-    if props is not None:
-        len(props.props)
-    pak = bsp.pakfile()
+    props = bsp.static_props
+    props.model_names()
+    pak = bsp.pakfile
     pak.entries()
     for _name, _data in pak.iter_files():
         pass
@@ -233,10 +232,9 @@ def _respawn_save(path: Path, scratch: Path) -> None:
     bsp.to_bytes()
     bsp.reencode()
     bsp.to_bytes()
-    entities = bsp.entities()
+    entities = bsp.entities
     if len(entities):  # a grown entity lump moves the lumps after it, the game lump's offsets too
         entities[0]["sourcebsp_fuzz"] = "moved"
-    bsp.set_entities(entities)
     bsp.save(scratch / "respawn.bsp", overwrite=True)
 
 

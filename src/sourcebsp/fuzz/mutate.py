@@ -137,7 +137,7 @@ def _respawn_with_pakfile(seed: bytes) -> bytes:
     from ..respawn import RespawnBsp
 
     bsp = RespawnBsp(seed)
-    bsp.replace_lump(respawn_codec.PAKFILE, _pakfile_zip())
+    bsp.set_lump(respawn_codec.PAKFILE, _pakfile_zip())
     return bsp.to_bytes()
 
 

@@ -19,7 +19,7 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any, Collection
 
-from .. import open_bsp
+from .. import BspFile
 from ..errors import BspError
 from ..lump_ids import LumpId
 
@@ -141,14 +141,15 @@ def map_result(path: str, game: str | None = None, known: Collection[str] = (), 
         return MapResult(map_id, path, size, True, {})
     header: dict[str, Any] = {}
     try:
-        from ..respawn import RespawnBsp, is_respawn, map_head
+        from ..opening import map_head
+        from ..respawn import RespawnBsp, is_respawn
 
         if is_respawn(map_head(path)):  # Titanfall's rBSP: its own container
             rbsp = RespawnBsp.open(path, variant=variant)
             header = {"version": rbsp.version, "variant": rbsp.variant.name, "revision": rbsp.map_revision}
             tables = _respawn_tables(rbsp)
         else:
-            with open_bsp(path, variant=variant) as bsp:
+            with BspFile.open(path, variant=variant) as bsp:
                 header = {"version": bsp.version, "variant": bsp.variant.name, "revision": bsp.map_revision}
                 tables = _tables(bsp, _game(game))
     except Exception as exc:  # noqa: BLE001 - any failure is this map's error row, never the scan's end
@@ -284,19 +285,20 @@ def _respawn_tables(bsp: RespawnBsp) -> dict[str, Columns]:
     from ..codecs.respawn import CM_BRUSHES
 
     listed = list(bsp.iter_lumps())
-    found = bsp.static_props()
-    records: Any = found.props if found is not None else {"origin": [], "angles": [], "skin": [], "solid": []}
-    models = [found.names[t] for t in found.props["prop_type"].tolist()] if found is not None else []
+    lengths = [len(bsp.raw(index)) for index, _ in listed]
+    found = bsp.static_props
+    records: Any = found.props if len(found) else {"origin": [], "angles": [], "skin": [], "solid": []}
+    models = found.model_names()
     return {
-        "lumps": {"index": [index for index, *_ in listed], "name": [name for _, name, *_ in listed],
-                  "version": [entry.version for _, _, entry, _ in listed],
-                  "offset": [entry.fileofs for _, _, entry, _ in listed],
-                  "length": [length for *_, length in listed], "compressed": [False] * len(listed),
-                  "uncompressed_length": [length for *_, length in listed]},
+        "lumps": {"index": [index for index, _ in listed], "name": [bsp.lump_name(index) for index, _ in listed],
+                  "version": [entry.version for _, entry in listed],
+                  "offset": [entry.fileofs for _, entry in listed],
+                  "length": lengths, "compressed": [False] * len(listed),
+                  "uncompressed_length": lengths},
         "entities": _entity_rows([e for _, entities in bsp.entity_sets() for e in entities]),
         "props": _prop_rows(records, models),
         "materials": {"material": bsp.texture_names()},
-        "pakfiles": _pak_rows(bsp.pakfile()),
+        "pakfiles": _pak_rows(bsp.pakfile),
         "findings": {"rule": [], "severity": [], "message": []},
         "_counts": {"face_count": None, "brush_count": bsp.count(CM_BRUSHES)},
     }

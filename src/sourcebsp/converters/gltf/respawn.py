@@ -73,8 +73,8 @@ def respawn_glb_pieces(bsp: RespawnBsp, *, units: Units = "hammer",
                                    extras={"model": number, "classname": classname}))
         stats.primitives += len(primitives)
         stats.triangles += len(triangles)
-    found = bsp.static_props()
-    if found is not None and len(found.props):
+    found = bsp.static_props
+    if len(found):
         props = found.props
         models = [found.names[t].replace("\\", "/").lower() for t in props["prop_type"].tolist()]
         size = np.ones((len(props), 3)) * np.where(floats(props["scale"]) > 0, floats(props["scale"]), 1.0)[:, None]

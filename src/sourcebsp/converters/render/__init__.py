@@ -210,7 +210,7 @@ def render(bsp_or_path: MapSource | RespawnBsp, *, view: View = "overview", size
         report(progress, "colours")
         result = _view(sight, scene, view, width, height, fov, camera, at, height_range, markers, level, progress)
     else:
-        with opened(bsp_or_path) as bsp:  # type: ignore[arg-type]
+        with opened(bsp_or_path) as bsp:
             scene = _scene(bsp, include_tools, hdr, game, textures, props and view != "top", view == "overview")
             report(progress, "meshes")
             report(progress, "colours")

@@ -43,7 +43,8 @@ GREY = 0.5
 def is_respawn_source(source: Any) -> "TypeGuard[RespawnBsp | str | os.PathLike[str]]":
     """Whether ``source`` (a map object or a path) is a Titanfall map; a path is told by its
     first bytes (a ``.bsp.bz2`` unpacked only that far)."""
-    from ...respawn import RespawnBsp, is_respawn, map_head
+    from ...opening import map_head
+    from ...respawn import RespawnBsp, is_respawn
 
     if isinstance(source, RespawnBsp):
         return True

@@ -194,9 +194,7 @@ def _entity(entity: Entity, io_format: str, solids: list[VmfSolid]) -> VmfEntity
 
 def _props(bsp: RespawnBsp) -> list[VmfEntity]:
     """The ``sprp`` props as ``prop_static`` (origin, angles, model, skin, solid, fade scale)."""
-    found = bsp.static_props()
-    if found is None:
-        return []
+    found = bsp.static_props
     props = found.props
     out = []
     for i in range(len(props)):
