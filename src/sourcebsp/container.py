@@ -277,6 +277,21 @@ class BspFile(MapQueries):
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def ident(self) -> str:
+        """The file's first four bytes as text: ``VBSP`` (``PSBV`` for a big-endian file)."""
+        return self.header.ident.decode("ascii", "backslashreplace")
+
+    @property
+    def lump_order(self) -> str:
+        """The order of the ``lump_t`` fields in the directory (``"std"``, or a branch's own)."""
+        return self.header.lump_order
+
+    @property
+    def encrypted(self) -> bool:
+        """Whether the file is XOR-encrypted (see :attr:`xor_key`)."""
+        return self.xor_key is not None
+
     def _check_open(self) -> None:
         if self._closed:
             where = f" {self._path}" if self._path else ""

@@ -12,7 +12,7 @@ in every container.  Both containers are checked against it by mypy in the tests
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Generic, Iterator, Literal, Protocol, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Generic, Iterator, Literal, NamedTuple, Protocol, TypeVar, Union, overload
 
 from .codecs.base import Codec, RawLump
 from .errors import UnsupportedError
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from .codecs.staticprops import DetailProps, StaticProps
     from .variants import Variant
+    from .writeplan import Compression
 
     Array = npt.NDArray[Any]
     # The types of the lumps' values, and the lumps whose values are record tables (numpy arrays).
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     ]
     # <<< generated
 
-__all__ = ["LumpAttr", "LumpKey", "MapQueries", "MapReader", "MapSource"]
+__all__ = ["GameLumpEntry", "LumpAttr", "LumpKey", "MapQueries", "MapReader", "MapSource", "PartitionFiles"]
 
 # A lump named by its id, its number or its name ("planes").  A plain number is the lump's
 # index in the map's own directory (128 lumps in rBSP); a LumpId names a Source lump, which a
@@ -100,10 +101,36 @@ class LumpAttr(Generic[T]):
         obj.set_lump(self.lump, value)
 
 
+class GameLumpEntry(NamedTuple):
+    """One sub-lump of the game lump directory, as ``info`` lists it."""
+
+    id: str
+    version: int
+    length: int  # of its data, uncompressed
+    compressed: bool
+
+
+class PartitionFiles(NamedTuple):
+    """The entity partitions a map names (each kept in a ``<map>_<partition>.ent`` file beside
+    it) and those whose file was found."""
+
+    named: list[str]
+    found: list[str]
+
+
 class MapQueries:
     """The queries every container answers the same way, through :mod:`sourcebsp.queries`
     (a map whose branch has no BSP tree or visibility raises
-    :class:`~sourcebsp.errors.LumpNotInBranchError` from the lump it lacks)."""
+    :class:`~sourcebsp.errors.LumpNotInBranchError` from the lump it lacks), and the members
+    whose answer for a Source map is the default here (a container that differs overrides them).
+    """
+
+    #: Other branches the file could be read as (the detection could not tell them apart).
+    variant_alternatives: tuple[str, ...] = ()
+    #: Whether lumps may be stored LZMA-compressed (Source's ``lzma_header_t``).
+    lzma_lumps = True
+    #: Whether the pakfile can be written back changed.
+    writes_pakfile = True
 
     # ``queries`` needs numpy: imported on the first query, so opening a map does not load it.
     def leaf_at(self: "MapReader", points: Any, *, model: int = 0) -> Any:
@@ -147,6 +174,56 @@ class MapQueries:
         """Every entity of the map by where it is kept: ``(None, the entity lump's)``, then (for
         Titanfall maps) ``(partition, its .ent file's)`` for each file found beside the map."""
         return [(None, self.entities)]
+
+    def partition_entities(self) -> "dict[str, Entities]":
+        """The entities of each entity partition file beside the map, by partition: none (a Source
+        map keeps every entity in its lump)."""
+        return {}
+
+    def set_partition_entities(self, partition: str, entities: "Entities") -> None:
+        """Replace the entities of a partition file (see :meth:`partition_entities`)."""
+        raise KeyError(f"no {partition}.ent file beside the map (found: none)")
+
+    def partition_files(self) -> PartitionFiles | None:
+        """The entity partition files the map names and those found, or None: the map's
+        container keeps every entity in its lump."""
+        return None
+
+    def is_external(self, key: LumpKey) -> bool:
+        """Whether the lump is read from a file of its own beside the map (never, in a Source map)."""
+        return False
+
+    def stored_size(self: "MapReader", key: LumpKey) -> int:
+        """The lump's length as stored (compressed, when it is): the directory's."""
+        return self.entry(key).filelen
+
+    def companion_files(self, path: "Path") -> "dict[Path, bytes]":
+        """The files a save to ``path`` writes beside the map (none, for a Source map)."""
+        return {}
+
+    def truncated(self) -> list[LumpId]:
+        """The lumps that run past the end of a file cut short (none: the container reads no such file)."""
+        return []
+
+    def decode_all(self: "MapReader") -> dict[int, Any]:
+        """Decode every lump the map has; returns {lump index: value}."""
+        return {int(index): self.get_lump(index) for index, _ in self.iter_lumps()}
+
+    def game_lump_directory(self: "MapReader") -> list[GameLumpEntry]:
+        """The sub-lumps of the game lump, in directory order (empty when the map has none, or
+        it stays raw)."""
+        if not self.has_lump(LumpId.GAME_LUMP):
+            return []
+        lumps = self.get_lump(LumpId.GAME_LUMP)
+        if isinstance(lumps, RawLump):
+            return []
+        return [GameLumpEntry(g.id, g.version, len(g.data), g.compressed) for g in lumps]
+
+    def texture_names(self: "MapReader") -> list[str]:
+        """The material name of every texture data record (``""`` where it cannot be found)."""
+        from .model.geometry import texture_names
+
+        return texture_names(self)
 
 
 class MapReader(Protocol):
@@ -214,7 +291,8 @@ class MapReader(Protocol):
 
     def to_bytes(self) -> bytes: ...
 
-    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> "Path": ...
+    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False, reencode: bool = False,
+             compression: "Compression" = "keep") -> "Path": ...
 
     def close(self) -> None: ...
 
@@ -226,6 +304,45 @@ class MapReader(Protocol):
     def decompressed_size(self) -> int: ...
 
     def entity_sets(self) -> "list[tuple[str | None, Entities]]": ...
+
+    # The container's own facts (MapQueries gives a Source map's where the container does not).
+    @property
+    def ident(self) -> str: ...  # the file's first four bytes as text
+
+    @property
+    def lump_order(self) -> str: ...  # the lump_t field order
+
+    @property
+    def encrypted(self) -> bool | None: ...  # None: the container has no encryption
+
+    @property
+    def variant_alternatives(self) -> tuple[str, ...]: ...
+
+    @property
+    def lzma_lumps(self) -> bool: ...
+
+    @property
+    def writes_pakfile(self) -> bool: ...
+
+    def partition_entities(self) -> "dict[str, Entities]": ...
+
+    def set_partition_entities(self, partition: str, entities: "Entities") -> None: ...
+
+    def partition_files(self) -> PartitionFiles | None: ...
+
+    def is_external(self, key: LumpKey) -> bool: ...
+
+    def stored_size(self, key: LumpKey) -> int: ...
+
+    def companion_files(self, path: "Path") -> "dict[Path, bytes]": ...
+
+    def truncated(self) -> list[LumpId]: ...
+
+    def decode_all(self) -> dict[int, Any]: ...
+
+    def game_lump_directory(self) -> list[GameLumpEntry]: ...
+
+    def texture_names(self) -> list[str]: ...
 
     # The BSP tree and visibility (MapQueries): a branch without them raises LumpNotInBranchError.
     def leaf_at(self, points: Any, *, model: int = 0) -> Any: ...

@@ -42,7 +42,7 @@ from .errors import BspFormatError, ClosedMapError, LumpNotInBranchError, LumpSi
 from .detection import detect_respawn
 from .header import Endian, LumpEntry
 from .lump_ids import LumpId
-from .protocols import LumpAttr, LumpKey, MapQueries
+from .protocols import GameLumpEntry, LumpAttr, LumpKey, MapQueries, PartitionFiles
 from .variants import VARIANTS, Variant, chosen_variant
 
 if TYPE_CHECKING:
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from .codecs.staticprops import DetailProps, StaticProps
     from .compression import Limits
     from .protocols import Array, ArrayLump
+    from .writeplan import Compression
 
 __all__ = [
     "IDENT",
@@ -130,6 +131,11 @@ class RespawnBsp(MapQueries):
     TruncatedError, BspFormatError
         The header or a lump does not fit the file (the message names the lump and offset).
     """
+
+    #: rBSP has no ``lzma_header_t``: its lumps are stored as they are.
+    lzma_lumps = False
+    #: The pakfile is read (listed, extracted), not written back changed.
+    writes_pakfile = False
 
     def __init__(self, data: bytes, path: Path | None = None) -> None:
         self.path = path
@@ -240,6 +246,20 @@ class RespawnBsp(MapQueries):
         return len(self._data)
 
     @property
+    def ident(self) -> str:
+        return IDENT.decode("ascii")
+
+    @property
+    def lump_order(self) -> str:
+        """``"std"``: rBSP's ``lump_t`` has Source's field order."""
+        return "std"
+
+    @property
+    def encrypted(self) -> None:
+        """None: rBSP files are never encrypted."""
+        return None
+
+    @property
     def endian(self) -> Endian:
         """Always ``"<"``: rBSP maps are little-endian."""
         return "<"
@@ -322,6 +342,10 @@ class RespawnBsp(MapQueries):
     def is_external(self, key: LumpKey) -> bool:
         """Whether the lump is read from its own ``.bsp_lump`` file beside the map."""
         return self.lump_index(key) in self.external
+
+    def stored_size(self, key: LumpKey) -> int:
+        """The lump's length: of its bytes in the map, or of its own ``.bsp_lump`` file."""
+        return len(self.raw(key))
 
     def is_loaded(self, key: LumpKey) -> bool:
         """Whether the lump has been decoded (or set) already."""
@@ -580,6 +604,11 @@ class RespawnBsp(MapQueries):
         order = [part for part in self.partitions if part in found] + sorted(set(found) - set(self.partitions))
         return [(None, self.entities), *((part, found[part]) for part in order)]
 
+    def partition_files(self) -> PartitionFiles:
+        """The partitions ENTITY_PARTITIONS names (those whose name may be a file name) and, sorted,
+        those whose ``.ent`` file was found beside the map."""
+        return PartitionFiles(list(self.partitions), sorted(self.ent_files))
+
     def ent_file_head(self, partition: str) -> bytes:
         """The version line a partition's ``.ent`` file starts with (``ENTITIES01\\n``)."""
         data = self.ent_files[partition]
@@ -700,15 +729,16 @@ class RespawnBsp(MapQueries):
                                      lump="GAME_LUMP", offset=self._file_offset(GAME_LUMP))
         return packed_directory(rows, "<") + data[size:]
 
-    def game_lump_directory(self) -> list[tuple[str, int, int]]:
-        """(id, version, length) of every sub-lump of the game lump, in directory order (``info``
-        lists them as for a Source map); empty when the map has no game lump."""
+    def game_lump_directory(self) -> list[GameLumpEntry]:
+        """Every sub-lump of the game lump (never compressed), in directory order; empty when the
+        map has no game lump."""
         from .codecs.gamelump_directory import id_to_str
 
         if not self.raw(GAME_LUMP):
             return []
         rows, _, _ = self._game_lump_rows()
-        return [(id_to_str(lump_id), version, filelen) for lump_id, _, version, _, filelen, *_ in rows]
+        return [GameLumpEntry(id_to_str(lump_id), version, filelen, False)
+                for lump_id, _, version, _, filelen, *_ in rows]
 
     def game_sub_lump(self, name: str) -> tuple[int, bytes, int] | None:
         """The version, bytes and file offset of the game lump sub-lump ``name`` (``"sprp"``), or
@@ -797,15 +827,23 @@ class RespawnBsp(MapQueries):
         files.update({path.with_name(f"{path.stem}_{part}.ent"): data for part, data in self.ent_files.items()})
         return files
 
-    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+    def save(self, path: str | os.PathLike[str], *, overwrite: bool = False, reencode: bool = False,
+             compression: "Compression" = "keep") -> Path:
         """Write the map (and its lump and ``.ent`` files) to ``path``, each file atomically.
 
         Returns the path written.  Refuses to replace an existing file unless ``overwrite``.
+        ``reencode`` encodes the decoded lumps again first (:meth:`reencode`); ``compression``
+        must be ``"keep"`` (rBSP lumps are never compressed).
         """
         from pathlib import Path  # not at import: ``info`` of a Source map does not load pathlib
 
         from ._io import atomic_write
 
+        if compression != "keep":
+            raise UnsupportedError("rBSP lumps are not compressed: a Titanfall map is written with its lumps "
+                                   "as they are")
+        if reencode:
+            self.reencode()
         target = Path(path)
         files = {target: self.to_bytes(), **self.companion_files(target)}
         if not overwrite:

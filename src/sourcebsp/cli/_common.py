@@ -8,8 +8,8 @@ import re
 import sys
 from typing import Any, Callable, Sequence
 
-from ..container import BspFile
 from ..errors import BspError
+from ..protocols import MapReader
 
 class CommandError(Exception):
     """A refusal or failure to report to the user as one line (exit code 1)."""
@@ -244,7 +244,7 @@ def summary(text: str) -> None:
         print(text)
 
 
-def lzma_refusal(bsp: BspFile) -> str | None:
+def lzma_refusal(bsp: MapReader) -> str | None:
     """Why the game of ``bsp`` cannot load LZMA-compressed lumps or pak entries, or None.
 
     The branch table says which games load them (:attr:`sourcebsp.variants.Variant.loads_lzma`):
@@ -258,7 +258,7 @@ def lzma_refusal(bsp: BspFile) -> str | None:
     return None
 
 
-def check_lzma(bsp: BspFile, force: bool, what: str) -> None:
+def check_lzma(bsp: MapReader, force: bool, what: str) -> None:
     """Refuse LZMA output for engines that cannot read it; with ``--force`` warn loudly and go on."""
     reason = lzma_refusal(bsp)
     if reason is None:
@@ -268,10 +268,14 @@ def check_lzma(bsp: BspFile, force: bool, what: str) -> None:
     print(f"sourcebsp: WARNING: {what}: {reason}; writing it anyway (--force)", file=sys.stderr)
 
 
-def save_map(bsp: BspFile, output: str, **save_options: Any) -> tuple[int, int]:
-    """Write ``bsp`` to ``output`` (already checked with :func:`check_output`); (bytes before, bytes after)."""
+def save_map(bsp: MapReader, output: str, *, overwrite: bool = True, **save_options: Any) -> tuple[int, int]:
+    """Write ``bsp`` to ``output`` (already checked with :func:`check_output`); (bytes before, bytes after).
+
+    ``overwrite=False`` refuses to replace a file the save writes beside ``output`` (a Titanfall
+    map's ``.bsp_lump`` and ``.ent`` files), which :func:`check_output` does not look at.
+    """
     before = int(bsp.file_size)
-    bsp.save(output, overwrite=True, **save_options)
+    bsp.save(output, overwrite=overwrite, **save_options)
     return before, os.stat(output).st_size
 
 

@@ -18,10 +18,10 @@ import shlex
 import sys
 from typing import Any, NamedTuple, Sequence
 
-from .. import BspFile
 from ..codecs.entities import Entities
 from ..lump_ids import LumpId
-from . import _common, _respawn
+from ..opening import open as open_map
+from . import _common
 from .entities import read_ent_file
 
 
@@ -222,38 +222,28 @@ def apply_rules(entities: Entities, rules: Sequence[Rule]) -> Report:
     return report
 
 
-def _edit_source(path: str, output: str, rules: list[Rule], from_ent: str | None) -> tuple[Report, int, int]:
-    with BspFile.open(path) as bsp:
+def _edit(path: str, output: str, rules: list[Rule], from_ent: str | None, *,
+          overwrite: bool) -> tuple[Report, int, int]:
+    """The rules on the entity lump, then on each partition file beside the map (Titanfall's
+    ``.ent`` files; an ``add`` goes to the lump only); ``--from-ent`` replaces the lump.  Every
+    other lump and file is written as read."""
+    with open_map(path) as bsp:
         if from_ent:
             entities = read_ent_file(from_ent, bsp.version)
         else:
             found = bsp.lump_or_none(LumpId.ENTITIES, "read the entities")
             entities = Entities(bsp_version=bsp.version) if found is None else found
         report = apply_rules(entities, rules)
-        bsp.set_lump("ENTITIES", entities)
-        before, after = _common.save_map(bsp, output)
+        bsp.set_lump(LumpId.ENTITIES, entities)
+        editing = [rule._replace(add=[]) for rule in rules]
+        for partition, listed in bsp.partition_entities().items():
+            more = apply_rules(listed, editing)
+            for name in ("matched", "changed", "deleted"):
+                setattr(report, name, getattr(report, name) + getattr(more, name))
+            bsp.set_partition_entities(partition, listed)
+        # A file the save writes beside OUTPUT (a .ent file) is replaced only with --overwrite.
+        before, after = _common.save_map(bsp, output, overwrite=overwrite)
     return report, before, after
-
-
-def _edit_respawn(path: str, output: str, rules: list[Rule], from_ent: str | None, *,
-                  overwrite: bool) -> tuple[Report, int, int]:
-    """The rules on a Titanfall map: on the ENTITIES lump, then on each ``.ent`` file beside it
-    (an ``add`` goes to the lump only); ``--from-ent`` replaces the lump.  Every other lump and
-    file is written as read."""
-    from ..respawn import RespawnBsp
-
-    bsp = RespawnBsp.open(path)
-    entities = read_ent_file(from_ent, bsp.version) if from_ent else bsp.entities
-    report = apply_rules(entities, rules)
-    bsp.entities = entities
-    editing = [rule._replace(add=[]) for rule in rules]
-    for partition, found in bsp.partition_entities().items():
-        more = apply_rules(found, editing)
-        for name in ("matched", "changed", "deleted"):
-            setattr(report, name, getattr(report, name) + getattr(more, name))
-        bsp.set_partition_entities(partition, found)
-    after = bsp.save(output, overwrite=overwrite).stat().st_size  # the .ent files beside OUTPUT too
-    return report, bsp.file_size, after
 
 
 _ASSIGNMENTS = {"--set": "KEY=VALUE", "--rename": "OLD=NEW", "--match": "KEY=PATTERN"}
@@ -336,11 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rules += rules_from_json(data, args.rules)
             if command_rule.edits or command_rule.add:
                 rules.append(command_rule)
-            if _respawn.is_rbsp(args.map):  # Titanfall's rBSP: the lump and its .ent files
-                report, before, after = _edit_respawn(args.map, args.output, rules, args.from_ent,
-                                                      overwrite=args.overwrite)
-            else:
-                report, before, after = _edit_source(args.map, args.output, rules, args.from_ent)
+            report, before, after = _edit(args.map, args.output, rules, args.from_ent, overwrite=args.overwrite)
         except (ValueError, TypeError) as exc:
             # Bad rules or values (a value with a double quote, say), and
             # BspFormatError (a ValueError) from the map: one line, exit 1.

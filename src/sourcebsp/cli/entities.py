@@ -1,16 +1,16 @@
 """``sourcebsp entities MAP [--json] [--class C] [--name N]``: list the entities."""
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from typing import Sequence
 
-from .. import BspFile
 from .._io import atomic_write
 from ..codecs.entities import Entities, Entity
 from ..lump_ids import LumpId
-from . import _common, _respawn
+from ..opening import open as open_map
+from ..protocols import MapReader
+from . import _common
 from ._maps import map_stem
 
 # Control characters (ESC separates output fields in newer games) would drive
@@ -22,7 +22,7 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-def entity_text(bsp: BspFile) -> bytes:
+def entity_text(bsp: MapReader) -> bytes:
     """The entity lump as a ``.ent`` file holds it: the text before the closing NUL, bytes as stored."""
     if not bsp.has_lump(LumpId.ENTITIES):
         return b""
@@ -72,14 +72,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error("--ent dumps the whole entity lump: it does not combine with --json, --class or --name")
 
     def body() -> int:
-        if _respawn.is_rbsp(args.map):  # Titanfall's rBSP: the lump and the .ent files (sourcebsp.respawn)
-            return _respawn_entities(args)
-        if args.ent:
-            return _dump_ent(args.map, args.output, args.overwrite)
-        with BspFile.open(args.map) as bsp:
-            entities = bsp.lump_or_none(LumpId.ENTITIES, "read the entities")
-            chosen = [] if entities is None else select(entities, args.classname, args.targetname)
-            show([(i, e, None) for i, e in chosen], 0 if entities is None else len(entities), as_json=args.json)
+        with open_map(args.map) as bsp:
+            if args.ent:  # the entity lump's text (not a partition file's: those are .ent files already)
+                return write_ent_text(args.map, entity_text(bsp), args.output, args.overwrite)
+            # The lump's entities, then those of each partition file beside the map (Titanfall's
+            # .ent files), numbered on from the lump's.
+            stem = map_stem(args.map)
+            chosen: list[tuple[int, Entity, str | None]] = []
+            total = 0
+            for partition, entities in bsp.entity_sets():
+                where = None if partition is None else f"{stem}_{partition}.ent"
+                chosen += [(total + i, e, where) for i, e in select(entities, args.classname, args.targetname)]
+                total += len(entities)
+            show(chosen, total, as_json=args.json)
         return 0
 
     return _common.run(body, args)
@@ -108,32 +113,6 @@ def show(chosen: Sequence[tuple[int, Entity, str | None]], total: int, *, as_jso
         for key, value in entity.items():
             print(f"    {printable(key):<{width}}  {printable(value)}")
     print(f"{len(chosen)} of {total} entities")
-
-
-def _respawn_entities(args: argparse.Namespace) -> int:
-    """``entities`` of a Titanfall map: the ENTITIES lump's, then each ``.ent`` file's beside it
-    (numbered on from the lump's); ``--ent`` is the lump's text."""
-    from ..respawn import RespawnBsp
-
-    bsp = RespawnBsp.open(args.map)
-    if args.ent:
-        data = bsp.raw("ENTITIES")
-        end = data.find(b"\0")
-        return write_ent_text(args.map, data if end < 0 else data[:end], args.output, args.overwrite)
-    stem = map_stem(args.map)
-    chosen: list[tuple[int, Entity, str | None]] = []
-    total = 0
-    for partition, entities in bsp.entity_sets():
-        where = None if partition is None else f"{stem}_{partition}.ent"
-        chosen += [(total + i, e, where) for i, e in select(entities, args.classname, args.targetname)]
-        total += len(entities)
-    show(chosen, total, as_json=args.json)
-    return 0
-
-
-def _dump_ent(map_path: str, output: str | None, overwrite: bool) -> int:
-    with BspFile.open(map_path) as bsp:
-        return write_ent_text(map_path, entity_text(bsp), output, overwrite)
 
 
 def write_ent_text(map_path: str, text: bytes, output: str | None, overwrite: bool) -> int:

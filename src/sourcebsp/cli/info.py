@@ -13,14 +13,15 @@ import sys
 from functools import partial
 from typing import Any, Callable, Sequence, TypeVar
 
-from .. import BspFile
 from ..codecs.base import RawLump
 from ..codecs.counts import UNKNOWN, count_from_bytes, lookup
 from ..errors import BspError
 from ..lump_ids import LumpId
+from ..opening import open as open_map
 from ..parallel import start_parallel
+from ..protocols import MapReader
 from ..variants import LazyLayouts
-from . import _common, _respawn
+from . import _common
 from ._maps import find_maps, map_error
 
 T = TypeVar("T")
@@ -50,10 +51,8 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
     With ``strict`` the first error raises; otherwise the report's ``damaged``
     list holds one record (part, lump, offset, error) per part that did not decode.
     """
-    if _respawn.is_rbsp(path):  # Titanfall's rBSP: its own container (sourcebsp.respawn)
-        return _respawn.describe(path, strict=strict)
     damage = _Damage(strict)
-    with BspFile.open(path) as bsp:
+    with open_map(path) as bsp:
         table = bsp.variant.layouts.table if isinstance(bsp.variant.layouts, LazyLayouts) else None
         if table is None:
             try:
@@ -64,63 +63,74 @@ def describe(path: str, *, strict: bool = True) -> dict[str, Any]:
                 pass
         else:
             _decompress_all(bsp)
-        lumps = []
+        lumps: list[dict[str, Any]] = []
         for lump, entry in bsp.iter_lumps():
             name = bsp.lump_name(lump)
             known = _count(bsp, table, lump) if table is not None else UNKNOWN
+            length = bsp.stored_size(lump)  # of its own file, for a lump kept beside the map
             lumps.append({
                 "index": int(lump),
                 "name": name,
                 "version": entry.version,
                 "offset": entry.fileofs,
-                "length": entry.filelen,
+                "length": length,
                 "compressed": entry.compressed,
-                "uncompressed_length": entry.fourcc if entry.compressed else entry.filelen,
+                "uncompressed_length": entry.fourcc if entry.compressed else length,
                 "count": (known if known is not UNKNOWN
                           else damage.probe(name, int(lump), partial(bsp.count, lump), None)),
             })
         broken = {d["index"] for d in damage.found}
         cut = {int(lump) for lump in bsp.truncated()}
         for row in lumps:
-            row["damaged"] = row["index"] in broken
-            if row["index"] in cut:  # past the end of a file cut short (the key only then: JSON as before)
+            index = row["index"]
+            row["damaged"] = index in broken
+            if index in cut:  # past the end of a file cut short (the key only then: JSON as before)
                 row["truncated"] = True
+            if bsp.is_external(index):  # in a file of its own beside the map (the key only then)
+                row["external"] = True
         entities = None
         if bsp.has_lump(LumpId.ENTITIES) and LumpId.ENTITIES not in broken:
             entities = damage.probe("ENTITIES", int(LumpId.ENTITIES), lambda: bsp.get_lump(LumpId.ENTITIES), None)
+        # The entities kept in files beside the map (Titanfall's .ent partitions), counted with the lump's.
+        partitioned = damage.probe("ENTITIES", int(LumpId.ENTITIES),
+                                   lambda: sum(map(len, bsp.partition_entities().values())), 0)
         game_lumps: list[dict[str, Any]] = []
         if bsp.has_lump(LumpId.GAME_LUMP) and LumpId.GAME_LUMP not in broken:
             game_lumps = damage.probe("GAME_LUMP", int(LumpId.GAME_LUMP), lambda: _game_lumps(bsp), [])
+        encrypted = bsp.encrypted
+        partitions = bsp.partition_files()
         return {
             "path": str(path),
-            "ident": bsp.header.ident.decode("ascii", "backslashreplace"),
+            "ident": bsp.ident,
             "endianness": "big" if bsp.endian == ">" else "little",
             "version": bsp.version,
             "variant": bsp.variant.name,
             "variant_description": bsp.variant.description,
             "variant_guessed": bool(bsp.variant_alternatives),
             "variant_alternatives": list(bsp.variant_alternatives),
-            "encrypted": bsp.xor_key is not None,
-            "lump_order": bsp.header.lump_order,
+            **({"encrypted": encrypted} if encrypted is not None else {}),  # None: no encryption in the container
+            "lump_order": bsp.lump_order,
             "map_revision": bsp.map_revision,
             "file_size": bsp.file_size,
-            "entity_count": _entity_count(entities),
+            "entity_count": _entity_count(entities) + partitioned,
             "game_lumps": game_lumps,
             "lumps": lumps,
+            **({"entity_partitions": partitions.named, "entity_files": partitions.found}
+               if partitions is not None else {}),
             "damaged": damage.found,
         }
 
 
-def _decompress_all(bsp: BspFile) -> None:
+def _decompress_all(bsp: MapReader) -> None:
     """The LZMA lumps decompressed on every core (kept by the map): an error is left for
     the count below, which records it against its lump."""
     compressed = sorted((int(lump) for lump, entry in bsp.iter_lumps() if entry.compressed),
-                        key=lambda index: -bsp.header.lumps[index].filelen)
+                        key=lambda index: -bsp.entry(index).filelen)
     for _, result in start_parallel(_quiet_bytes(bsp), compressed):
         result()
 
 
-def _quiet_bytes(bsp: BspFile) -> Callable[[int], None]:
+def _quiet_bytes(bsp: MapReader) -> Callable[[int], None]:
     def read(index: int) -> None:
         try:
             bsp.lump_bytes(index)
@@ -129,10 +139,10 @@ def _quiet_bytes(bsp: BspFile) -> Callable[[int], None]:
     return read
 
 
-def _count(bsp: BspFile, table: str, lump: LumpId) -> Any:
+def _count(bsp: MapReader, table: str, lump: int) -> Any:
     """The lump's element count without numpy (see codecs/counts.py), or UNKNOWN: then
     the codec decodes the lump, and any error is recorded as before."""
-    kind = lookup(table, int(lump), bsp.header.lumps[lump].version)
+    kind = lookup(table, int(lump), bsp.entry(lump).version)
     if kind is None or kind == "codec":
         return UNKNOWN  # the entities, pakfile and game lump: their own codecs, numpy-free
     try:
@@ -142,12 +152,11 @@ def _count(bsp: BspFile, table: str, lump: LumpId) -> Any:
     return None if kind == "raw" else count_from_bytes(kind, data, bsp.endian)
 
 
-def _game_lumps(bsp: BspFile) -> list[dict[str, Any]]:
-    return [{"id": g.id, "version": g.version, "length": len(g.data), "compressed": g.compressed}
-            for g in bsp.game_lumps]
+def _game_lumps(bsp: MapReader) -> list[dict[str, Any]]:
+    return [g._asdict() for g in bsp.game_lump_directory()]
 
 
-def _entity_count(entities: Any) -> int | None:
+def _entity_count(entities: Any) -> int:
     if entities is None:
         return 0
     if isinstance(entities, RawLump):

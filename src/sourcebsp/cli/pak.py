@@ -14,11 +14,11 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from .. import BspFile
 from ..codecs.pakfile import ZIP_LZMA, ZIP_STORED, Pakfile
 from ..errors import BspError
 from ..lump_ids import LumpId
-from . import _common, _respawn
+from ..opening import open as open_map
+from . import _common
 
 
 def read_list_file(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
@@ -204,24 +204,11 @@ def _extract(pak: Pakfile, folder: str, patterns: Sequence[str], overwrite: bool
     return 0
 
 
-def _run_respawn(args: argparse.Namespace) -> int:
-    """``list`` and ``extract`` of a Titanfall map's PAKFILE lump (a zip, as in Source maps)."""
-    from ..respawn import RespawnBsp
-
-    if args.action not in ("list", "extract"):
-        raise _common.CommandError(f"pak {args.action} does not write Titanfall (rBSP) maps: list and extract "
-                                   "read them")
-    pak = RespawnBsp.open(args.map).pakfile
-    if args.action == "list":
-        _list(pak, args.json, f"Pakfile of {args.map}")
-        return 0
-    return _extract(pak, args.dir, args.patterns, args.overwrite)
-
-
 def _run(args: argparse.Namespace, output: str | None) -> int:
-    if _respawn.is_rbsp(args.map):
-        return _run_respawn(args)
-    with BspFile.open(args.map) as bsp:
+    with open_map(args.map) as bsp:
+        if args.action not in ("list", "extract") and not bsp.writes_pakfile:
+            raise _common.CommandError(f"pak {args.action} does not write Titanfall (rBSP) maps: list and extract "
+                                       "read them")  # rBSP: the one container whose pakfile is read only
         pak = bsp.lump_or_none(LumpId.PAKFILE, "read the pakfile")
         if pak is None:  # a map without a pakfile gets an empty one, saved with the map
             pak = Pakfile()

@@ -3,30 +3,39 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .. import BspFile
 from ..errors import BspError
 from ..lump_ids import LumpId
+from ..opening import open as open_map
 from ..protocols import MapReader
-from . import _common, _respawn
+from . import _common
+
+# Respawn's sprp layouts: one scale per prop (shown instead of the fade distances), and no
+# sp_*.vhv vertex lighting files in the map's pakfile.
+_SCALED_FAMILIES = frozenset({"respawn"})
+
 
 def _vector(values: Sequence[float]) -> str:
     return " ".join(f"{v:g}" for v in values)
 
 
 def describe(path: str) -> dict[str, Any]:
-    """The static props of a map as plain data: layout facts and one record per prop."""
-    with BspFile.open(path) as bsp:
+    """The static props of a map as plain data: layout facts and one record per prop (``scaled``:
+    whether each has a scale of its own, shown instead of its fade distances)."""
+    with open_map(path) as bsp:
         props = bsp.static_props
         records = props.to_records()
-        lighting = _vertex_lighting(bsp)
-        for record in records:
-            record["vertex_lighting"] = lighting.get(record["index"], {})
+        scaled = props.layout.family in _SCALED_FAMILIES
+        if not scaled:
+            lighting = _vertex_lighting(bsp)
+            for record in records:
+                record["vertex_lighting"] = lighting.get(record["index"], {})
         return {
             "layout": props.layout.name,
             "version": props.version,
             "description": props.layout.description,
             "models": props.names,
             "props": records,
+            "scaled": scaled,
         }
 
 
@@ -57,15 +66,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     def body() -> int:
-        respawn = _respawn.is_rbsp(args.map)  # Titanfall: sprp v12 or v13, shown with its scale
-        report = _respawn.props(args.map) if respawn else describe(args.map)
+        report = describe(args.map)
         if args.json:
             _common.print_json(report["props"])
             return 0
-        heading = "scale" if respawn else "fade"
+        scaled = report["scaled"]
+        heading = "scale" if scaled else "fade"
         rows = [
             (p["index"], _common.printable(p["model"]), _vector(p["origin"]), _vector(p["angles"]), p["skin"],
-             p["solid"], f"{p['scale']:g}" if respawn else f"{p['fade_min_dist']:g}-{p['fade_max_dist']:g}")
+             p["solid"], f"{p['scale']:g}" if scaled else f"{p['fade_min_dist']:g}-{p['fade_max_dist']:g}")
             for p in report["props"]
         ]
         _common.print_table(

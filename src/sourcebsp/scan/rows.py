@@ -4,12 +4,11 @@ Each table is keyed by ``map_id``, the sha256 of the file's bytes (of the
 ``.bsp.bz2`` file itself for a packed map).  The values are those the CLI's
 JSON gives for the map: the lump directory of ``info``, the entities of
 ``entities``, the props of ``props``, the pakfile of ``pak list`` and the
-findings of ``check``, read through the same library calls.  A Titanfall map
-(rBSP, :mod:`sourcebsp.respawn`) gives the same tables from its own container:
-its entities those of the ENTITIES lump and the ``.ent`` files beside it, its
-materials the TEXTURE_DATA names, ``brush_count`` its CM_BRUSHES, no
-``face_count`` (it has meshes, not faces) and no findings (``check``'s rules
-are Source's).
+findings of ``check``, read through the same library calls, for a map of any
+container.  A Titanfall map (rBSP, :mod:`sourcebsp.respawn`) gives its entities
+those of the ENTITIES lump and the ``.ent`` files beside it, ``brush_count``
+its collision brushes (CM_BRUSHES), no ``face_count`` and no findings: it has
+meshes, not faces, and ``check``'s rules read faces.
 """
 from __future__ import annotations
 
@@ -19,15 +18,15 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any, Collection
 
-from .. import BspFile
-from ..errors import BspError
+from ..errors import BspError, LumpNotInBranchError
 from ..lump_ids import LumpId
+from ..opening import open as open_map
+from ..protocols import LumpKey
 
 if TYPE_CHECKING:
     from ..codecs.entities import Entity
     from ..content.gamefs import GameFS
     from ..protocols import MapReader
-    from ..respawn import RespawnBsp
 
 __all__ = ["COLUMNS", "TABLES", "MapResult", "map_result", "file_id", "error_message"]
 
@@ -141,17 +140,9 @@ def map_result(path: str, game: str | None = None, known: Collection[str] = (), 
         return MapResult(map_id, path, size, True, {})
     header: dict[str, Any] = {}
     try:
-        from ..opening import map_head
-        from ..respawn import RespawnBsp, is_respawn
-
-        if is_respawn(map_head(path)):  # Titanfall's rBSP: its own container
-            rbsp = RespawnBsp.open(path, variant=variant)
-            header = {"version": rbsp.version, "variant": rbsp.variant.name, "revision": rbsp.map_revision}
-            tables = _respawn_tables(rbsp)
-        else:
-            with BspFile.open(path, variant=variant) as bsp:
-                header = {"version": bsp.version, "variant": bsp.variant.name, "revision": bsp.map_revision}
-                tables = _tables(bsp, _game(game))
+        with open_map(path, variant) as bsp:
+            header = {"version": bsp.version, "variant": bsp.variant.name, "revision": bsp.map_revision}
+            tables = _tables(bsp, game)
     except Exception as exc:  # noqa: BLE001 - any failure is this map's error row, never the scan's end
         return MapResult(map_id, path, size, False,
                          {"maps": _map_row(map_id, path, size, error=error_message(exc, path), **header)})
@@ -170,50 +161,65 @@ def _map_row(map_id: str | None, path: str, size: int | None, **values: Any) -> 
             for name, _ in COLUMNS["maps"]}
 
 
-def _count(bsp: MapReader, lump: LumpId) -> int | None:
-    """The records of a lump as ``info`` counts them (0 when absent, None when it stays raw)."""
-    return bsp.count(lump) if bsp.has_lump(lump) else 0
+def _count(bsp: MapReader, *keys: LumpKey) -> int | None:
+    """The records of the first of the lumps ``keys`` the map's branch has, as ``info`` counts
+    them (0 when absent, None when it stays raw or the branch has none of them)."""
+    for key in keys:
+        try:
+            return bsp.count(key) if bsp.has_lump(key) else 0
+        except LumpNotInBranchError:
+            continue
+    return None
 
 
-def _tables(bsp: MapReader, fs: "GameFS") -> dict[str, Columns]:
+def _has_faces(bsp: MapReader) -> bool:
+    try:
+        bsp.has_lump(LumpId.FACES)
+    except LumpNotInBranchError:  # Titanfall's meshes
+        return False
+    return True
+
+
+def _tables(bsp: MapReader, game: str | None) -> dict[str, Columns]:
     from ..content.lint import check_map
-    from ..model.geometry import texture_names
 
     tables = {
         "lumps": _lumps(bsp),
-        "entities": _entities(bsp),
+        "entities": _entity_rows([e for _, entities in bsp.entity_sets() for e in entities]),
         "props": _props(bsp),
-        "materials": {"material": texture_names(bsp)},
+        "materials": {"material": bsp.texture_names()},
         "pakfiles": _pakfiles(bsp),
     }
-    try:
-        findings = check_map(bsp, fs)
-    finally:
-        fs.attach_pakfile(None)  # the game outlives the map: it keeps no part of it
+    findings = []
+    if _has_faces(bsp):  # check's rules read faces: a branch without them has no findings
+        fs = _game(game)
+        try:
+            findings = check_map(bsp, fs)
+        finally:
+            fs.attach_pakfile(None)  # the game outlives the map: it keeps no part of it
     tables["findings"] = {"rule": [f.rule for f in findings], "severity": [f.severity for f in findings],
                           "message": [f.message for f in findings]}
-    tables["_counts"] = {"face_count": _count(bsp, LumpId.FACES), "brush_count": _count(bsp, LumpId.BRUSHES)}
+    # Brushes: Source's BRUSHES, or the collision brushes of a branch without them (Titanfall's).
+    tables["_counts"] = {"face_count": _count(bsp, LumpId.FACES),
+                         "brush_count": _count(bsp, LumpId.BRUSHES, "CM_BRUSHES")}
     return tables
 
 
 def _lumps(bsp: MapReader) -> Columns:
-    # As ``info`` lists them: the non-empty directory entries; a compressed lump's fourCC is its real size.
+    # As ``info`` lists them: the non-empty directory entries; a compressed lump's fourCC is its
+    # real size, a lump in a file of its own beside the map has that file's length.
     listed = list(bsp.iter_lumps())
     entries = [entry for _, entry in listed]
+    lengths = [bsp.stored_size(lump) for lump, _ in listed]
     return {
         "index": [int(lump) for lump, _ in listed],
         "name": [bsp.lump_name(lump) for lump, _ in listed],
         "version": [e.version for e in entries],
         "offset": [e.fileofs for e in entries],
-        "length": [e.filelen for e in entries],
+        "length": lengths,
         "compressed": [e.compressed for e in entries],
-        "uncompressed_length": [e.fourcc if e.compressed else e.filelen for e in entries],
+        "uncompressed_length": [e.fourcc if e.compressed else length for e, length in zip(entries, lengths)],
     }
-
-
-def _entities(bsp: MapReader) -> Columns:
-    entities = bsp.lump_or_none(LumpId.ENTITIES, "read the entities")
-    return _entity_rows([] if entities is None else list(entities))
 
 
 def _entity_rows(listed: "list[Entity]") -> Columns:
@@ -249,13 +255,10 @@ def _three_numbers(text: str | None) -> tuple[float, float, float] | None:
 
 
 def _props(bsp: MapReader) -> Columns:
-    props = bsp.static_props
-    return _prop_rows(props.props, props.model_names())
-
-
-def _prop_rows(records: Any, models: list[str]) -> Columns:
     import numpy as np
 
+    props = bsp.static_props
+    records, models = props.props, props.model_names()
     origin = np.asarray(records["origin"], np.float64).reshape(-1, 3)
     angles = np.asarray(records["angles"], np.float64).reshape(-1, 3)
     return {
@@ -270,35 +273,6 @@ def _prop_rows(records: Any, models: list[str]) -> Columns:
 
 def _pakfiles(bsp: MapReader) -> Columns:
     pak = bsp.lump_or_none(LumpId.PAKFILE, "read the pakfile")
-    return _pak_rows(pak)
-
-
-def _pak_rows(pak: Any) -> Columns:
     entries = [] if pak is None else pak.entries()
     return {"name": [e.name for e in entries], "size": [e.size for e in entries],
             "compressed_size": [e.compressed_size for e in entries]}
-
-
-def _respawn_tables(bsp: RespawnBsp) -> dict[str, Columns]:
-    """The tables of a Titanfall map (see the module's notes), as ``info``, ``entities``,
-    ``props`` and ``pak list`` give them for it."""
-    from ..codecs.respawn import CM_BRUSHES
-
-    listed = list(bsp.iter_lumps())
-    lengths = [len(bsp.raw(index)) for index, _ in listed]
-    found = bsp.static_props
-    records: Any = found.props if len(found) else {"origin": [], "angles": [], "skin": [], "solid": []}
-    models = found.model_names()
-    return {
-        "lumps": {"index": [index for index, _ in listed], "name": [bsp.lump_name(index) for index, _ in listed],
-                  "version": [entry.version for _, entry in listed],
-                  "offset": [entry.fileofs for _, entry in listed],
-                  "length": lengths, "compressed": [False] * len(listed),
-                  "uncompressed_length": lengths},
-        "entities": _entity_rows([e for _, entities in bsp.entity_sets() for e in entities]),
-        "props": _prop_rows(records, models),
-        "materials": {"material": bsp.texture_names()},
-        "pakfiles": _pak_rows(bsp.pakfile),
-        "findings": {"rule": [], "severity": [], "message": []},
-        "_counts": {"face_count": None, "brush_count": bsp.count(CM_BRUSHES)},
-    }
