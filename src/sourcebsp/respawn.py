@@ -828,12 +828,13 @@ class RespawnBsp(MapQueries):
         return files
 
     def save(self, path: str | os.PathLike[str], *, overwrite: bool = False, reencode: bool = False,
-             compression: "Compression" = "keep") -> Path:
+             compression: "Compression" = "keep", fsync: bool = True) -> Path:
         """Write the map (and its lump and ``.ent`` files) to ``path``, each file atomically.
 
         Returns the path written.  Refuses to replace an existing file unless ``overwrite``.
         ``reencode`` encodes the decoded lumps again first (:meth:`reencode`); ``compression``
-        must be ``"keep"`` (rBSP lumps are never compressed).
+        must be ``"keep"`` (rBSP lumps are never compressed); ``fsync=False`` leaves the files to
+        the operating system's cache (for scratch files).
         """
         from pathlib import Path  # not at import: ``info`` of a Source map does not load pathlib
 
@@ -851,7 +852,7 @@ class RespawnBsp(MapQueries):
             if existing:
                 raise FileExistsError(f"{existing[0]} exists (pass overwrite=True to replace it)")
         for file, data in files.items():
-            atomic_write(file, data)
+            atomic_write(file, data, fsync=fsync)
         return target
 
     # ---- typed lump attributes (the Source lumps: those rBSP has none of raise LumpNotInBranchError)

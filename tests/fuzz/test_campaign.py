@@ -117,7 +117,8 @@ def _bounded_run(out: str) -> dict:
 
 # ---- Respawn's rBSP seeds -------------------------------------------------------------------
 RESPAWN_SEEDS = ["example_titanfall", "example_titanfall2", "example_titanfall2_pak"]
-RESPAWN_ENTRIES = ["respawn_read", "respawn_export", "respawn_decompile", "respawn_save", "open", "entities"]
+RESPAWN_ENTRIES = ["open", "decode_all", "entities", "static_props", "pak_read", "save", "respawn_export",
+                   "respawn_decompile"]
 
 
 def test_seeds_include_the_rbsp_rooms() -> None:
@@ -150,8 +151,8 @@ def test_mutations_follow_the_rbsp_directory() -> None:
 
 
 def test_a_short_rbsp_fuzzing_run_finds_nothing(tmp_path: Path) -> None:
-    """The rBSP seeds through the rBSP entry points (and two Source ones, which must refuse them
-    with a BspError): every input ends in success or a BspError."""
+    """The rBSP seeds through the entry points that open any map (sourcebsp.open) and Titanfall's
+    converters: every input ends in success or a BspError."""
     import multiprocessing
 
     with multiprocessing.get_context("spawn").Pool(1) as pool:

@@ -1,7 +1,10 @@
 """Every public way into a map, as small functions a fuzzer can call.
 
 Each entry point takes the path of a map and a scratch folder and exercises
-one part of the library the way a user would (opening the map itself).  The
+one part of the library the way a user would (opening the map itself).  Those
+that read what every container has (the directory, entities, props, pakfile,
+saving) open any map with :func:`sourcebsp.open`, Titanfall's too; the
+``respawn_*`` ones run Titanfall's own converters.  The
 promise being tested: whatever the bytes, each one returns or raises a
 :class:`~sourcebsp.errors.BspError`, within the resource rule of the package
 (see :mod:`sourcebsp.budgets`).
@@ -15,6 +18,7 @@ import numpy as np
 
 from .. import BspFile
 from ..lump_ids import LumpId
+from ..opening import open as open_map
 
 if TYPE_CHECKING:
     from ..protocols import MapReader
@@ -25,33 +29,35 @@ EntryPoint = Callable[[Path, Path], None]
 
 
 def _open(path: Path, scratch: Path) -> None:
-    with BspFile.open(path) as bsp:
+    with open_map(path) as bsp:
         for index, entry in bsp.iter_lumps():
             bsp.entry(index)
         repr(bsp)
 
 
 def _decode_all(path: Path, scratch: Path) -> None:
-    with BspFile.open(path) as bsp:
+    """Every lump decoded and counted (as ``info`` and ``scan`` read them), and the material names."""
+    with open_map(path) as bsp:
         bsp.decode_all()
         for index, _ in bsp.iter_lumps():
             bsp.count(index)
+        bsp.texture_names()
 
 
 def _entities(path: Path, scratch: Path) -> None:
-    from ..codecs.entities import Entities
-
-    with BspFile.open(path) as bsp:
-        entities = bsp.get_lump(LumpId.ENTITIES)
-        for entity in entities if isinstance(entities, Entities) else ():
-            entity.classname
-            list(entity.items())
+    """The entity lump's entities, and a Titanfall map's ``.ent`` files'."""
+    with open_map(path) as bsp:
+        for _partition, entities in bsp.entity_sets():
+            for entity in entities:
+                entity.classname
+                list(entity.items())
 
 
 def _static_props(path: Path, scratch: Path) -> None:
-    with BspFile.open(path) as bsp:
+    with open_map(path) as bsp:
         props = bsp.static_props
         props.model_names()
+        props.to_records()
         len(props.props)
         bsp.detail_props
 
@@ -65,20 +71,20 @@ def _pakfile(bsp: MapReader) -> Any:
 
 
 def _pak_list(path: Path, scratch: Path) -> None:
-    with BspFile.open(path) as bsp:
+    with open_map(path) as bsp:
         if (pak := _pakfile(bsp)) is not None:
             pak.entries()
 
 
 def _pak_read(path: Path, scratch: Path) -> None:
-    with BspFile.open(path) as bsp:
+    with open_map(path) as bsp:
         if (pak := _pakfile(bsp)) is not None:
             for _name, _data in pak.iter_files():
                 pass
 
 
 def _pak_extract(path: Path, scratch: Path) -> None:
-    with BspFile.open(path) as bsp:
+    with open_map(path) as bsp:
         if (pak := _pakfile(bsp)) is not None:
             pak.extract_all(scratch / "pak")
 
@@ -182,35 +188,18 @@ def _decompile(path: Path, scratch: Path) -> None:
 
 
 def _save(path: Path, scratch: Path) -> None:
-    with BspFile.open(path) as bsp:
-        bsp.save(scratch / "same.bsp")
-    with BspFile.open(path) as bsp:
-        bsp.save(scratch / "reencoded.bsp", reencode=True)
-    with BspFile.open(path) as bsp:
-        # A grown entity lump moves every lump after it: the save lays the map out again.
+    # overwrite: the scratch folder holds the previous input's files.
+    with open_map(path) as bsp:
+        bsp.save(scratch / "same.bsp", overwrite=True, fsync=False)
+    with open_map(path) as bsp:
+        bsp.save(scratch / "reencoded.bsp", reencode=True, overwrite=True, fsync=False)
+    with open_map(path) as bsp:
+        # A grown entity lump moves every lump after it (and a Titanfall map's game lump
+        # offsets): the save lays the map out again.
         entities = bsp.entities
         if len(entities):
             entities[0]["sourcebsp_fuzz"] = "moved"
-        bsp.save(scratch / "edited.bsp", fsync=False)
-
-
-def _respawn_read(path: Path, scratch: Path) -> None:
-    """A Titanfall map as info, entities, props and pak read it (a Source map: refused)."""
-    from ..respawn import RespawnBsp
-
-    bsp = RespawnBsp.open(path)
-    for index, _entry in bsp.iter_lumps():
-        bsp.count(index)
-    bsp.texture_names()
-    for _partition, entities in bsp.entity_sets():
-        for entity in entities:
-            list(entity.items())
-    props = bsp.static_props
-    props.model_names()
-    pak = bsp.pakfile
-    pak.entries()
-    for _name, _data in pak.iter_files():
-        pass
+        bsp.save(scratch / "edited.bsp", overwrite=True, fsync=False)
 
 
 def _respawn_export(path: Path, scratch: Path) -> None:
@@ -223,19 +212,6 @@ def _respawn_decompile(path: Path, scratch: Path) -> None:
     from ..converters.vmf.respawn import decompile_respawn
 
     decompile_respawn(path, scratch / "respawn.vmf")
-
-
-def _respawn_save(path: Path, scratch: Path) -> None:
-    from ..respawn import RespawnBsp
-
-    bsp = RespawnBsp.open(path)
-    bsp.to_bytes()
-    bsp.reencode()
-    bsp.to_bytes()
-    entities = bsp.entities
-    if len(entities):  # a grown entity lump moves the lumps after it, the game lump's offsets too
-        entities[0]["sourcebsp_fuzz"] = "moved"
-    bsp.save(scratch / "respawn.bsp", overwrite=True)
 
 
 #: name -> entry point, in the order a user meets them.
@@ -258,8 +234,6 @@ ENTRY_POINTS: dict[str, EntryPoint] = {
     "obj": _obj,
     "decompile": _decompile,
     "save": _save,
-    "respawn_read": _respawn_read,
     "respawn_export": _respawn_export,
     "respawn_decompile": _respawn_decompile,
-    "respawn_save": _respawn_save,
 }
