@@ -797,7 +797,8 @@ class RespawnBsp(MapQueries):
         else:
             start, names, leaves = None, [], None
             props = np.zeros(0, STATIC_PROP_VERSIONS[version]())
-        layout = StaticPropLayout(f"{self.variant.name} v{version}", version, props.dtype,
+        # Named by the branch, the version beside it (``props`` titles it "sprp v13, layout titanfall2").
+        layout = StaticPropLayout(self.variant.name, version, props.dtype,
                                   f"{self.variant.description}: StaticPropv{version}", family="respawn")
         scales = np.zeros(len(props), STATIC_PROP_SCALE)  # each prop's one scale, on all three axes
         scales["prop"] = np.arange(len(props))
