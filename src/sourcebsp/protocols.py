@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
     from .codecs.staticprops import DetailProps, StaticProps
     from .variants import Variant
-    from .writeplan import Compression
 
     Array = npt.NDArray[Any]
     # The types of the lumps' values, and the lumps whose values are record tables (numpy arrays).
@@ -54,12 +53,16 @@ if TYPE_CHECKING:
     ]
     # <<< generated
 
-__all__ = ["GameLumpEntry", "LumpAttr", "LumpKey", "MapQueries", "MapReader", "MapSource", "PartitionFiles"]
+__all__ = ["Compression", "GameLumpEntry", "LumpAttr", "LumpKey", "MapQueries", "MapReader", "MapSource",
+           "PartitionFiles"]
 
 # A lump named by its id, its number or its name ("planes").  A plain number is the lump's
 # index in the map's own directory (128 lumps in rBSP); a LumpId names a Source lump, which a
 # container of another layout finds under its own index (rBSP keeps Source's for most).
 LumpKey = LumpId | int | str
+
+#: How a save stores the lumps: as they were, all LZMA-compressed, or all uncompressed.
+Compression = Literal["keep", "lzma", "none"]
 
 T = TypeVar("T")
 _Map = TypeVar("_Map", bound="MapReader")
@@ -221,9 +224,18 @@ class MapQueries:
 
     def texture_names(self: "MapReader") -> list[str]:
         """The material name of every texture data record (``""`` where it cannot be found)."""
-        from .model.geometry import texture_names
-
-        return texture_names(self)
+        texdata = self.lump_or_none(LumpId.TEXDATA)
+        table = self.lump_or_none(LumpId.TEXDATA_STRING_TABLE)
+        strings = self.lump_or_none(LumpId.TEXDATA_STRING_DATA)
+        if texdata is None:
+            return []
+        names = []
+        for sid in texdata["name_string_table_id"].tolist():
+            try:
+                names.append(strings.at(int(table[sid])) if table is not None and strings is not None else "")
+            except (IndexError, KeyError):
+                names.append("")
+        return names
 
 
 class MapReader(Protocol):

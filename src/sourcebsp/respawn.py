@@ -62,8 +62,7 @@ if TYPE_CHECKING:
     # <<< generated
     from .codecs.staticprops import DetailProps, StaticProps
     from .compression import Limits
-    from .protocols import Array, ArrayLump
-    from .writeplan import Compression
+    from .protocols import Array, ArrayLump, Compression
 
 __all__ = [
     "IDENT",

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol
 
 from ._io import write_all
 from .codecs.base import RawLump
@@ -30,15 +30,13 @@ from .errors import BspFormatError
 from .header import HEADER_SIZE, Header, LumpEntry
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
 from .parallel import run_parallel
-from .protocols import MapReader
+from .protocols import Compression, MapReader
 
 if TYPE_CHECKING:
     from .codecs.base import LumpContext
     from .variants import Variant
 
 __all__ = ["Compression", "WritePlan", "encode_lump", "plan_write"]
-
-Compression = Literal["keep", "lzma", "none"]
 
 
 class SavedMap(MapReader, Protocol):

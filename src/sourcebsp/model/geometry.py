@@ -105,19 +105,9 @@ def face_table(bsp: MapReader, *, hdr: bool = False) -> np.ndarray:
 
 
 def texture_names(bsp: MapReader) -> list[str]:
-    """The material name of every texdata entry (``""`` when it cannot be found)."""
-    texdata = bsp.lump_or_none(LumpId.TEXDATA)
-    table = bsp.lump_or_none(LumpId.TEXDATA_STRING_TABLE)
-    strings = bsp.lump_or_none(LumpId.TEXDATA_STRING_DATA)
-    if texdata is None:
-        return []
-    names = []
-    for sid in texdata["name_string_table_id"].tolist():
-        try:
-            names.append(strings.at(int(table[sid])) if table is not None and strings is not None else "")
-        except (IndexError, KeyError):
-            names.append("")
-    return names
+    """The material name of every texdata entry (``""`` when it cannot be found): the map's own
+    :meth:`~sourcebsp.protocols.MapReader.texture_names`."""
+    return bsp.texture_names()
 
 
 def reflectivity(texdata: Any, default: float) -> np.ndarray:
