@@ -287,8 +287,7 @@ def _respawn_tables(bsp: RespawnBsp) -> dict[str, Columns]:
     listed = list(bsp.iter_lumps())
     lengths = [len(bsp.raw(index)) for index, _ in listed]
     found = bsp.static_props
-    records: Any = found.props if len(found) else {"origin": [], "angles": [], "skin": [], "solid": []}
-    models = found.model_names()
+    records, models = found.props, found.model_names()
     return {
         "lumps": {"index": [index for index, _ in listed], "name": [bsp.lump_name(index) for index, _ in listed],
                   "version": [entry.version for _, entry in listed],
