@@ -50,13 +50,14 @@ def test_since_copies_rows_of_known_maps_and_reads_only_the_new(folder: Path, tm
     shutil.copyfile(corpus_file("csgo_2000.bsp"), folder / "csgo_2000.bsp")
     (folder / "css_2000.bsp").rename(folder / "renamed.bsp")
     opened: list[str] = []
-    real_open = rows.open_bsp
-    monkeypatch.setattr(rows, "open_bsp", lambda path, **kw: (opened.append(os.path.basename(path)), real_open(path, **kw))[1])
+    real_open = rows.BspFile.open
+    monkeypatch.setattr(rows.BspFile, "open", lambda path, **kw: (opened.append(os.path.basename(path)),
+                                                                  real_open(path, **kw))[1])
     second = tmp_path / "second"
     report = scan(_paths(folder), second, since=first)
     assert opened == ["csgo_2000.bsp"]  # the only map whose sha256 the first scan does not hold
     assert (report.files, report.read, report.reused) == (4, 1, 3)
-    monkeypatch.setattr(rows, "open_bsp", real_open)
+    monkeypatch.undo()
     fresh = tmp_path / "fresh"
     scan(_paths(folder), fresh)
     assert keyed(tables(second)) == keyed(tables(fresh))
