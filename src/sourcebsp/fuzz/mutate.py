@@ -28,9 +28,9 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from .. import BspFile
 from ..codecs import respawn as respawn_codec
 from ..codecs.pakfile import Pakfile
-from ..container import BspFile
 from ..detection import detect_variant
 from ..encryption import find_key, xor
 from ..examples import example_map_bytes
