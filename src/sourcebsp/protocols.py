@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     ]
     # <<< generated
 
-__all__ = ["LumpAttr", "LumpKey", "MapQueries", "MapReader", "MapSource"]
+__all__ = ["LumpAttr", "LumpKey", "MapReader", "MapSource"]
 
 # A lump named by its id, its number or its name ("planes").  A plain number is the lump's
 # index in the map's own directory (128 lumps in rBSP); a LumpId names a Source lump, which a
@@ -98,55 +98,6 @@ class LumpAttr(Generic[T]):
 
     def __set__(self, obj: "MapReader", value: T) -> None:
         obj.set_lump(self.lump, value)
-
-
-class MapQueries:
-    """The queries every container answers the same way, through :mod:`sourcebsp.queries`
-    (a map whose branch has no BSP tree or visibility raises
-    :class:`~sourcebsp.errors.LumpNotInBranchError` from the lump it lacks)."""
-
-    # ``queries`` needs numpy: imported on the first query, so opening a map does not load it.
-    def leaf_at(self: "MapReader", points: Any, *, model: int = 0) -> Any:
-        """The leaf index of a point ``(3,)`` (an int) or of points ``(N, 3)`` (an array)."""
-        from . import queries
-
-        return queries.leaf_at(self, points, model=model)
-
-    def cluster_at(self: "MapReader", points: Any) -> Any:
-        """The visibility cluster of a point or points (-1 in solid)."""
-        from . import queries
-
-        return queries.cluster_at(self, points)
-
-    @property
-    def num_clusters(self: "MapReader") -> int:
-        """Visibility clusters (without visibility data: the highest leaf cluster + 1)."""
-        from . import queries
-
-        return queries.num_clusters(self)
-
-    def pvs(self: "MapReader", cluster: int) -> Any:
-        """Bool array: the clusters ``cluster`` can see (all False for solid, -1)."""
-        from . import queries
-
-        return queries.pvs(self, cluster)
-
-    def pas(self: "MapReader", cluster: int) -> Any:
-        """Bool array: the clusters ``cluster`` can hear (all False for solid, -1)."""
-        from . import queries
-
-        return queries.pas(self, cluster)
-
-    def is_visible(self: "MapReader", a: Any, b: Any) -> Any:
-        """Whether ``b`` is in the PVS of ``a``; each a cluster (int) or point(s)."""
-        from . import queries
-
-        return queries.is_visible(self, a, b)
-
-    def entity_sets(self: "MapReader") -> "list[tuple[str | None, Entities]]":
-        """Every entity of the map by where it is kept: ``(None, the entity lump's)``, then (for
-        Titanfall maps) ``(partition, its .ent file's)`` for each file found beside the map."""
-        return [(None, self.entities)]
 
 
 class MapReader(Protocol):
@@ -227,7 +178,7 @@ class MapReader(Protocol):
 
     def entity_sets(self) -> "list[tuple[str | None, Entities]]": ...
 
-    # The BSP tree and visibility (MapQueries): a branch without them raises LumpNotInBranchError.
+    # The BSP tree and visibility (sourcebsp.mapqueries): a branch without them raises LumpNotInBranchError.
     def leaf_at(self, points: Any, *, model: int = 0) -> Any: ...
 
     def cluster_at(self, points: Any) -> Any: ...
