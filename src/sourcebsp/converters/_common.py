@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal
+from typing import TYPE_CHECKING, Callable, Iterator, Literal
 
 import numpy as np
 
-from .._extras import import_extra
 if TYPE_CHECKING:
     from numpy.typing import DTypeLike
 
@@ -49,12 +48,6 @@ def to_y_up(points: np.ndarray, scale: float = 1.0, *, rows: np.ndarray | None =
         values = points[:, source] if rows is None else points[rows, source]
         out[:, column] = values.astype(np.float64) * (sign * scale)
     return out
-
-
-def require(module: str, what: str) -> Any:
-    """Import an optional dependency of the exports, or raise
-    :class:`~sourcebsp.errors.MissingExtraError` naming the extra to install."""
-    return import_extra(module, what, "export")
 
 
 @contextlib.contextmanager
