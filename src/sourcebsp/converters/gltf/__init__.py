@@ -46,7 +46,8 @@ import numpy as np
 from ..._extras import needs_extra
 from ...lump_ids import LumpId
 from ...numeric import floats, sorted_unique
-from ...model.geometry import MapMesh, ModelSelection, angles_matrix, build_mesh, iter_models, reflectivity
+from ...model.geometry import (BrushModel, MapMesh, ModelSelection, angles_matrix, build_mesh, iter_models,
+                               reflectivity)
 from ...model.lightmaps import LightmapAtlas, build_atlas, encode_png
 from .._common import Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, to_y_up, unit_scale
 from .document import ELEMENT_ARRAY_BUFFER, GlbBuilder, finite
@@ -256,7 +257,7 @@ def _materials(document: GlbBuilder, parts: _MapParts, images: "_Images | None")
 
 def _build(document: GlbBuilder, parts: _MapParts) -> ExportStats:
     """Fill ``document`` with the map's meshes, materials, images and nodes; what it holds."""
-    gltf, mesh, atlas, skybox, scale = document.gltf, parts.mesh, parts.atlas, parts.skybox, document.scale
+    gltf, atlas = document.gltf, parts.atlas
     stats = ExportStats(props=len(parts.prop_nodes))
     if atlas is not None and parts.png is not None:
         gltf.images.append(pygltflib.Image(bufferView=document.view(parts.png), mimeType="image/png",
@@ -265,84 +266,22 @@ def _build(document: GlbBuilder, parts: _MapParts) -> ExportStats:
                                                wrapS=_CLAMP_TO_EDGE, wrapT=_CLAMP_TO_EDGE))
         gltf.textures.append(pygltflib.Texture(source=0, sampler=0, name="lightmap_atlas"))
         stats.lightmap = (atlas.width, atlas.height)
-    tex = mesh.triangle_texture
     images = None if parts.library is None else _Images(document, parts.library)
     material_of = _materials(document, parts, images)
     root_children = []
-    models = [(model, tris, False) for model, tris in iter_models(mesh)]
-    if skybox is not None and models and models[0][0].index == 0:
-        world, tris = models[0][0], models[0][1]
-        inside = skybox.contains(mesh.positions[mesh.triangles[tris]].mean(axis=1))
-        models[0] = (world, tris[~inside], False)
-        if inside.any():
-            models.append((world, tris[inside], True))
-        models = [part for part in models if len(part[1])]
     sky_node = None
-    for model, tris, sky in models:
-        vertex_ids = sorted_unique(mesh.triangles[tris].ravel())
-        remap = np.full(len(mesh.positions), -1, np.int64)
-        remap[vertex_ids] = np.arange(len(vertex_ids))
-        position = to_y_up(mesh.positions, scale, rows=vertex_ids, dtype=np.float32)
-        normal = to_y_up(mesh.normals, rows=vertex_ids, dtype=np.float32)
-        normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
-        attributes = pygltflib.Attributes(
-            POSITION=document.accessor(position, "VEC3", bounds=True),
-            NORMAL=document.accessor(normal, "VEC3"),
-            TEXCOORD_0=document.accessor(mesh.uv[vertex_ids].astype(np.float32), "VEC2"),
-        )
-        if atlas is not None:
-            lm = atlas.uv(mesh.vertex_face[vertex_ids], mesh.luxels[vertex_ids])
-            attributes.TEXCOORD_1 = document.accessor(lm, "VEC2")
-        if (mesh.triangle_disp[tris] >= 0).any():
-            color = np.ones((len(vertex_ids), 4), np.float32)
-            color[:, 3] = np.clip(mesh.alpha[vertex_ids] / 255.0, 0, 1)
-            attributes.COLOR_0 = document.accessor(color, "VEC4")
-        primitives = []
-        order = np.argsort(tex[tris], kind="stable")
-        groups = np.split(tris[order], np.flatnonzero(np.diff(tex[tris][order])) + 1)
-        index_type = np.uint16 if len(vertex_ids) < 65536 else np.uint32
-        for group in groups:
-            indices = remap[mesh.triangles[group]].astype(index_type).ravel()
-            primitives.append(pygltflib.Primitive(
-                attributes=attributes, material=material_of[int(tex[group[0]])], mode=4,
-                indices=document.accessor(indices, "SCALAR", target=ELEMENT_ARRAY_BUFFER),
-            ))
-        mesh_name = "skybox" if sky else model.name
-        gltf.meshes.append(pygltflib.Mesh(name=mesh_name, primitives=primitives))
-        node = pygltflib.Node(name=mesh_name, mesh=len(gltf.meshes) - 1,
-                              extras={"model": model.index, "classname": model.classname or ""})
-        if sky and skybox is not None:
-            # The engine draws the 3D skybox as seen from sky_camera, the player's view shrunk by
-            # its scale: world = (sky - sky_camera origin) * scale.
-            node.scale = [skybox.scale] * 3
-            node.translation = [float(v) for v in to_y_up(-skybox.origin[None] * skybox.scale, scale)[0]]
-            node.extras = {**node.extras, "skybox": True, "sky_camera_scale": skybox.scale}
+    for model, tris, sky in _brush_parts(parts):
+        node, vertices = _brush_node(document, parts, model, tris, sky, material_of)
+        if sky:
             sky_node = node
-        elif model.index and model.angles.any():
-            rotation = Z_UP_TO_Y_UP @ model.rotation @ Z_UP_TO_Y_UP.T
-            node.rotation = [float(v) for v in finite(quaternions(rotation[None])[0], f"{model.name}'s angles")]
-        if model.index and model.origin.any():
-            node.translation = [float(v) for v in finite(to_y_up(model.origin[None], scale)[0],
-                                                         f"{model.name}'s origin")]
         gltf.nodes.append(node)
         root_children.append(len(gltf.nodes) - 1)
         stats.meshes += 1
         stats.triangles += len(tris)
-        stats.vertices += len(vertex_ids)
-        stats.mesh_names.append(mesh_name)
-    prop_nodes = parts.prop_nodes
-    if prop_nodes:
-        if parts.prop_models is not None:
-            _place_prop_meshes(_ModelMeshes(document, images), parts, stats)
-        first = len(gltf.nodes)
-        gltf.nodes.extend(pygltflib.Node(**p) for p in prop_nodes)
-        in_sky = [first + i for i, p in enumerate(prop_nodes) if p["extras"].get("skybox")]
-        if in_sky and sky_node is not None:  # the skybox's props shrink with it: its children
-            sky_node.children = in_sky
-        in_world = [first + i for i, p in enumerate(prop_nodes) if first + i not in set(sky_node.children or ())] \
-            if sky_node is not None else list(range(first, first + len(prop_nodes)))
-        gltf.nodes.append(pygltflib.Node(name="static_props", children=in_world or None))
-        root_children.append(len(gltf.nodes) - 1)
+        stats.vertices += vertices
+        stats.mesh_names.append(node.name)
+    if parts.prop_nodes:
+        root_children.append(_static_prop_nodes(document, parts, images, sky_node, stats))
     gltf.nodes.append(pygltflib.Node(name=parts.name, children=root_children or None))
     gltf.scenes = [pygltflib.Scene(name=parts.name, nodes=[len(gltf.nodes) - 1])]
     gltf.scene = 0
@@ -353,6 +292,93 @@ def _build(document: GlbBuilder, parts: _MapParts) -> ExportStats:
     stats.materials = len(gltf.materials)
     stats.material_names = [m.name for m in gltf.materials]
     return stats
+
+
+def _brush_parts(parts: _MapParts) -> list[tuple[BrushModel, np.ndarray, bool]]:
+    """``(model, triangle indices, in the 3D skybox)`` of each brush model; with a skybox, the
+    world's triangles inside its box are a part of their own."""
+    mesh, skybox = parts.mesh, parts.skybox
+    models = [(model, tris, False) for model, tris in iter_models(mesh)]
+    if skybox is not None and models and models[0][0].index == 0:
+        world, tris = models[0][0], models[0][1]
+        inside = skybox.contains(mesh.positions[mesh.triangles[tris]].mean(axis=1))
+        models[0] = (world, tris[~inside], False)
+        if inside.any():
+            models.append((world, tris[inside], True))
+        models = [part for part in models if len(part[1])]
+    return models
+
+
+def _brush_node(document: GlbBuilder, parts: _MapParts, model: BrushModel, tris: np.ndarray, sky: bool,
+                material_of: dict[int, int]) -> tuple[pygltflib.Node, int]:
+    """The node of a brush model's triangles ``tris`` and their mesh (one primitive per material,
+    added to ``document``), and how many vertices the mesh has."""
+    gltf, mesh, atlas, skybox, scale = document.gltf, parts.mesh, parts.atlas, parts.skybox, document.scale
+    tex = mesh.triangle_texture
+    vertex_ids = sorted_unique(mesh.triangles[tris].ravel())
+    remap = np.full(len(mesh.positions), -1, np.int64)
+    remap[vertex_ids] = np.arange(len(vertex_ids))
+    position = to_y_up(mesh.positions, scale, rows=vertex_ids, dtype=np.float32)
+    normal = to_y_up(mesh.normals, rows=vertex_ids, dtype=np.float32)
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+    attributes = pygltflib.Attributes(
+        POSITION=document.accessor(position, "VEC3", bounds=True),
+        NORMAL=document.accessor(normal, "VEC3"),
+        TEXCOORD_0=document.accessor(mesh.uv[vertex_ids].astype(np.float32), "VEC2"),
+    )
+    if atlas is not None:
+        lm = atlas.uv(mesh.vertex_face[vertex_ids], mesh.luxels[vertex_ids])
+        attributes.TEXCOORD_1 = document.accessor(lm, "VEC2")
+    if (mesh.triangle_disp[tris] >= 0).any():
+        color = np.ones((len(vertex_ids), 4), np.float32)
+        color[:, 3] = np.clip(mesh.alpha[vertex_ids] / 255.0, 0, 1)
+        attributes.COLOR_0 = document.accessor(color, "VEC4")
+    primitives = []
+    order = np.argsort(tex[tris], kind="stable")
+    groups = np.split(tris[order], np.flatnonzero(np.diff(tex[tris][order])) + 1)
+    index_type = np.uint16 if len(vertex_ids) < 65536 else np.uint32
+    for group in groups:
+        indices = remap[mesh.triangles[group]].astype(index_type).ravel()
+        primitives.append(pygltflib.Primitive(
+            attributes=attributes, material=material_of[int(tex[group[0]])], mode=4,
+            indices=document.accessor(indices, "SCALAR", target=ELEMENT_ARRAY_BUFFER),
+        ))
+    mesh_name = "skybox" if sky else model.name
+    gltf.meshes.append(pygltflib.Mesh(name=mesh_name, primitives=primitives))
+    node = pygltflib.Node(name=mesh_name, mesh=len(gltf.meshes) - 1,
+                          extras={"model": model.index, "classname": model.classname or ""})
+    if sky and skybox is not None:
+        # The engine draws the 3D skybox as seen from sky_camera, the player's view shrunk by
+        # its scale: world = (sky - sky_camera origin) * scale.
+        node.scale = [skybox.scale] * 3
+        node.translation = [float(v) for v in to_y_up(-skybox.origin[None] * skybox.scale, scale)[0]]
+        node.extras = {**node.extras, "skybox": True, "sky_camera_scale": skybox.scale}
+    elif model.index and model.angles.any():
+        rotation = Z_UP_TO_Y_UP @ model.rotation @ Z_UP_TO_Y_UP.T
+        node.rotation = [float(v) for v in finite(quaternions(rotation[None])[0], f"{model.name}'s angles")]
+    if model.index and model.origin.any():
+        node.translation = [float(v) for v in finite(to_y_up(model.origin[None], scale)[0],
+                                                     f"{model.name}'s origin")]
+    return node, len(vertex_ids)
+
+
+def _static_prop_nodes(document: GlbBuilder, parts: _MapParts, images: "_Images | None",
+                       sky_node: pygltflib.Node | None, stats: ExportStats) -> int:
+    """Add a node per static prop (with its model's mesh when a game is mounted) and the
+    ``static_props`` node above those outside the skybox; its index.  The skybox's props become
+    children of ``sky_node``, so they shrink with it."""
+    gltf, prop_nodes = document.gltf, parts.prop_nodes
+    if parts.prop_models is not None:
+        _place_prop_meshes(_ModelMeshes(document, images), parts, stats)
+    first = len(gltf.nodes)
+    gltf.nodes.extend(pygltflib.Node(**p) for p in prop_nodes)
+    in_sky = [first + i for i, p in enumerate(prop_nodes) if p["extras"].get("skybox")]
+    if in_sky and sky_node is not None:
+        sky_node.children = in_sky
+    in_world = [first + i for i, p in enumerate(prop_nodes) if first + i not in set(sky_node.children or ())] \
+        if sky_node is not None else list(range(first, first + len(prop_nodes)))
+    gltf.nodes.append(pygltflib.Node(name="static_props", children=in_world or None))
+    return len(gltf.nodes) - 1
 
 
 def _static_props(bsp: MapReader, scale: float) -> list[dict[str, Any]]:
