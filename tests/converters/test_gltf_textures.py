@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytest.importorskip("pygltflib")  # before the package, which needs it to import
+
 import sourcebsp
 from sourcebsp.cli import main
 from sourcebsp.content import mount
@@ -19,7 +21,6 @@ from ..content._studiomodels import box_spec, build_mdl, build_vtx, build_vvd
 from .test_gltf import _chunks, validator  # noqa: F401 (fixture)
 from .test_gltf_props import _validate
 
-pytest.importorskip("pygltflib")
 Image = pytest.importorskip("PIL.Image")
 vtf_module = pytest.importorskip("srctools.vtf")
 

@@ -15,7 +15,7 @@ from ..formats import describe_foreign
 from ._common import CommandError
 
 if TYPE_CHECKING:
-    from ..converters._common import Units
+    from ..converters import Units
 
 
 def is_rbsp(path: str | os.PathLike[str]) -> bool:

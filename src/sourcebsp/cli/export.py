@@ -54,15 +54,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             if _respawn.is_rbsp(args.map):  # Titanfall's rBSP: its meshes (sourcebsp.respawn)
                 return _respawn.export(args.map, args.output, suffix=suffix, units=args.units)
             if suffix == ".glb":
-                from ..converters.gltf import EXPORT_STEPS, export_glb
+                from ..converters.gltf import EXPORT_STEPS, GltfOptions, export_glb
 
                 game = mount_from(args) if mounted(args) else None
+                options = GltfOptions(models=args.models, include_tools=args.include_tools, units=args.units,
+                                      hdr=True if args.hdr else None, props=not args.no_props, game=game,
+                                      textures=args.textures, texture_size=args.texture_size, skybox=args.skybox,
+                                      prop_lighting=not args.no_prop_lighting)
                 with steps("export", EXPORT_STEPS) as progress:
-                    stats = export_glb(args.map, args.output, models=args.models, include_tools=args.include_tools,
-                                       units=args.units, hdr=True if args.hdr else None,
-                                       props=not args.no_props, progress=progress, game=game,
-                                       textures=args.textures, texture_size=args.texture_size,
-                                       skybox=args.skybox, prop_lighting=not args.no_prop_lighting)
+                    stats = export_glb(args.map, args.output, options, progress=progress)
                 atlas = f", lightmap atlas {stats.lightmap[0]}x{stats.lightmap[1]}" if stats.lightmap else ""
                 meshed = (f" ({stats.props_meshed} drawn with the meshes of {stats.prop_models} models, "
                           f"{stats.props_missing} without a model found)") if game is not None and stats.props else ""

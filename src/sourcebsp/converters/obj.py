@@ -18,7 +18,8 @@ import numpy as np
 from ..lump_ids import LumpId
 from ..model.geometry import build_mesh, iter_models, reflectivity
 from ..numeric import sorted_unique
-from ._common import Progress, Units, format_line_blocks, opened, report, to_y_up, unit_scale
+from ..numformat import format_line_blocks
+from ._common import Progress, Units, opened, report, to_y_up, unit_scale
 
 if TYPE_CHECKING:
     from ..protocols import MapSource

@@ -35,13 +35,14 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
 import numpy as np
 
+from ..._extras import needs_extra
 from ..._io import atomic_write
 from ...errors import BspError
 from ...model.geometry import build_mesh
 from ...model.lightmaps import build_atlas
 from ...protocols import MapReader, MapSource
 from . import overview as ov
-from .._common import Progress, opened, report, require
+from .._common import Progress, opened, report
 from .camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camera, draw_perspective, \
     entity_camera, player_starts
 from .raster import clip_near, project_orthographic
@@ -371,7 +372,8 @@ def image_format(path: str | Path) -> str:
 def save_image(result: RenderResult, path: str | Path) -> Path:
     """Write the picture atomically, in the format of the file's extension (.png, .jpg, .webp)."""
     fmt = image_format(path)
-    Image = require("PIL.Image", "writing pictures")
+    with needs_extra("writing pictures", "export"):
+        from PIL import Image
     buffer = io.BytesIO()
     options = {"quality": 90} if fmt in ("JPEG", "WEBP") else {}
     Image.fromarray(result.image, "RGB").save(buffer, fmt, **options)
