@@ -67,3 +67,37 @@ def test_model_without_mesh_files_is_a_box_and_no_model_a_marker(tmp_path: Path)
     assert MARKER[0] > MARKER[1] > MARKER[2]
     player = rd.render(bsp, view="player", size=(64, 36))  # markers are for the overview only
     assert (player.props, player.props_missing) == (0, 1)
+
+
+def test_a_prop_texture_in_a_later_cdmaterials_folder_is_found(tmp_path: Path) -> None:
+    """The preview loads props with the one studio model loader: the cdmaterials folder that holds
+    the material, as the engine tries them and as the glTF export does (it once took the first)."""
+    _plate_game(tmp_path)
+    spec = Spec(bodyparts=[("b", [("m", [quad(0, z=20.0, size=120.0)])])], skins=[[0]], textures=["plate"],
+                cdmaterials=["models/elsewhere/", "models/test/"], hull=((-30.0, -30.0, 0.0), (30.0, 30.0, 40.0)))
+    (tmp_path / PROP_MODEL).write_bytes(build_mdl(spec))
+    (tmp_path / PROP_MODEL).with_suffix(".vvd").write_bytes(build_vvd(spec))
+    (tmp_path / PROP_MODEL).with_suffix(".dx90.vtx").write_bytes(build_vtx(spec))
+    bsp = build_example_map()
+    drawn = rd.render(bsp, view="overview", size=(128, 128), game=tmp_path)
+    assert (drawn.props, drawn.props_missing) == (1, 0)
+    angles = bsp.static_props.props["angles"][0].astype(float)
+    yaw = np.radians(angles[1])
+    middle = np.array(PROP_ORIGIN[:2]) + np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]]) @ [60, 60]
+    r, g, b = _pixel(drawn, tuple(middle))
+    assert b > r + 40 and b > g + 20
+
+
+def test_a_model_over_the_size_limit_counts_as_missing(tmp_path: Path, monkeypatch) -> None:
+    from sourcebsp.content import mount
+    from sourcebsp.content.studiomodel import load_model
+    from sourcebsp.converters.render import textures as rt
+
+    _plate_game(tmp_path)
+    fs = mount(tmp_path)
+    size = (tmp_path / PROP_MODEL).stat().st_size
+    assert load_model(fs, PROP_MODEL, max_size=size) is not None
+    assert load_model(fs, PROP_MODEL.upper(), max_size=size - 1) is None
+    monkeypatch.setattr(rt, "_MAX_FILE", size - 1)
+    marked = rd.render(build_example_map(), view="overview", size=(64, 64), game=tmp_path)
+    assert (marked.props, marked.props_missing) == (0, 1)
