@@ -1,7 +1,6 @@
 """Materials (VMT): one reader, ``patch`` includes followed, for the previews, the glTF export and ``deps``."""
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +10,8 @@ from sourcebsp.codecs.pakfile import Pakfile
 from sourcebsp.content import GameFS, materials
 from sourcebsp.content.materials import MAX_INCLUDES, material_params, material_path, material_refs, texture_path
 from sourcebsp.errors import BspFormatError
+
+from ._textures import vtf_bytes
 
 pytest.importorskip("srctools.vmt")
 
@@ -70,16 +71,6 @@ def test_parse_errors_are_format_errors() -> None:
     assert material_refs('patch { include "materials/a.vmt" }').include == "materials/a.vmt"
 
 
-def _vtf(colour: tuple[int, int, int, int], size: int = 16) -> bytes:
-    vtf_module = pytest.importorskip("srctools.vtf")
-    vtf = vtf_module.VTF(size, size, fmt=vtf_module.ImageFormats.RGBA8888)
-    vtf.get().copy_from(bytes(colour) * (size * size))
-    vtf.compute_mipmaps()
-    out = io.BytesIO()
-    vtf.save(out)
-    return out.getvalue()
-
-
 def test_render_and_export_read_a_patch_through_the_one_reader(tmp_path: Path, monkeypatch) -> None:
     """A map's patch material (pakfile) includes a game material; the preview and the .glb both show the
     texture the patch puts in, and both parse the VMTs with :func:`materials.parse_material`."""
@@ -94,11 +85,11 @@ def test_render_and_export_read_a_patch_through_the_one_reader(tmp_path: Path, m
     game = tmp_path / "game"
     (game / "materials/test").mkdir(parents=True)
     (game / "materials/test/wall.vmt").write_text('"LightmappedGeneric" { "$basetexture" "test/grey" }')
-    (game / "materials/test/grey.vtf").write_bytes(_vtf((128, 128, 128, 255)))
+    (game / "materials/test/grey.vtf").write_bytes(vtf_bytes((128, 128, 128, 255), 16))
     bsp = build_example_map()
     bsp.pakfile.add(f"materials/{WALL_MATERIAL.lower()}.vmt",
                     b'patch { include "materials/test/wall.vmt" insert { "$basetexture" "test/red" } }')
-    bsp.pakfile.add("materials/test/red.vtf", _vtf((230, 20, 20, 255)))
+    bsp.pakfile.add("materials/test/red.vtf", vtf_bytes((230, 20, 20, 255), 16))
     path = tmp_path / "map.bsp"
     bsp.save(path)
 

@@ -13,7 +13,7 @@ from sourcebsp.examples import build_example_map
 from sourcebsp.examples.room import PROP_MODEL, PROP_ORIGIN
 
 from ..content._studiomodels import Spec, build_mdl, build_vtx, build_vvd, quad
-from .test_gltf_textures import vtf_bytes
+from ..content._textures import vtf_bytes
 
 pytest.importorskip("srctools.vtf")
 
@@ -38,19 +38,25 @@ def _plate_game(root: Path, with_mesh: bool = True) -> None:
     (root / "materials/models/test/blue.vtf").write_bytes(vtf_bytes((10, 20, 240, 255), 16))
 
 
+def _plate_middle(bsp) -> tuple[float, float]:
+    """The plate spans (0..120, 0..120) around the prop's origin, turned by its angles: its middle."""
+    yaw = np.radians(bsp.static_props.props["angles"][0].astype(float)[1])
+    turn = np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]])
+    middle = np.array(PROP_ORIGIN[:2]) + turn @ [60, 60]
+    return float(middle[0]), float(middle[1])
+
+
 def test_props_drawn_as_meshes_in_their_texture_colour(tmp_path: Path) -> None:
     _plate_game(tmp_path)
     bsp = build_example_map()
     bare = rd.render(bsp, view="overview", size=(128, 128), props=False)
     drawn = rd.render(bsp, view="overview", size=(128, 128), game=tmp_path)
     assert (drawn.props, drawn.props_missing) == (1, 0)
-    # The plate spans (0..120, 0..120) around the prop's origin, turned by its angles: its middle is blue.
-    angles = bsp.static_props.props["angles"][0].astype(float)
-    yaw = np.radians(angles[1])
-    middle = np.array(PROP_ORIGIN[:2]) + np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]]) @ [60, 60]
-    r, g, b = _pixel(drawn, tuple(middle))
+    # The plate's middle is blue.
+    middle = _plate_middle(bsp)
+    r, g, b = _pixel(drawn, middle)
     assert b > r + 40 and b > g + 20
-    assert not np.array_equal(_pixel(bare, tuple(middle)), [r, g, b])
+    assert not np.array_equal(_pixel(bare, middle), [r, g, b])
 
 
 def test_model_without_mesh_files_is_a_box_and_no_model_a_marker(tmp_path: Path) -> None:
@@ -81,10 +87,7 @@ def test_a_prop_texture_in_a_later_cdmaterials_folder_is_found(tmp_path: Path) -
     bsp = build_example_map()
     drawn = rd.render(bsp, view="overview", size=(128, 128), game=tmp_path)
     assert (drawn.props, drawn.props_missing) == (1, 0)
-    angles = bsp.static_props.props["angles"][0].astype(float)
-    yaw = np.radians(angles[1])
-    middle = np.array(PROP_ORIGIN[:2]) + np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]]) @ [60, 60]
-    r, g, b = _pixel(drawn, tuple(middle))
+    r, g, b = _pixel(drawn, _plate_middle(bsp))
     assert b > r + 40 and b > g + 20
 
 
