@@ -128,3 +128,26 @@ def test_a_game_and_a_pakfile_read_with_a_size_limit(tmp_path: Path) -> None:
     assert found is not None and found[0].where == "pakfile" and found[1] == bytes(50)
     assert fs.fetch("materials/packed.vtf", max_size=49) is None
     assert fs.read_file("materials/none.vtf") is None
+
+
+def test_without_srctools_textures_name_their_extra(tmp_path: Path, monkeypatch) -> None:
+    """The export asks for the extra as soon as textures are asked for; the preview only with a game
+    folder (without one it draws average colours); material_params names the extra too."""
+    import sys
+
+    pytest.importorskip("pygltflib")
+    from sourcebsp.converters import gltf, render
+    from sourcebsp.errors import MissingExtraError
+    from sourcebsp.examples import build_example_map
+
+    for name in [n for n in sys.modules if n == "srctools" or n.startswith("srctools.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "srctools", None)
+    bsp = build_example_map()  # no material in its pakfile
+    with pytest.raises(MissingExtraError, match=r"reading materials needs srctools: pip install 'sourcebsp\[deps\]'"):
+        gltf.glb_bytes(bsp, textures=True)
+    with pytest.raises(MissingExtraError, match=r"textures from a game folder needs srctools: .*sourcebsp\[render\]"):
+        render.render(bsp, size=(32, 32), game=tmp_path)
+    assert not render.render(bsp, size=(32, 32)).textured
+    with pytest.raises(MissingExtraError, match="reading materials"):
+        material_params(reader({"materials/a.vmt": '"LightmappedGeneric" {}'}), "a")

@@ -18,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..._extras import import_extra
 from ...content.gamefs import GameFS, fold
 from ...content.materials import material_params, texture_path
 from ...content.vtf import read_vtf, srgb_to_linear
@@ -69,6 +70,8 @@ class TextureLibrary:
     """Materials and textures of one export, each read once (the pakfile first, then the game)."""
 
     def __init__(self, read: Callable[[str], bytes | None], max_size: int = DEFAULT_TEXTURE_SIZE) -> None:
+        # Asked for textures without srctools: said at once, not only once a material is found.
+        import_extra("srctools.vmt", "reading materials", "deps")
         self._read = read
         self.max_size = max(1, int(max_size))
         self._looks: dict[str, MaterialLook | None] = {}
