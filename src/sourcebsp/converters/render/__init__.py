@@ -137,22 +137,22 @@ def _source_sight(bsp: MapReader, scene: Scene) -> Sight:
                  lambda anchors: ov.playable_clusters(bsp, anchors))
 
 
-def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: Any, textures: bool, props: bool,
-           markers: bool = False) -> Scene:
+def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: str | Path | None, textures: bool,
+           props: bool, markers: bool = False) -> Scene:
     mesh = build_mesh(bsp, models="all", include_tools=include_tools)
     if not mesh.num_triangles:
         raise NothingToDraw("the map has no drawn faces to render (only tool faces or entities)")
     atlas = (build_atlas(bsp, hdr=False) or build_atlas(bsp, hdr=True)) if hdr is None else build_atlas(bsp, hdr=hdr)
-    images, geometry, missing, notes = None, None, 0, []
+    images, geometry, missing = None, None, 0
+    notes: list[str] = []
     if textures or props:
         from . import textures as rt
 
-        files = rt.GameFiles.for_map(bsp, game)
+        files = rt.game_files(bsp, game, notes)
         if textures and files is not None:
-            images = rt.texture_images(files, mesh.textures)
+            images = rt.texture_images(files, mesh.textures, notes)
         if props:
             geometry, missing = rt.prop_geometry(bsp, files, markers=markers)
-        notes = files.notes if files is not None else []
     scene = build_scene(bsp, mesh, atlas, texture_images=images, props=geometry)
     scene.props_missing = missing
     scene.notes = list(notes)
