@@ -208,51 +208,50 @@ MASK_VERTEX = 0x600
 
 # ---- static props: game lump "sprp", Titanfall's version 12 and Titanfall 2's 13 ---------------
 
-@functools.lru_cache(maxsize=None)
+# titanfall.StaticPropv12 "6f3H2B2h6f4b4Bif2I": 84 bytes, SDK 2013's v10 fields up to the diffuse
+# modulation (a Left 4 Dead v8 record with a cubemap beside the skin), then a 4-byte disable_x360, a
+# scale and two collision flag words.  The same offsets in LibBSP's StaticProp (wfowler1/LibBSP,
+# Titanfall at version 12: origin 0, angles 12, model 24, solid 30, flags 31, fade distances 36-40,
+# lighting origin 44, forced fade scale 56, CPU/GPU levels 60-63, diffuse modulation 64-67) and the
+# 0x54-byte StaticProp of bsp_tool's C++ titanfall header.
+STATIC_PROP_V12 = Record([
+    ("origin", "<f4", 3), ("angles", "<f4", 3),
+    ("prop_type", "<u2"),  # index into the model names
+    ("first_leaf", "<u2"), ("leaf_count", "<u2"),  # a range of the leaf array after the names
+    ("solid", "u1"), ("flags", "u1"), ("skin", "<u2"), ("cubemap", "<u2"),
+    ("fade_min_dist", "<f4"), ("fade_max_dist", "<f4"), ("lighting_origin", "<f4", 3),
+    ("forced_fade_scale", "<f4"),
+    ("min_cpu_level", "i1"), ("max_cpu_level", "i1"), ("min_gpu_level", "i1"), ("max_gpu_level", "i1"),
+    ("diffuse_modulation", "u1", 4),
+    ("disable_x360", "<u4"),  # an int in both sources (SDK 2013's is a bool and three pad bytes)
+    ("scale", "<f4"), ("collision_flags_add", "<u4"), ("collision_flags_remove", "<u4"),
+])
+# titanfall2.StaticPropv13 "7fH2B2H4f4b4B2H": 64 bytes.
+STATIC_PROP_V13 = Record([
+    ("origin", "<f4", 3), ("angles", "<f4", 3), ("scale", "<f4"),
+    ("prop_type", "<u2"),  # index into the model names
+    ("solid", "u1"), ("flags", "u1"), ("skin", "<u2"), ("cubemap", "<u2"),
+    ("forced_fade_scale", "<f4"), ("lighting_origin", "<f4", 3),
+    ("min_cpu_level", "i1"), ("max_cpu_level", "i1"), ("min_gpu_level", "i1"), ("max_gpu_level", "i1"),
+    ("diffuse_modulation", "u1", 4), ("collision_flags_add", "<u2"), ("collision_flags_remove", "<u2"),
+])
+# titanfall2.Unknown3 "12f4i": 64 bytes of unknown meaning after the props (kept as is).
+STATIC_PROP_EXTRA_V13 = Record([("unknown_float", "<f4", 12), ("unknown_int", "<i4", 4)])
+
+
 def static_prop_v12() -> "np.dtype":
-    """titanfall.StaticPropv12 "6f3H2B2h6f4b4Bif2I": 84 bytes, SDK 2013's v10 fields up to the
-    diffuse modulation (a Left 4 Dead v8 record with a cubemap beside the skin), then a 4-byte
-    disable_x360, a scale and two collision flag words.  The same offsets in LibBSP's StaticProp
-    (wfowler1/LibBSP, Titanfall at version 12: origin 0, angles 12, model 24, solid 30, flags 31,
-    fade distances 36-40, lighting origin 44, forced fade scale 56, CPU/GPU levels 60-63,
-    diffuse modulation 64-67) and the 0x54-byte StaticProp of bsp_tool's C++ titanfall header."""
-    import numpy as np
-
-    return np.dtype([
-        ("origin", "<f4", 3), ("angles", "<f4", 3),
-        ("prop_type", "<u2"),  # index into the model names
-        ("first_leaf", "<u2"), ("leaf_count", "<u2"),  # a range of the leaf array after the names
-        ("solid", "u1"), ("flags", "u1"), ("skin", "<u2"), ("cubemap", "<u2"),
-        ("fade_min_dist", "<f4"), ("fade_max_dist", "<f4"), ("lighting_origin", "<f4", 3),
-        ("forced_fade_scale", "<f4"),
-        ("min_cpu_level", "i1"), ("max_cpu_level", "i1"), ("min_gpu_level", "i1"), ("max_gpu_level", "i1"),
-        ("diffuse_modulation", "u1", 4),
-        ("disable_x360", "<u4"),  # an int in both sources (SDK 2013's is a bool and three pad bytes)
-        ("scale", "<f4"), ("collision_flags_add", "<u4"), ("collision_flags_remove", "<u4"),
-    ])
+    """:data:`STATIC_PROP_V12` as a numpy dtype."""
+    return STATIC_PROP_V12.dtype
 
 
-@functools.lru_cache(maxsize=None)
 def static_prop_v13() -> "np.dtype":
-    """titanfall2.StaticPropv13 "7fH2B2H4f4b4B2H": 64 bytes."""
-    import numpy as np
-
-    return np.dtype([
-        ("origin", "<f4", 3), ("angles", "<f4", 3), ("scale", "<f4"),
-        ("prop_type", "<u2"),  # index into the model names
-        ("solid", "u1"), ("flags", "u1"), ("skin", "<u2"), ("cubemap", "<u2"),
-        ("forced_fade_scale", "<f4"), ("lighting_origin", "<f4", 3),
-        ("min_cpu_level", "i1"), ("max_cpu_level", "i1"), ("min_gpu_level", "i1"), ("max_gpu_level", "i1"),
-        ("diffuse_modulation", "u1", 4), ("collision_flags_add", "<u2"), ("collision_flags_remove", "<u2"),
-    ])
+    """:data:`STATIC_PROP_V13` as a numpy dtype."""
+    return STATIC_PROP_V13.dtype
 
 
-@functools.lru_cache(maxsize=None)
 def static_prop_extra_v13() -> "np.dtype":
-    """titanfall2.Unknown3 "12f4i": 64 bytes of unknown meaning after the props (kept as is)."""
-    import numpy as np
-
-    return np.dtype([("unknown_float", "<f4", 12), ("unknown_int", "<i4", 4)])
+    """:data:`STATIC_PROP_EXTRA_V13` as a numpy dtype."""
+    return STATIC_PROP_EXTRA_V13.dtype
 
 
 # The sprp versions decoded, each with its prop record (bsp_tool's GAME_LUMP_CLASSES["sprp"]).
