@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import math
-import re
 import struct
 from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Protocol, Sequence, Union
 
@@ -154,23 +152,24 @@ Shape = Union[int, tuple[int, ...]]
 # A field as numpy spells it: (name, type) or (name, type, shape); the type a scalar code
 # with its byte order ("<u2", "u1", "S8") or a Record.
 Field = tuple[Any, ...]
-_SCALAR = re.compile(r"[<>|=]?[iufbSV](\d+)")
-_SCALAR_SIZES: dict[str, int] = {}  # the records of a table share a few codes: each parsed once
+_SCALAR_SIZES: dict[str, int] = {}  # the records of a table share a few codes: each read once
 
 
 def _scalar_size(code: str) -> int:
     size = _SCALAR_SIZES.get(code)
     if size is None:
-        found = _SCALAR.fullmatch(code)
-        if found is None:
+        body = code[1:] if code[:1] in "<>|=" else code
+        if len(body) < 2 or body[0] not in "iufbSV" or not body[1:].isdigit():
             raise ValueError(f"{code!r} is not a scalar of a kind and byte count (such as '<u2', 'u1', 'S8')")
-        size = _SCALAR_SIZES[code] = int(found.group(1))
+        size = _SCALAR_SIZES[code] = int(body[1:])
     return size
 
 
 def _type_size(kind: "str | Record", shape: Shape = 1) -> int:
     size = kind.size if isinstance(kind, Record) else _scalar_size(kind)
-    return size * (shape if isinstance(shape, int) else math.prod(shape))
+    for count in (shape,) if isinstance(shape, int) else shape:  # (math would be one more import)
+        size *= count
+    return size
 
 
 def _numpy_form(kind: "str | Record") -> Any:
@@ -188,19 +187,25 @@ class Record:
     reads its ``dtype`` attribute.
     """
 
-    __slots__ = ("spec", "size", "_dtype")
+    __slots__ = ("spec", "_size", "_dtype")
 
-    def __init__(self, spec: "str | tuple[str | Record, Shape] | Sequence[Field]") -> None:
+    def __init__(self, spec: "str | tuple[str | Record, Shape] | Sequence[Field]") -> None:  # see Field
         self.spec: Any = tuple(spec) if isinstance(spec, list) else spec
-        if isinstance(self.spec, str):
-            self.size = _scalar_size(self.spec)
-        elif len(self.spec) == 2 and not isinstance(self.spec[0], tuple):  # (type, shape)
-            self.size = _type_size(*self.spec)
-        else:
-            self.size = 0
-            for field in self.spec:
-                self.size += _type_size(field[1], field[2]) if len(field) > 2 else _type_size(field[1])
+        self._size: int | None = None  # counted when first asked: a process reads few of its records
         self._dtype: np.dtype | None = None
+
+    @property
+    def size(self) -> int:
+        """The record's ``sizeof``, in bytes (counted without numpy)."""
+        if self._size is None:
+            if isinstance(self.spec, str):
+                self._size = _scalar_size(self.spec)
+            elif not isinstance(self.spec[0], tuple):  # (type, shape)
+                self._size = _type_size(*self.spec)
+            else:
+                self._size = sum(_type_size(field[1], field[2]) if len(field) > 2 else _type_size(field[1])
+                                 for field in self.spec)
+        return self._size
 
     @property
     def fields(self) -> tuple[Field, ...]:
@@ -253,20 +258,31 @@ def _record_struct(record: Record, endian: Endian) -> struct.Struct:
     return struct.Struct(endian + "".join(codes))
 
 
-class Deferred(NamedTuple):
+class Deferred:
     """A codec that needs numpy, named in a lump table by where it lives: imported when a
     lump of its kind is first decoded, so that the tables (and the counts of ``info``) are
     built without it.  ``count_bytes`` gives the element count its codec would decode,
-    from the lump's bytes and without numpy; None where the codec must decide (or raise)."""
+    from the lump's bytes and without numpy; None where the codec must decide (or raise).
 
-    module: str  # under sourcebsp.codecs
-    name: str
-    count_bytes: Callable[[memoryview, Endian], "int | None"]
+    A plain class rather than a named tuple, as :class:`RawLump`: defining one costs a
+    process start a millisecond.
+    """
+
+    __slots__ = ("module", "name", "count_bytes")
+
+    def __init__(self, module: str, name: str, count_bytes: Callable[[memoryview, Endian], "int | None"]) -> None:
+        self.module = module  # under sourcebsp.codecs
+        self.name = name
+        self.count_bytes = count_bytes
 
     def codec(self) -> Codec:
         """The codec (its module, and numpy, imported with the collector off the first time)."""
-        codec: Codec = getattr(load_quietly(lambda: importlib.import_module(f"{__package__}.{self.module}")), self.name)
+        module = load_quietly(lambda: importlib.import_module(f"{__package__}.{self.module}"))
+        codec: Codec = getattr(module, self.name)
         return codec
+
+    def __repr__(self) -> str:
+        return f"Deferred({self.module}.{self.name})"
 
 
 # ColorRGBExp32: byte r, g, b; signed char exponent.  Linear value = c * 2**exponent / 255.

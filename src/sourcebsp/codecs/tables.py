@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping
 
 from .._loading import load_quietly
 from ..lump_ids import LumpId
@@ -57,14 +57,17 @@ def resolve(versions: Mapping[Any, Any], lump_version: int | None) -> Any:
     return None
 
 
-class Recipe(NamedTuple):
+class Recipe:
     """How a table is composed: the table it starts from, the codec modules' tables merged
     into it in order (the module under :mod:`sourcebsp.codecs` and the table's name there),
-    and the lumps it drops."""
+    and the lumps it drops.  (A plain class: a named tuple's definition costs a start-up.)"""
 
-    base: str | None
-    parts: tuple[tuple[str, str], ...] = ()
-    remove: tuple[int, ...] = ()
+    __slots__ = ("base", "parts", "remove")
+
+    def __init__(self, base: str | None, parts: tuple[tuple[str, str], ...] = (), remove: tuple[int, ...] = ()) -> None:
+        self.base = base
+        self.parts = parts
+        self.remove = remove
 
 
 _SDK2013_PARTS = (("geometry", "LAYOUTS"), ("tree", "LAYOUTS"), ("brushes", "LAYOUTS"), ("textures", "LAYOUTS"),
@@ -143,8 +146,8 @@ _bare: dict[str, Layouts] = {}
 
 def tables() -> Mapping[str, Layouts]:
     """Every built-in table by name, composed on first use."""
-    if not _tables:
-        load_quietly(lambda: _compose(_tables, sole=True))  # the declarations, imported with the collector off
+    if len(_tables) < len(RECIPES):
+        load_quietly(lambda: [_composed(_tables, name, sole=True) for name in RECIPES])  # with the collector off
     return MappingProxyType(_tables)
 
 
@@ -155,22 +158,25 @@ def table(name: str) -> Layouts:
 
 def bare_table(name: str) -> Layouts:
     """Table ``name`` without the lumps of :data:`SOLE_MODULES` (whose own codecs, without records,
-    read them): what record sizes and counts need, composed without importing those modules."""
-    if not _bare:
-        load_quietly(lambda: _compose(_bare, sole=False))
-    return _bare[name]
+    read them): what record sizes and counts need, composed without importing those modules (and
+    without the tables it is not made from)."""
+    return _bare.get(name) or load_quietly(lambda: _composed(_bare, name, sole=False))
 
 
-def _compose(into: dict[str, Layouts], sole: bool) -> None:
-    for name, recipe in RECIPES.items():
-        base = into[recipe.base] if recipe.base else {}
+def _composed(into: dict[str, Layouts], name: str, sole: bool) -> Layouts:
+    """Table ``name`` (and the tables it starts from) composed into ``into``, once."""
+    found = into.get(name)
+    if found is None:
+        recipe = RECIPES[name]
+        base = _composed(into, recipe.base, sole) if recipe.base else {}
         parts = (_part(*part) for part in recipe.parts if sole or part[0] not in SOLE_MODULES.values())
-        into[name] = compose(base, *parts, remove=recipe.remove)
+        found = into[name] = compose(base, *parts, remove=recipe.remove)
+    return found
 
 
 def built() -> bool:
     """Whether the tables have been composed."""
-    return bool(_tables)
+    return len(_tables) == len(RECIPES)
 
 
 @functools.lru_cache(maxsize=None)
