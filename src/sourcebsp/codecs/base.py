@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 # lump -> lump version (None: any other) -> Record (a table of them), Deferred, codec or numpy dtype
 Layouts = Mapping[Any, Mapping[Any, Any]]
 
-__all__ = ["COLOR_RGB_EXP32", "Deferred", "Endian", "Field", "Fields", "Layouts", "LumpContext", "Codec", "RawLump", "Record",
-           "fields_dtype", "fields_struct", "fields_unpack", "record_struct", "vec3"]
+__all__ = ["COLOR_RGB_EXP32", "Deferred", "Endian", "Field", "Fields", "Layouts", "LumpContext", "Codec", "RawLump",
+           "Record", "fields_dtype", "fields_struct", "fields_unpack", "record_struct", "vec3"]
 
 
 class LumpContext(NamedTuple):
@@ -214,6 +214,7 @@ class Record:
 
     @property
     def names(self) -> tuple[str, ...]:
+        """The field names, in order."""
         return tuple(field[0] for field in self.fields)
 
     @property
