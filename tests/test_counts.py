@@ -58,7 +58,7 @@ def test_counts_equal_the_decoded_counts_on_every_branch_example(name: str) -> N
 
 def _respawn_counts(bsp: RespawnBsp, table: str) -> int:
     checked = 0
-    for index, _, entry, _ in bsp.iter_lumps():
+    for index, entry in bsp.iter_lumps():
         kind = counts.lookup(table, index, entry.version)
         if kind in ("codec", "raw"):
             assert bsp.count(index) is None or index == 0, index  # only ENTITIES has a codec of its own
