@@ -91,19 +91,6 @@ def repack(source: str, output: str, *, reencode: bool, compression: str, overwr
             f"{len(bsp.external)} external lump files, {len(bsp.ent_files)} .ent files")
 
 
-def export(source: str, output: str, *, suffix: str, units: "Units") -> int:
-    """``export`` of an rBSP map: its meshes as ``.glb`` (OBJ and the Source options are not offered)."""
-    if suffix != ".glb":
-        raise UnsupportedError(f"a Titanfall map exports as .glb only, not {suffix}")
-    from ..converters.gltf.respawn import export_respawn_glb
-
-    stats = export_respawn_glb(source, output, units=units)
-    print(f"{output}: {stats.meshes} meshes ({stats.primitives} primitives), {stats.triangles} triangles, "
-          f"{stats.materials} materials, {stats.props} static props"
-          + (" (empty nodes: Respawn's models are not read)" if stats.props else ""))
-    return 0
-
-
 def props(path: str) -> dict[str, Any]:
     """``props``' report of a Titanfall map: its ``sprp`` props (v12 or v13), one plain record each."""
     bsp = RespawnBsp.open(path)

@@ -37,7 +37,7 @@ What the file holds:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,11 +46,14 @@ import numpy as np
 from ..._extras import needs_extra
 from ...lump_ids import LumpId
 from ...numeric import floats, sorted_unique
-from ...model.geometry import (BrushModel, MapMesh, ModelSelection, angles_matrix, build_mesh, iter_models,
+from ...model.geometry import (BrushModel, MapMesh, build_mesh, iter_models,
                                reflectivity)
 from ...model.lightmaps import LightmapAtlas, build_atlas, encode_png
+from ...model.respawn import is_respawn_map
 from .._common import Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, to_y_up, unit_scale
-from .document import ELEMENT_ARRAY_BUFFER, GlbBuilder, finite
+from .document import ELEMENT_ARRAY_BUFFER, GlbBuilder, finite, prop_node_fields
+from .options import ExportStats, GltfOptions
+from .respawn import RespawnExportStats, respawn_glb_pieces
 
 with needs_extra("glTF export", "export"):
     import pygltflib
@@ -72,63 +75,11 @@ _CLAMP_TO_EDGE = 33071
 _REPEAT = 10497
 
 
-@dataclass
-class ExportStats:
-    """What an export wrote."""
-
-    triangles: int = 0
-    vertices: int = 0
-    meshes: int = 0
-    materials: int = 0
-    props: int = 0
-    lightmap: tuple[int, int] | None = None  # atlas width, height
-    mesh_names: list[str] = field(default_factory=list)
-    material_names: list[str] = field(default_factory=list)
-    props_meshed: int = 0  # static props drawn with their model's mesh
-    props_missing: int = 0  # static props whose model (or its mesh files) was not found
-    prop_models: int = 0  # distinct models read
-    missing_models: list[str] = field(default_factory=list)  # "name: why", one per model not drawn
-    textures: int = 0  # texture images embedded
-    props_vertex_lit: int = 0  # props coloured by their .vhv vertex lighting
-    props_ambient_lit: int = 0  # props coloured by the leaf ambient cube
-    lighting_problems: list[str] = field(default_factory=list)  # .vhv files left out, and why
-
-
 def _pick_atlas(bsp: MapReader, hdr: bool | None) -> LightmapAtlas | None:
     # Built directly as 8-bit sRGB: the PNG is all the export needs of its pixels.
     if hdr is None:
         return build_atlas(bsp, hdr=False, tonemapped=True) or build_atlas(bsp, hdr=True, tonemapped=True)
     return build_atlas(bsp, hdr=hdr, tonemapped=True)
-
-
-@dataclass(frozen=True)
-class GltfOptions:
-    """What a map's ``.glb`` holds: the options of :func:`glb_bytes` and :func:`export_glb`.
-
-    A bad ``units`` raises ValueError here, before any work.
-    """
-
-    models: ModelSelection = "all"  # "all", "world" or brush model indices
-    include_tools: bool = False  # keep faces the game does not draw (nodraw, sky, hint, tools/ ...)
-    units: Units = "hammer"  # or "meters"
-    hdr: bool | None = None  # None: the LDR lightmaps when present, else the HDR ones; True / False: that kind
-    props: bool = True  # the static prop nodes
-    #: A mounted game (:func:`sourcebsp.content.mount`) to find the static props' models (and the
-    #: textures) in, after the map's pakfile.
-    game: GameFS | None = None
-    #: Embed the base textures (PNG, at most ``texture_size`` texels a side, default 512) of the
-    #: materials found in the pakfile or the game (see :mod:`.textures`).
-    textures: bool = False
-    texture_size: int | None = None
-    #: The 3D skybox (the world's faces and props in ``sky_camera``'s area) as a node of its own,
-    #: scaled by ``sky_camera``'s scale around the playable space, as a player sees it.
-    skybox: bool = False
-    #: Each drawn prop with the map's light on its vertices (``COLOR_0``, a mesh of its own, see
-    #: :mod:`.proplight`); False shares one unlit mesh among a model's props.
-    prop_lighting: bool = True
-
-    def __post_init__(self) -> None:
-        unit_scale(self.units)
 
 
 def _options(options: GltfOptions | None, fields: dict[str, Any]) -> GltfOptions:
@@ -146,7 +97,10 @@ def glb_bytes(bsp_or_path: MapSource, options: GltfOptions | None = None, *, pro
     ``options`` when both are given.  ``stats``, when given, is filled in;
     ``progress`` is called with each finished step of :data:`EXPORT_STEPS`.
     """
-    return b"".join(_glb_pieces(bsp_or_path, _options(options, fields), progress, stats))
+    pieces, found = _glb_pieces(bsp_or_path, _options(options, fields), progress)
+    if stats is not None:
+        stats.__dict__.update(found.__dict__)
+    return b"".join(pieces)
 
 
 def export_glb(bsp_or_path: MapSource, path: str | Path, options: GltfOptions | None = None, *,
@@ -154,11 +108,12 @@ def export_glb(bsp_or_path: MapSource, path: str | Path, options: GltfOptions | 
     """Write the map to ``path`` as ``.glb`` (atomically); options as :func:`glb_bytes`.
 
     The file is written piece by piece: the whole ``.glb`` never exists in memory at once.
+    A Titanfall map gives a :class:`~.respawn.RespawnExportStats`.
     """
     from ..._io import atomic_write
 
-    stats = ExportStats()
-    atomic_write(path, *_glb_pieces(bsp_or_path, _options(options, fields), progress, stats))
+    pieces, stats = _glb_pieces(bsp_or_path, _options(options, fields), progress)
+    atomic_write(path, *pieces)
     report(progress, "write")
     return stats
 
@@ -179,12 +134,19 @@ class _MapParts:
     skybox: SkyBox | None
 
 
-def _glb_pieces(bsp_or_path: MapSource, options: GltfOptions, progress: Progress | None,
-                stats: ExportStats | None) -> list[bytes | memoryview]:
-    """The bytes of the ``.glb`` file, in the pieces they were made in (see :func:`glb_bytes`)."""
+def _glb_pieces(bsp_or_path: MapSource, options: GltfOptions,
+                progress: Progress | None) -> tuple[list[bytes | memoryview], ExportStats]:
+    """The bytes of the ``.glb`` file, in the pieces they were made in, and what they hold
+    (see :func:`glb_bytes`)."""
     scale = unit_scale(options.units)
     game = options.game
     with opened(bsp_or_path) as bsp:
+        if is_respawn_map(bsp):  # Titanfall: its meshes and prop nodes (the options past units do not apply)
+            respawn_stats = RespawnExportStats()
+            pieces = respawn_glb_pieces(bsp, units=options.units, stats=respawn_stats)
+            for step in EXPORT_STEPS[:-1]:
+                report(progress, step)
+            return pieces, respawn_stats
         mesh = build_mesh(bsp, models=options.models, include_tools=options.include_tools)
         report(progress, "meshes")
         atlas = _pick_atlas(bsp, options.hdr)
@@ -226,10 +188,7 @@ def _glb_pieces(bsp_or_path: MapSource, options: GltfOptions, progress: Progress
                                       library, sky))
     del mesh, atlas, png
     report(progress, "gltf")
-    pieces = document.pieces()
-    if stats is not None:
-        stats.__dict__.update(info.__dict__)
-    return pieces
+    return document.pieces(), info
 
 
 def _materials(document: GlbBuilder, parts: _MapParts, images: "_Images | None") -> dict[int, int]:
@@ -404,30 +363,6 @@ def _static_props(bsp: MapReader, scale: float) -> list[dict[str, Any]]:
     skins = records["skin"].tolist() if "skin" in fields else [0] * len(records)
     return prop_node_fields(props.model_names(), floats(records["origin"]), floats(records["angles"]), size,
                             skins, scale)
-
-
-def prop_node_fields(models: list[str], origins: np.ndarray, angles: np.ndarray, sizes: np.ndarray,
-                     skins: list[int], scale: float) -> list[dict[str, Any]]:
-    """Node fields of props placed at ``origins`` ``(N, 3)`` with ``angles`` (pitch yaw roll) and
-    ``sizes`` ``(N, 3)`` (Hammer's axes, Z up), each named after its model: the glTF node of a
-    static prop, in any map format."""
-    origin = to_y_up(origins, scale)
-    rotation = Z_UP_TO_Y_UP @ angles_matrix(angles) @ Z_UP_TO_Y_UP.T
-    quat = quaternions(rotation)
-    size = np.asarray(sizes, np.float64)[:, [0, 2, 1]]
-    finite(np.concatenate([origin, quat, size], axis=1), "static prop origins, angles and scales")
-    out = []
-    for i, model in enumerate(models):
-        node: dict[str, Any] = {
-            "name": model,
-            "translation": [float(v) for v in origin[i]],
-            "rotation": [float(v) for v in quat[i]],
-            "extras": {"model": model, "skin": int(skins[i]), "static_prop": i},
-        }
-        if not np.allclose(size[i], 1.0):
-            node["scale"] = [float(v) for v in size[i]]
-        out.append(node)
-    return out
 
 
 # ---- studio models: static props and ``sourcebsp model`` -------------------------------

@@ -7,17 +7,19 @@ extra when it is missing: this package loads only when a ``.glb`` is made.
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import numpy as np
 
 from ..._extras import needs_extra
 from ...errors import BspFormatError
-from .._common import Units, unit_scale
+from ...model.geometry import angles_matrix
+from .._common import Units, Z_UP_TO_Y_UP, quaternions, to_y_up, unit_scale
 
 with needs_extra("glTF export", "export"):
     import pygltflib
 
-__all__ = ["ARRAY_BUFFER", "ELEMENT_ARRAY_BUFFER", "GlbBuilder", "finite", "glb_pieces"]
+__all__ = ["ARRAY_BUFFER", "ELEMENT_ARRAY_BUFFER", "GlbBuilder", "finite", "glb_pieces", "prop_node_fields"]
 
 # Buffer view targets and accessor component types (glTF 2.0, the OpenGL enums).
 ARRAY_BUFFER = 34962
@@ -109,3 +111,27 @@ def finite(values: np.ndarray, what: str) -> np.ndarray:
         raise BspFormatError(f"cannot export to glTF: {what} hold a value that is not a finite number "
                              f"(row {row}: {values[row].tolist()})")
     return values
+
+
+def prop_node_fields(models: list[str], origins: np.ndarray, angles: np.ndarray, sizes: np.ndarray,
+                     skins: list[int], scale: float) -> list[dict[str, Any]]:
+    """Node fields of props placed at ``origins`` ``(N, 3)`` with ``angles`` (pitch yaw roll) and
+    ``sizes`` ``(N, 3)`` (Hammer's axes, Z up), each named after its model: the glTF node of a
+    static prop, in any map format."""
+    origin = to_y_up(origins, scale)
+    rotation = Z_UP_TO_Y_UP @ angles_matrix(angles) @ Z_UP_TO_Y_UP.T
+    quat = quaternions(rotation)
+    size = np.asarray(sizes, np.float64)[:, [0, 2, 1]]
+    finite(np.concatenate([origin, quat, size], axis=1), "static prop origins, angles and scales")
+    out = []
+    for i, model in enumerate(models):
+        node: dict[str, Any] = {
+            "name": model,
+            "translation": [float(v) for v in origin[i]],
+            "rotation": [float(v) for v in quat[i]],
+            "extras": {"model": model, "skin": int(skins[i]), "static_prop": i},
+        }
+        if not np.allclose(size[i], 1.0):
+            node["scale"] = [float(v) for v in size[i]]
+        out.append(node)
+    return out

@@ -16,8 +16,8 @@ from ...model.respawn import RespawnMesh, build_respawn_mesh
 from ...numeric import floats, sorted_unique
 from ...respawn import RespawnBsp
 from .._common import Units, to_y_up
-from . import prop_node_fields
-from .document import ELEMENT_ARRAY_BUFFER, GlbBuilder
+from .document import ELEMENT_ARRAY_BUFFER, GlbBuilder, prop_node_fields
+from .options import ExportStats, GltfOptions
 
 with needs_extra("glTF export", "export"):
     import pygltflib
@@ -26,15 +26,20 @@ __all__ = ["RespawnExportStats", "respawn_glb_pieces", "export_respawn_glb"]
 
 
 @dataclass
-class RespawnExportStats:
-    """What :func:`export_respawn_glb` wrote."""
+class RespawnExportStats(ExportStats):
+    """What :func:`export_respawn_glb` wrote (``props``: static props, each an empty node named
+    after its model)."""
 
     nodes: int = 0
-    props: int = 0  # static props, each an empty node named after its model
-    meshes: int = 0
     primitives: int = 0
-    triangles: int = 0
-    materials: int = 0
+
+    def summary(self, output: str, options: GltfOptions) -> str:
+        return (f"{output}: {self.meshes} meshes ({self.primitives} primitives), {self.triangles} triangles, "
+                f"{self.materials} materials, {self.props} static props"
+                + (" (empty nodes: Respawn's models are not read)" if self.props else ""))
+
+    def notes(self, options: GltfOptions) -> list[str]:
+        return []
 
 
 def respawn_glb_pieces(bsp: RespawnBsp, *, units: Units = "hammer",
