@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The README's benchmark table, from the JSON of one ``bench.py --all --json`` run.
+"""The benchmark table of docs/benchmarks.md, from the JSON of one ``bench.py --all --json`` run.
 
 One row per operation (in process, and open+decode as a whole process): sourcebsp's
 fastest and slowest time over the maps, each other library's time over sourcebsp's

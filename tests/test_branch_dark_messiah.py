@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import sourcebsp
-from sourcebsp.codecs import lighting
+from sourcebsp.codecs import records
 from sourcebsp.codecs import staticprops as sp
 from sourcebsp.examples.branches import branch_bytes, example_branch_bytes
 
@@ -42,7 +42,7 @@ def test_both_world_light_lumps_decoded(original: sourcebsp.BspFile, data: bytes
         assert len(bsp.get_lump("WORLDLIGHTS")) == 4  # (tf2_test2 has no HDR lights: that lump is empty)
         for lump in ("WORLDLIGHTS", "WORLDLIGHTS_HDR"):
             ours, theirs = bsp.get_lump(lump), original.get_lump(lump)
-            assert ours.dtype == lighting.WORLDLIGHT_DARK_MESSIAH and len(ours) == len(theirs)
+            assert ours.dtype == records.WORLDLIGHT_DARK_MESSIAH.dtype and len(ours) == len(theirs)
             assert bsp.entry(lump).filelen == 92 * len(ours)
             for field in theirs.dtype.names:
                 np.testing.assert_array_equal(ours[field], theirs[field], err_msg=f"{lump}.{field}")

@@ -18,7 +18,7 @@ from sourcebsp.variants import VARIANTS
 
 SRC = Path(variants.__file__).resolve().parent
 
-# The branch names of issue 26 that have their reading today (see the README's branch table
+# The branch names of issue 26 that have their reading today (see docs/branches.md's branch table
 # for the rest): each is a key of the registry.
 NAMED = ["vampire", "source2004", "orange_box", "orange_box_x360", "left4dead", "left4dead2", "csgo",
          "alien_swarm", "portal2", "strata", "the_ship", "zeno_clash", "black_mesa", "infra", "dota2_v22",

@@ -253,7 +253,7 @@ def test_node_cycle(all_maps: list[Path]) -> None:
 def _example_with_two_samples():
     """The example map, its room leaf holding two ambient samples (different cubes, in opposite corners), and
     a solid leaf that borrows the room's samples (count 0, first = the room leaf)."""
-    from sourcebsp.codecs.lighting import LEAF_AMBIENT_LIGHTING
+    from sourcebsp.codecs.records import LEAF_AMBIENT_LIGHTING
     from sourcebsp.examples import PLAYER_START, build_example_map
 
     bsp = build_example_map()

@@ -14,7 +14,7 @@ from sourcebsp import variants as variants_module
 from sourcebsp.codecs.base import LumpContext
 from sourcebsp.header import HEADER_SIZE, Header, LumpEntry
 from sourcebsp.detection import detect_variant
-from sourcebsp.variants import VARIANTS, DetectRule, variant_names
+from sourcebsp.variants import VARIANTS, DetectRule, LazyLayouts, variant_names
 
 from .conftest import CORPUS
 
@@ -191,19 +191,20 @@ def test_composed_tables_share_the_lumps_no_override_touches() -> None:
     from types import MappingProxyType
 
     from sourcebsp import variants
-    from sourcebsp.codecs import brushes, lighting, physics, propcollision, tree
+    from sourcebsp.codecs import brushes, records, tables, tree
 
-    tables = variants._build_tables()
-    sdk, source2004, l4d2 = tables["SDK2013"], tables["SOURCE2004"], tables["LEFT4DEAD2"]
+    built = tables.tables()
+    sdk, source2004, l4d2 = built["SDK2013"], built["SOURCE2004"], built["LEFT4DEAD2"]
     assert isinstance(sdk, MappingProxyType) and all(isinstance(v, MappingProxyType) for v in sdk.values())
-    overridden = set(brushes.LAYOUTS_V19) | set(tree.LAYOUTS_V19) | set(physics.LAYOUTS_V19)
+    overridden = set(brushes.LAYOUTS_V19) | set(tree.LAYOUTS_V19) | set(records.PHYSICS_V19)
     assert all(source2004[lump] is not sdk[lump] for lump in overridden & set(sdk))
     assert all(source2004[lump][v] is codec for lump in brushes.LAYOUTS_V19
                for v, codec in brushes.LAYOUTS_V19[lump].items())
-    untouched = set(sdk) - overridden - set(lighting.REMOVED_BEFORE_V20)
+    removed = tables.RECIPES["SOURCE2004"].remove
+    untouched = set(sdk) - overridden - set(removed)
     assert LumpId.PLANES in untouched and all(source2004[lump] is sdk[lump] for lump in untouched)
-    assert all(lump not in source2004 for lump in lighting.REMOVED_BEFORE_V20)
-    assert all(l4d2[lump] is sdk[lump] for lump in sdk if lump not in propcollision.LAYOUTS_L4D2)
+    assert removed and all(lump not in source2004 for lump in removed)
+    assert all(l4d2[lump] is sdk[lump] for lump in sdk if lump not in records.PROPCOLLISION_L4D2)
     # Tables from plain dicts are copied: changing the dict later changes no table.
     mine: dict[int, dict[Any, np.dtype]] = {LumpId.PLANES: {0: np.dtype("<f4")}}
     composed = variants.compose(mine)
@@ -213,38 +214,55 @@ def test_composed_tables_share_the_lumps_no_override_touches() -> None:
         composed[LumpId.PLANES][2] = np.dtype("<i4")  # type: ignore[index]
 
 
+def test_every_variant_reads_with_a_built_in_table_or_its_own() -> None:
+    """The table names are the recipes' (no second list): every built-in branch names one."""
+    from sourcebsp.codecs import tables
+
+    assert set(tables.tables()) == set(tables.RECIPES) == set(tables.names())
+    named = {v.layouts.table for v in VARIANTS.values() if isinstance(v.layouts, LazyLayouts)}
+    named |= {t.table for v in VARIANTS.values() for t in v.version_layouts.values() if isinstance(t, LazyLayouts)}
+    assert named == set(tables.RECIPES)
+
+
 def test_lumps_read_before_the_tables_are_built_are_those_of_every_table() -> None:
     """Entities, the pakfile and the game lump are read from their own modules until the tables
-    are built (so that reading them, or saving after an edit, imports no other codec): every
-    built-in table must hold the very same versions and codecs for them, or the answer would
-    change once the tables are built."""
-    from sourcebsp import variants
+    are built (so that reading them, or saving after an edit, imports no other codec): the parts
+    of a table's recipe from that module alone must give the very same versions and codecs as the
+    whole table, or the answer would change once the tables are built."""
+    from sourcebsp.codecs import tables
 
-    tables = variants._build_tables()
-    assert set(variants._SOLE_MODULES) == {LumpId.ENTITIES, LumpId.PAKFILE, LumpId.GAME_LUMP}
-    for lump in variants._SOLE_MODULES:
-        sole = variants._sole_versions(lump)
-        for name, table in tables.items():
-            if lump in variants._OWN_SOLE_LUMPS.get(name, ()):  # declared: composed before reading it
+    assert set(tables.SOLE_MODULES) == {LumpId.ENTITIES, LumpId.PAKFILE, LumpId.GAME_LUMP}
+    for name, table in tables.tables().items():
+        for lump in tables.SOLE_MODULES:
+            if lump not in table:  # rBSP: its pakfile and game lump are kept as bytes
+                with pytest.raises(KeyError):
+                    tables.sole_versions(name, lump)
                 continue
+            sole = tables.sole_versions(name, lump)
             assert dict(table[lump]) == dict(sole), (name, lump)
             assert all(table[lump][version] is codec for version, codec in sole.items())
+    # Dark Messiah's own game lump directory is found from gamelumps' parts alone.
+    assert tables.sole_versions("DARK_MESSIAH", LumpId.GAME_LUMP) != tables.sole_versions("SDK2013", LumpId.GAME_LUMP)
     # A built-in variant finds the same codec object whether it asked before or after the build.
-    for variant in variants._BUILTIN:
-        for lump in variants._SOLE_MODULES:
-            table = variant.layouts.table  # type: ignore[attr-defined]
-            own = lump in variants._OWN_SOLE_LUMPS.get(table, ())
-            sole = tables[table].get(lump, {}) if own else variants._sole_versions(lump)  # rBSP: none
-            assert variant.codec(lump, 0) is sole.get(0, sole.get(None))
+    for variant in VARIANTS.values():
+        if not isinstance(variant.layouts, LazyLayouts):
+            continue
+        for lump in tables.SOLE_MODULES:
+            if lump in tables.table(variant.layouts.table):
+                sole = tables.sole_versions(variant.layouts.table, lump)
+                assert variant.codec(lump, 0) is tables.resolve(sole, 0)
 
 
 def test_only_the_sole_module_lumps_of_the_built_in_tables_hold_file_offsets() -> None:
     """``Variant.relocator`` answers a built-in table without composing it, from
-    ``_SOLE_MODULES``: no other lump of any table may have a codec with ``relocated``."""
+    ``SOLE_MODULES``: no other lump of any table may have a codec with ``relocated``."""
     from sourcebsp import variants
+    from sourcebsp.codecs import tables
+    from sourcebsp.codecs.base import Deferred
 
-    holders = {(name, lump) for name, table in variants._build_tables().items()
-               for lump, versions in table.items() for codec in versions.values() if hasattr(codec, "relocated")}
+    holders = {(name, lump) for name, table in tables.tables().items() for lump, versions in table.items()
+               for codec in versions.values()
+               if hasattr(codec.codec() if isinstance(codec, Deferred) else codec, "relocated")}
     assert {lump for _, lump in holders} == {LumpId.GAME_LUMP, LumpId.PAKFILE}
     for variant in variants._BUILTIN:
         for lump in LumpId:

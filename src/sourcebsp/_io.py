@@ -7,7 +7,7 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any, Callable, Union
+from typing import Callable, Union
 
 Buffer = Union[bytes, bytearray, memoryview]
 
@@ -220,28 +220,25 @@ def _reserve(handle: int, size: int) -> None:
 
 def _renameat2() -> "Callable[..., int] | None":
     """The C library's ``renameat2``, or None (glibc < 2.28, another C library)."""
-    import ctypes  # numpy has loaded it already
-
-    return _libc_function("renameat2", (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint))
+    return _libc_function("renameat2", ("c_int", "c_char_p", "c_int", "c_char_p", "c_uint"))
 
 
 def _fallocate() -> "Callable[..., int] | None":
     """The C library's ``fallocate`` (Linux), or None."""
-    import ctypes
-
-    return _libc_function("fallocate", (ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64))
+    return _libc_function("fallocate", ("c_int", "c_int", "c_int64", "c_int64"))
 
 
 @functools.lru_cache(maxsize=None)
-def _libc_function(name: str, argtypes: "tuple[Any, ...]") -> "Callable[..., int] | None":
-    """A function of the C library this process runs with, returning a C int; None where it has none."""
-    import ctypes
+def _libc_function(name: str, argtypes: "tuple[str, ...]") -> "Callable[..., int] | None":
+    """A function of the C library this process runs with, returning a C int; None where it has
+    none.  ``argtypes`` names the ``ctypes`` type of each argument."""
+    import ctypes  # a seam: a save that neither swaps files nor reserves space (_worth_reserving) loads none
 
     try:
         func: "ctypes._NamedFuncPointer" = getattr(ctypes.CDLL(None, use_errno=True), name)
     except (OSError, AttributeError):
         return None
-    func.argtypes = list(argtypes)
+    func.argtypes = [getattr(ctypes, argtype) for argtype in argtypes]
     func.restype = ctypes.c_int
     return func
 

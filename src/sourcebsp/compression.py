@@ -23,7 +23,6 @@ from .errors import CompressionError, LimitExceededError, TruncatedError
 
 if TYPE_CHECKING:
     import mmap
-    import threading
 
     import numpy as np
 
@@ -146,16 +145,15 @@ class Decompressor:
         self.budget = self.limits.total_for(file_size)
         self.used = 0
         self._blocks: dict[tuple[int, int, int], memoryview] = {}
-        self._running: dict[tuple[int, int, int], threading.Event] = {}
-        # threading.Lock itself: the threading module (a noticeable import) is loaded only
-        # when a block is decompressed, not for every map opened.
+        # The blocks being decoded, each with a lock its decoding thread holds until done: another
+        # thread waits for the block by taking the lock (``_thread`` locks: no ``threading`` import).
+        self._running: dict[tuple[int, int, int], _thread.LockType] = {}
         self._lock = _thread.allocate_lock()
 
     def decompress(self, data: bytes | memoryview, *, lump: str | None = None, offset: int = 0,
                    expected_size: int | None = None) -> memoryview:
         """Decompress one Valve LZMA block (see :func:`lzma_decompress`)."""
-        import threading
-        import zlib
+        import zlib  # a seam, as lzma in _inflate: only for a compressed block
 
         key = (offset, len(data), zlib.crc32(data))
         found = self._blocks.get(key)
@@ -176,10 +174,12 @@ class Decompressor:
                     )
                 # Reserved before the work, so threads cannot overrun the budget together.
                 self.used += actual
-                self._running[key] = threading.Event()
+                self._running[key] = decoding = _thread.allocate_lock()
+                decoding.acquire()
         if running is not None:
             # Another thread decodes this very block: wait for it (or for its failure).
-            running.wait()
+            with running:
+                pass
             return self.decompress(data, lump=lump, offset=offset, expected_size=expected_size)
         out = None
         try:
@@ -190,7 +190,7 @@ class Decompressor:
                     self.used -= actual
                 else:
                     self._blocks[key] = out
-                self._running.pop(key).set()
+                self._running.pop(key).release()
         return out
 
     def use(self) -> "_Using":
@@ -298,7 +298,7 @@ def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: in
     dictionary (itself as large as the lump).  The input goes in pieces too,
     so the module never copies the stream's unread tail.
     """
-    import lzma
+    import lzma  # a seam: opening a map without compressed lumps loads no lzma
 
     try:
         out = bytearray(actual)  # not numpy: reading the entities of a compressed map needs none
@@ -345,7 +345,7 @@ def _inflate(data: bytes | memoryview, actual: int, lump: str | None, offset: in
 
 def lzma_compress(data: bytes | memoryview) -> bytes:
     """Compress ``data`` into a Valve LZMA block (``lzma_header_t`` + stream)."""
-    import lzma
+    import lzma  # a seam: only a save that compresses loads it
 
     # A dictionary larger than the data gains nothing and costs the encoder ~10x
     # its size in memory: the smallest power of two holding the data, up to 1 MiB.
@@ -377,7 +377,7 @@ def bzip2_decompress(data: "bytes | memoryview | mmap.mmap", *, limits: Limits |
     budget raises :class:`DecompressionLimitError` as soon as it does, having
     produced no more than the budget.
     """
-    import bz2
+    import bz2  # a seam: only a bzip2-compressed map loads it
 
     limits = limits or Limits()
     budget = limits.bzip2_for(len(data))

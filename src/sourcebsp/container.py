@@ -25,7 +25,8 @@ from .encryption import KEY_END, NEW_FILE_KEY, decrypt, encrypt, find_key
 from .errors import BspError, BspFormatError, ClosedMapError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
-from .protocols import LumpAttr, LumpKey, MapQueries
+from .mapqueries import MapQueries
+from .protocols import LumpAttr, LumpKey
 from .detection import detect, refine, refine_by_entities, refine_by_lumps, refine_by_sizes
 from .variants import Variant, chosen_variant, supported_versions
 from .parallel import start_parallel

@@ -8,9 +8,13 @@ each only while alternatives remain; :attr:`Detection.guessed` says when none co
 from __future__ import annotations
 
 import functools
-from typing import Callable, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
+from .codecs import tables
+from .codecs.base import Record
+from .codecs.counts import lookup
 from .codecs.respawn import IDENT as _RBSP_IDENT
+from .codecs.tables import resolve
 from .errors import UnsupportedError
 from .header import Header
 from .lump_ids import NUM_LUMPS
@@ -85,30 +89,31 @@ def refine_by_lumps(found: Detection, present: "Callable[[int], bool]") -> Detec
     return Detection(VARIANTS[kept[0]], tuple(kept[1:])) if kept else found
 
 
-@functools.lru_cache(maxsize=64)
-def _read_differently(tables: frozenset[str]) -> tuple[int, ...]:
-    """The lumps some of these layout tables read with other records than the rest."""
-    from .codecs import counts
+def _sizes(versions: Mapping[Any, Any]) -> dict[Any, Any]:
+    """A lump's version table with each record as its size, and what any other version reads (None)."""
+    read = {**versions, None: resolve(versions, None)}
+    return {version: found.size if isinstance(found, Record) else found for version, found in read.items()}
 
-    first = counts.TABLES[min(tables)]
-    return tuple(lump for lump in range(NUM_LUMPS)
-                 if any(counts.TABLES[table].get(lump) != first.get(lump) for table in tables))
+
+@functools.lru_cache(maxsize=64)
+def _read_differently(names: frozenset[str]) -> tuple[int, ...]:
+    """The lumps some of these layout tables read with records of other sizes than the rest."""
+    sizes = [{lump: _sizes(versions) for lump, versions in tables.bare_table(name).items()} for name in sorted(names)]
+    return tuple(lump for lump in range(NUM_LUMPS) if any(table.get(lump) != sizes[0].get(lump) for table in sizes))
 
 
 def refine_by_sizes(found: Detection, header: Header) -> Detection:
     """``found`` narrowed by record sizes: a branch reading one of the file's lumps with records
     whose size does not divide the lump's length drops out (Dota 2's 180-byte disp infos, the HL2
-    beta's 68- and 72-byte faces).  Only uncompressed lumps are measured, with the record sizes
-    of :mod:`~sourcebsp.codecs.counts` (no numpy); a branch outside the built-in tables stays.
+    beta's 68- and 72-byte faces).  Only uncompressed lumps are measured, with the records of the
+    built-in tables (:mod:`~sourcebsp.codecs.tables`, no numpy); a branch outside them stays.
     When every branch would drop out (a damaged lump), ``found`` is kept as it is."""
-    from .codecs import counts
-
     def table_of(name: str) -> str | None:
         layouts = VARIANTS[name].at_version(header.version).layouts
-        return layouts.table if isinstance(layouts, LazyLayouts) and layouts.table in counts.TABLES else None
+        return layouts.table if isinstance(layouts, LazyLayouts) and layouts.table in tables.RECIPES else None
 
-    tables = {name: table_of(name) for name in (found.variant.name, *found.alternatives)}
-    distinct = {table for table in tables.values() if table is not None}
+    table_names = {name: table_of(name) for name in (found.variant.name, *found.alternatives)}
+    distinct = {table for table in table_names.values() if table is not None}
     if len(distinct) < 2:
         return found  # read alike: sizes cannot tell them apart
     lumps = header.lumps
@@ -116,13 +121,14 @@ def refine_by_sizes(found: Detection, header: Header) -> Detection:
                if lump < len(lumps) and lumps[lump].filelen and not lumps[lump].compressed]
 
     def fits(table: str) -> bool:
-        kinds = (counts.lookup(table, lump, version) for lump, version, _ in changed)
-        return all(not isinstance(kind, int) or not length % kind for kind, (_, _, length) in zip(kinds, changed))
+        kinds = (lookup(table, lump, version) for lump, version, _ in changed)
+        return all(not isinstance(kind, Record) or not length % kind.size
+                   for kind, (_, _, length) in zip(kinds, changed))
 
     fitting = {table: fits(table) for table in distinct}
 
     def fits_sizes(variant: Variant) -> bool:
-        table = tables[variant.name]
+        table = table_names[variant.name]
         return table is None or fitting[table]
 
     names = [name for name in (found.variant.name, *found.alternatives) if fits_sizes(VARIANTS[name])]

@@ -51,7 +51,7 @@ def find_key(head: bytes | memoryview) -> bytes | None:
 def xor(data: "bytes | bytearray | memoryview", key: bytes) -> "np.ndarray":
     """``data`` XOR-ed with ``key`` repeated from its first byte, as a new uint8 array
     (XOR is its own inverse: this both encrypts and decrypts)."""
-    import numpy as np
+    import numpy as np  # a seam: opening a plain map (every map but Tactical Intervention's) loads no numpy
 
     if len(key) != KEY_SIZE:
         raise ValueError(f"the key must be {KEY_SIZE} bytes, not {len(key)}")

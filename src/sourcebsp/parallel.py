@@ -29,7 +29,7 @@ def start_parallel(func: Callable[[T], R], items: Sequence[T], *,
     global _pool, _pool_pid
     if _pool is None or _pool_pid != os.getpid():
         # A forked child (a process pool of batch jobs) has the parent's pool without its threads.
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import ThreadPoolExecutor  # a seam: one lump or one core starts no thread
 
         _pool, _pool_pid = ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="sourcebsp"), os.getpid()
     return [(item, _pool.submit(func, item).result) for item in items]

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Protocol
 
 import numpy as np
 
+from .compression import MAX_UNCOMPRESSED_SIZE
 from .errors import BspFormatError, LimitExceededError
 from .numeric import floats, range_rows, sorted_unique  # noqa: F401 - floats, sorted_unique: their earlier home
 
@@ -117,8 +118,6 @@ def input_size(bsp: SizedMap | int) -> int:
     ``bsp`` may also be a number: the size of an input that is not a map
     (a lump's value used on its own).
     """
-    from .compression import MAX_UNCOMPRESSED_SIZE
-
     if isinstance(bsp, int):
         return bsp
     size = int(getattr(bsp, "file_size", 0))

@@ -42,7 +42,8 @@ from .errors import BspFormatError, ClosedMapError, LumpNotInBranchError, LumpSi
 from .detection import detect_respawn
 from .header import Endian, LumpEntry
 from .lump_ids import LumpId
-from .protocols import GameLumpEntry, LumpAttr, LumpKey, MapQueries, PartitionFiles
+from .mapqueries import MapQueries
+from .protocols import GameLumpEntry, LumpAttr, LumpKey, PartitionFiles
 from .variants import VARIANTS, Variant, chosen_variant
 
 if TYPE_CHECKING:

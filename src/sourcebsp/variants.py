@@ -8,16 +8,16 @@ facts alone.
 """
 from __future__ import annotations
 
-import functools
-import importlib
 from contextvars import ContextVar
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from ._loading import load_quietly
-from .codecs.base import Codec, Layouts
+from .codecs import tables
+from .codecs.base import Codec, Deferred, Layouts, Record
 from .codecs.respawn import IDENT as _RBSP_IDENT
 from .codecs.respawn import NUM_LUMPS as _RBSP_LUMPS
+from .codecs.tables import compose
 from .errors import UnsupportedError
 from .header import IDENTS, Endian, Header, LumpOrder
 from .lump_ids import NUM_LUMPS, LumpId
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     Relocator = Callable[[memoryview, LumpContext, int], bytes | None]
 
 __all__ = [
+    "compose",
     "Variant",
     "VARIANTS",
     "DetectRule",
@@ -46,146 +47,22 @@ __all__ = [
 ]
 
 
-def compose(base: Layouts, *overrides: Layouts, remove: tuple[int, ...] = ()) -> Layouts:
-    """A new layout table: ``base`` with each override's lump versions merged in.
-
-    A lump no override touches keeps the base's read-only version table, so the
-    branches built from SDK 2013 share most of theirs (fewer objects to make and
-    for the collector to scan)."""
-    merged: dict[int, Mapping[Any, Any]] = {
-        lump: versions if isinstance(versions, MappingProxyType) else MappingProxyType(dict(versions))
-        for lump, versions in base.items()}
-    for override in overrides:
-        for lump, versions in override.items():
-            merged[lump] = MappingProxyType({**merged.get(lump, {}), **versions})
-    for lump in remove:
-        merged.pop(lump, None)
-    return MappingProxyType(merged)
-
-
-_TABLE_NAMES = ("SDK2013", "SOURCE2004", "VAMPIRE", "STRATA", "LEFT4DEAD2", "CSGO", "DOTA2_V22", "DOTA2_V23",
-                "INFRA", "DARK_MESSIAH", "SOURCE_XBOX", "VINDICTUS", "ZENO_CLASH", "HL2_BETA17", "HL2_BETA18", "TITANFALL",
-                "TITANFALL2")
-_tables: dict[str, Layouts] = {}
-
-
-def _build_tables() -> dict[str, Layouts]:
-    """The layout tables of the engine branches, composed from the codec modules.
-
-    Built on first use, so that ``import sourcebsp`` does not import every codec
-    (nor numpy, which the codecs of record tables import).
-    """
-    if not _tables:
-        load_quietly(_compose_tables)
-    return _tables
-
-
-def _compose_tables() -> None:
-    from .codecs import (brushes, displacements, entities, gamelumps, geometry, lighting, occlusion,
-                         overlays, pakfile, physics, propcollision, respawn, textures, tree, visibility)
-
-    SDK2013 = compose(
-        geometry.LAYOUTS,
-        tree.LAYOUTS,
-        brushes.LAYOUTS,
-        textures.LAYOUTS,
-        displacements.LAYOUTS,
-        lighting.LAYOUTS,
-        overlays.LAYOUTS,
-        gamelumps.LAYOUTS,
-        entities.LAYOUTS,
-        visibility.LAYOUTS,
-        pakfile.LAYOUTS,
-        physics.LAYOUTS,
-        occlusion.LAYOUTS,
-    )
-    SOURCE2004 = compose(SDK2013, brushes.LAYOUTS_V19, tree.LAYOUTS_V19, physics.LAYOUTS_V19,
-                         remove=lighting.REMOVED_BEFORE_V20)
-    VAMPIRE = compose(SOURCE2004, geometry.LAYOUTS_V17, tree.LAYOUTS_V17)
-    # The leaked Half-Life 2 beta: its own dface_t at BSP 17 and 18, and dispinfo at 17; the 32-byte
-    # leaf under lump version 0 as Vampire's (BSPSource reads dleaf_t v1 before BSP 19).
-    HL2_BETA18 = compose(SOURCE2004, geometry.LAYOUTS_HL2_BETA18, tree.LAYOUTS_V17)
-    HL2_BETA17 = compose(HL2_BETA18, geometry.LAYOUTS_HL2_BETA17, displacements.LAYOUTS_HL2_BETA17)
-    STRATA = compose(
-        SDK2013,
-        geometry.LAYOUTS_V25,
-        tree.LAYOUTS_V25,
-        brushes.LAYOUTS_V25,
-        displacements.LAYOUTS_V25,
-        lighting.LAYOUTS_V25,
-        overlays.LAYOUTS_V25,
-        physics.LAYOUTS_V25,
-        propcollision.LAYOUTS_V25,
-    )
-    # BSP 21 branches that reuse slots 22-25 (see codecs/propcollision.py).
-    LEFT4DEAD2 = compose(SDK2013, propcollision.LAYOUTS_L4D2)
-    CSGO = compose(SDK2013, propcollision.LAYOUTS_CSGO)
-    # Dota 2 betas: their dbrushside_t is SDK 2013's with byte bevel, byte thin (Alien Swarm's, which
-    # BSPSource reads from BSP 21 on as DBrushSideV0New); own ddispinfo_t per BSP version, doverlay_t.
-    DOTA2_V22 = compose(SDK2013, displacements.LAYOUTS_DOTA2_V22, overlays.LAYOUTS_DOTA2)
-    DOTA2_V23 = compose(SDK2013, displacements.LAYOUTS_DOTA2_V23, overlays.LAYOUTS_DOTA2)
-    INFRA = compose(SDK2013, remove=(LumpId.PRIMITIVES,))
-    SOURCE_XBOX = compose(SOURCE2004, lighting.LAYOUTS_XBOX)
-    # Vindictus: wide records, its own ddispinfo_t (see codecs/displacements.py), game lump directory
-    # and static props (a scale array before them).
-    VINDICTUS = compose(SDK2013, geometry.LAYOUTS_VINDICTUS, tree.LAYOUTS_VINDICTUS, gamelumps.LAYOUTS_VINDICTUS,
-                        displacements.LAYOUTS_VINDICTUS,
-                        {LumpId.BRUSHSIDES: {0: brushes.BRUSHSIDE_V25}, LumpId.OVERLAYS: {0: overlays.OVERLAY_V25}})
-    # Zeno Clash: a second name array in its static prop sub-lump, and its own v7 props.
-    ZENO_CLASH = compose(SDK2013, gamelumps.LAYOUTS_ZENO_CLASH)
-    # Dark Messiah: its own texinfo_t, dmodel_t, game lump directory, static props, dworldlight_t.
-    DARK_MESSIAH = compose(SDK2013, textures.LAYOUTS_DARK_MESSIAH, tree.LAYOUTS_DARK_MESSIAH,
-                           gamelumps.LAYOUTS_DARK_MESSIAH, lighting.LAYOUTS_DARK_MESSIAH)
-    _tables.update(SDK2013=SDK2013, SOURCE2004=SOURCE2004, VAMPIRE=VAMPIRE, STRATA=STRATA,
-                   LEFT4DEAD2=LEFT4DEAD2, CSGO=CSGO, DOTA2_V22=DOTA2_V22, DOTA2_V23=DOTA2_V23, INFRA=INFRA,
-                   DARK_MESSIAH=DARK_MESSIAH, SOURCE_XBOX=SOURCE_XBOX, VINDICTUS=VINDICTUS, ZENO_CLASH=ZENO_CLASH,
-                   HL2_BETA17=HL2_BETA17, HL2_BETA18=HL2_BETA18,
-                   # Respawn's rBSP: its own 128 lump ids (codecs/respawn.py), nothing of SDK 2013's.
-                   TITANFALL=respawn.layouts(29), TITANFALL2=respawn.layouts(37))
-
-
-def __getattr__(name: str) -> Layouts:
-    if name in _TABLE_NAMES:
-        return _build_tables()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# Lumps one codec module declares alone, the same in every branch: read from that module
-# until the tables are built, so that opening a map to read its entities, or saving it
-# after an edit, does not import every codec module (and numpy with the array ones).
-# They are also the only built-in lumps whose bytes hold file offsets (see
-# Variant.relocator).  A test holds every built table to both.
-_SOLE_MODULES: dict[int, str] = {LumpId.ENTITIES: "entities", LumpId.PAKFILE: "pakfile",
-                                 LumpId.GAME_LUMP: "gamelumps"}
-
-
-# Tables whose branch has its own layout of a sole-module lump (Dark Messiah's game lump directory).
-_OWN_SOLE_LUMPS: dict[str, frozenset[int]] = {"DARK_MESSIAH": frozenset({LumpId.GAME_LUMP}),
-                                              "VINDICTUS": frozenset({LumpId.GAME_LUMP}),
-                                              "ZENO_CLASH": frozenset({LumpId.GAME_LUMP}),
-                                              # rBSP: its game lump and pakfile are kept as bytes
-                                              "TITANFALL": frozenset({LumpId.GAME_LUMP, LumpId.PAKFILE}),
-                                              "TITANFALL2": frozenset({LumpId.GAME_LUMP, LumpId.PAKFILE})}
-
-
-@functools.lru_cache(maxsize=None)
-def _sole_versions(lump: int) -> Mapping[Any, Any]:
-    module = importlib.import_module(f".codecs.{_SOLE_MODULES[lump]}", __package__)
-    return MappingProxyType(dict(module.LAYOUTS[lump]))
-
-
 class LazyLayouts(Mapping[Any, Mapping[Any, Any]]):
-    """A layout table that is composed on first use."""
+    """A built-in layout table (:mod:`sourcebsp.codecs.tables`), composed on first use.
+
+    Until then a lump one codec module declares alone is read from that module: opening a
+    map to read its entities, or saving it after an edit, imports no other codec module.
+    """
 
     def __init__(self, table: str) -> None:
         self.table = table
 
     def _get(self) -> Layouts:
-        return _build_tables()[self.table]
+        return tables.table(self.table)
 
     def __getitem__(self, lump: Any) -> Mapping[Any, Any]:
-        if not _tables and lump in _SOLE_MODULES and lump not in _OWN_SOLE_LUMPS.get(self.table, ()):
-            return _sole_versions(lump)
+        if lump in tables.SOLE_MODULES and not tables.built():
+            return tables.sole_versions(self.table, lump)
         return self._get()[lump]
 
     def __iter__(self) -> Iterator[Any]:
@@ -198,17 +75,21 @@ class LazyLayouts(Mapping[Any, Mapping[Any, Any]]):
         return f"LazyLayouts({self.table})"
 
 
-_array_codecs: "dict[tuple[np.dtype, Endian], ArrayCodec]" = {}
+_array_codecs: "dict[tuple[Record | np.dtype, Endian], ArrayCodec]" = {}
 
 
-def _array_codec(dtype: "np.dtype", endian: Endian) -> "ArrayCodec":
+def _array_codec(record: "Record | np.dtype", endian: Endian) -> "ArrayCodec":
     """One codec per record layout and byte order (looked up for every lump access)."""
-    codec = _array_codecs.get((dtype, endian))
+    codec = _array_codecs.get((record, endian))
     if codec is None:
-        from .codecs.arrays import ArrayCodec  # numpy: imported by the first table of records read
-
-        codec = _array_codecs[(dtype, endian)] = ArrayCodec(dtype).with_byte_order(endian)
+        codec = _array_codecs[(record, endian)] = load_quietly(lambda: _new_array_codec(record, endian))
     return codec
+
+
+def _new_array_codec(record: "Record | np.dtype", endian: Endian) -> "ArrayCodec":
+    from .codecs.arrays import ArrayCodec  # numpy: imported by the first table of records read
+
+    return ArrayCodec(record.dtype if isinstance(record, Record) else record).with_byte_order(endian)
 
 
 _found_codecs: "dict[tuple[int, str, int, int], tuple[Layouts, Codec | None]]" = {}
@@ -311,18 +192,13 @@ class Variant(NamedTuple):
 
     def _find_codec(self, lump: int, lump_version: int) -> "Codec | None":
         versions = self.layouts.get(lump)
-        if not versions:
+        found = tables.resolve(versions, lump_version) if versions else None
+        if found is None:
             return None
-        if lump_version in versions:
-            found = versions[lump_version]
-        elif None in versions:
-            found = versions[None]
-        elif len(set(map(id, versions.values()))) == 1:
-            found = next(iter(versions.values()))
-        else:
-            return None
-        if not hasattr(found, "decode"):  # not a codec: a numpy dtype, the lump a table of its records
-            return _array_codec(found, self.endian)
+        if isinstance(found, Deferred):
+            return found.codec()
+        if isinstance(found, Record) or not hasattr(found, "decode"):  # a numpy dtype: from register_codec
+            return _array_codec(found, self.endian)  # the lump a table of these records
         return found  # type: ignore[no-any-return]
 
     def relocator(self, lump: int, lump_version: int) -> "Relocator | None":
@@ -332,7 +208,7 @@ class Variant(NamedTuple):
         A built-in table answers without being composed: only its sole-module lumps (the game
         lump and the pakfile) can hold offsets, so a save that moves lumps imports no other codec.
         """
-        if isinstance(self.layouts, LazyLayouts) and lump not in _SOLE_MODULES:
+        if isinstance(self.layouts, LazyLayouts) and lump not in tables.SOLE_MODULES:
             return None
         return getattr(self.codec(lump, lump_version), "relocated", None)
 

@@ -181,7 +181,7 @@ def _relocated(bsp: "SavedMap", index: int, contents: dict[int, bytes], file_off
 def _recompressed_game_lumps(value: Any, compressed: bool) -> Any:
     """A copy of the game lump directory with every sub-lump (un)compressed;
     the map's own value is left as it is."""
-    import copy
+    import copy  # a seam, with GameLumps: only a save that changes the compression loads them
 
     from .codecs.gamelumps import GameLumps
 

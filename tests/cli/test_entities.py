@@ -278,8 +278,8 @@ def test_help_documents_the_rules_format(capsys: pytest.CaptureFixture[str]) -> 
         assert f'"{key}"' in out
 
 
-def test_readme_shows_the_example_rules_file() -> None:
+def test_cli_reference_shows_the_example_rules_file() -> None:
     root = Path(__file__).resolve().parents[2]
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    block = readme.split("```json\n", 1)[1].split("```", 1)[0]
+    reference = (root / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = reference.split("```json\n", 1)[1].split("```", 1)[0]
     assert json.loads(block) == json.loads((root / "docs" / "rules_example.json").read_text())

@@ -12,7 +12,7 @@ import pytest
 import sourcebsp
 from sourcebsp import LumpId
 from sourcebsp.codecs.base import RawLump
-from sourcebsp.codecs.overlays import CUBEMAP
+from sourcebsp.codecs.records import CUBEMAP
 from sourcebsp.codecs.pakfile import Pakfile
 from sourcebsp.content import mount
 from sourcebsp.content.lint import RULES, check_map, select_rules

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from sourcebsp.codecs.entities import Entities, Entity
 from sourcebsp.codecs.occlusion import Occlusion
-from sourcebsp.codecs.overlays import MAP_FLAGS
+from sourcebsp.codecs.records import MAP_FLAGS
 from sourcebsp.codecs.physics import PhysCollide, PhysDisp
 from sourcebsp.container import BspFile
 from sourcebsp.examples import room

@@ -8,10 +8,13 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+pygltflib = pytest.importorskip("pygltflib")  # before the package, which needs it to import
 
 import sourcebsp
 from sourcebsp.converters import gltf as gl
@@ -21,7 +24,6 @@ from sourcebsp.model.geometry import build_mesh
 from ..conftest import IN_CI, ROOT
 from ..model._expected import expected, names_of
 
-pygltflib = pytest.importorskip("pygltflib")
 
 VALIDATOR_SCRIPT = Path(__file__).with_name("validate_gltf.mjs")
 
@@ -190,3 +192,52 @@ def test_brush_entity_nodes_placed(map_path):
             origin = np.array([float(v) for v in by_model[index]["origin"].split()])
         expected_t = [origin[0], origin[2], -origin[1]]
         np.testing.assert_allclose(node.get("translation", [0, 0, 0]), expected_t if index else [0, 0, 0], atol=1e-4)
+
+
+def test_options_object_and_keyword_arguments_write_the_same_file(corpus_file, tmp_path):
+    """GltfOptions is what the keyword arguments build; keywords given with it replace its fields."""
+    path = corpus_file("tf2_test2.bsp")
+    options = gl.GltfOptions(models="world", units="meters", include_tools=True, props=False)
+    by_keywords = gl.glb_bytes(path, models="world", units="meters", include_tools=True, props=False)
+    assert gl.glb_bytes(path, options) == by_keywords != gl.glb_bytes(path)
+    assert gl.glb_bytes(path, options, units="hammer", props=True) == gl.glb_bytes(path, models="world",
+                                                                                  include_tools=True)
+    stats = gl.export_glb(path, tmp_path / "options.glb", options)
+    assert (tmp_path / "options.glb").read_bytes() == by_keywords
+    assert stats == gl.export_glb(path, tmp_path / "keywords.glb", models="world", units="meters",
+                                  include_tools=True, props=False)
+    assert stats.meshes == 1 and stats.props == 0
+
+
+def test_options_are_checked_when_made(tmp_path):
+    with pytest.raises(ValueError, match="units must be 'hammer' or 'meters', not 'feet'"):
+        gl.GltfOptions(units="feet")
+    with pytest.raises(ValueError, match="units must be"):  # before the map is looked for
+        gl.glb_bytes(tmp_path / "absent.bsp", units="feet")
+    with pytest.raises(TypeError, match="colour"):
+        gl.glb_bytes(tmp_path / "absent.bsp", colour=True)
+    with pytest.raises(AttributeError):  # frozen: one set of options, shared safely
+        gl.GltfOptions().skybox = True
+
+
+def test_without_pygltflib_the_export_names_the_extra(corpus_file, tmp_path):
+    """pygltflib is imported with the glTF package: missing, the package, the library call and the
+    command all say which extra installs it."""
+    out = tmp_path / "out.glb"
+    body = f"""
+import sys
+sys.modules["pygltflib"] = None  # as if it were not installed
+from sourcebsp.errors import MissingExtraError
+try:
+    from sourcebsp.converters.gltf import export_glb
+except MissingExtraError as exc:
+    print(exc)
+from sourcebsp.cli import main
+sys.exit(main(["export", {str(corpus_file("tf2_mp_lobby.bsp"))!r}, "-o", {str(out)!r}]))
+"""
+    run = subprocess.run([sys.executable, "-c", body], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    message = "glTF export needs pygltflib: pip install 'sourcebsp[export]'"
+    assert run.returncode == 1 and not out.exists()
+    assert run.stdout.strip() == message
+    assert run.stderr.strip() == f"sourcebsp: error: {message}"

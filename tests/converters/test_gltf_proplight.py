@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytest.importorskip("pygltflib")  # before the package, which needs it to import
+
 import sourcebsp
 from sourcebsp import LumpId
 from sourcebsp.cli import main
@@ -23,8 +25,6 @@ from ..content.test_studiomodel import _sibling
 from ..content.test_vhv import build_vhv, position_colour, vhv_for
 from .test_gltf import _accessor, _chunks, validator  # noqa: F401 (fixture)
 from .test_gltf_props import STAND, _prop_nodes, _validate
-
-pytest.importorskip("pygltflib")
 
 
 def _linear(rgb: np.ndarray) -> np.ndarray:

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytest.importorskip("pygltflib")  # before the package, which needs it to import
+
 import sourcebsp
 from sourcebsp.cli import main
 from sourcebsp.content import fold, mount
@@ -21,7 +23,6 @@ from ..content._studiomodels import box_spec, build_mdl, build_vtx, build_vvd
 from ..content.test_studiomodel import _real_models, _sibling, independent_lod0
 from .test_gltf import VALIDATOR_SCRIPT, _chunks, validator  # noqa: F401 (fixture)
 
-pytest.importorskip("pygltflib")
 
 STAND = "models/propper/powerup_stand/powerup_stand.mdl"
 POLICE = "Models\\Player\\Police.mdl"  # spelled as a map may: case and back slashes

@@ -183,3 +183,28 @@ def test_a_brush_entity_model_is_named_as_the_source_export_names_it(tmp_path: P
     assert node["name"] == "*1 func_brush ramp_north"  # the entity with "model" "*1"
     assert node["extras"] == {"model": 1, "classname": "func_brush"}
     assert document["meshes"][node["mesh"]]["name"] == node["name"]
+
+
+@pytest.mark.parametrize("variant", ["titanfall", "titanfall2"])
+def test_the_one_export_entry_takes_a_titanfall_map_or_its_path(variant: str, tmp_path: Path) -> None:
+    """``export_glb`` and ``glb_bytes`` take any map: a Titanfall map (object or path) gives the
+    rBSP builder's file and statistics; the OBJ export refuses it by name."""
+    import sourcebsp
+    from sourcebsp.converters.gltf import GltfOptions, export_glb, glb_bytes
+    from sourcebsp.converters.gltf.respawn import RespawnExportStats
+    from sourcebsp.converters.obj import export_obj
+    from sourcebsp.errors import UnsupportedError
+    from sourcebsp.examples.respawn import write_example_respawn
+
+    path = write_example_respawn(tmp_path / "mp_room.bsp", variant)
+    direct = tmp_path / "direct.glb"
+    export_respawn_glb(path, direct, units="meters")
+    options = GltfOptions(units="meters")
+    stats = export_glb(path, tmp_path / "entry.glb", options)
+    assert (tmp_path / "entry.glb").read_bytes() == direct.read_bytes()
+    assert isinstance(stats, RespawnExportStats) and stats.meshes >= 1 and stats.primitives >= stats.meshes
+    assert stats.summary("out.glb", options).startswith(f"out.glb: {stats.meshes} meshes ({stats.primitives} ")
+    with sourcebsp.open(path) as bsp:
+        assert glb_bytes(bsp, options) == direct.read_bytes()
+    with pytest.raises(UnsupportedError, match="exports as .glb only, not .obj"):
+        export_obj(path, tmp_path / "map.obj")

@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytest.importorskip("pygltflib")  # before the package, which needs it to import
+
 import sourcebsp
 from sourcebsp.cli import main
 from sourcebsp.converters import gltf as gl
@@ -14,8 +16,6 @@ from sourcebsp.converters import gltf as gl
 from ..conftest import MAPS
 from .test_gltf import _chunks, validator  # noqa: F401 (fixture)
 from .test_gltf_props import _validate
-
-pytest.importorskip("pygltflib")
 
 
 def _sky_maps() -> list[Path]:

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytest.importorskip("pygltflib")  # before the package, which needs it to import
+
 import sourcebsp
 from sourcebsp.cli import main
 from sourcebsp.content import mount
@@ -15,23 +17,13 @@ from sourcebsp.converters import gltf as gl
 
 from ..conftest import MAPS
 from ..content._maps import build_map
+from ..content._textures import vtf_bytes
 from ..content._studiomodels import box_spec, build_mdl, build_vtx, build_vvd
 from .test_gltf import _chunks, validator  # noqa: F401 (fixture)
 from .test_gltf_props import _validate
 
-pytest.importorskip("pygltflib")
 Image = pytest.importorskip("PIL.Image")
-vtf_module = pytest.importorskip("srctools.vtf")
-
-
-def vtf_bytes(color: tuple[int, int, int, int], size: int = 64) -> bytes:
-    """A VTF of one colour with its mipmaps (written by srctools, read back by the export)."""
-    vtf = vtf_module.VTF(size, size, fmt=vtf_module.ImageFormats.RGBA8888)
-    vtf.get().copy_from(bytes(color) * (size * size))
-    vtf.compute_mipmaps()
-    out = io.BytesIO()
-    vtf.save(out)
-    return out.getvalue()
+pytest.importorskip("srctools.vtf")
 
 
 def _png(document: dict, blob: bytes, texture: int) -> "Image.Image":

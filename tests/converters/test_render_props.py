@@ -13,7 +13,7 @@ from sourcebsp.examples import build_example_map
 from sourcebsp.examples.room import PROP_MODEL, PROP_ORIGIN
 
 from ..content._studiomodels import Spec, build_mdl, build_vtx, build_vvd, quad
-from .test_gltf_textures import vtf_bytes
+from ..content._textures import vtf_bytes
 
 pytest.importorskip("srctools.vtf")
 
@@ -38,19 +38,25 @@ def _plate_game(root: Path, with_mesh: bool = True) -> None:
     (root / "materials/models/test/blue.vtf").write_bytes(vtf_bytes((10, 20, 240, 255), 16))
 
 
+def _plate_middle(bsp) -> tuple[float, float]:
+    """The plate spans (0..120, 0..120) around the prop's origin, turned by its angles: its middle."""
+    yaw = np.radians(bsp.static_props.props["angles"][0].astype(float)[1])
+    turn = np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]])
+    middle = np.array(PROP_ORIGIN[:2]) + turn @ [60, 60]
+    return float(middle[0]), float(middle[1])
+
+
 def test_props_drawn_as_meshes_in_their_texture_colour(tmp_path: Path) -> None:
     _plate_game(tmp_path)
     bsp = build_example_map()
     bare = rd.render(bsp, view="overview", size=(128, 128), props=False)
     drawn = rd.render(bsp, view="overview", size=(128, 128), game=tmp_path)
     assert (drawn.props, drawn.props_missing) == (1, 0)
-    # The plate spans (0..120, 0..120) around the prop's origin, turned by its angles: its middle is blue.
-    angles = bsp.static_props.props["angles"][0].astype(float)
-    yaw = np.radians(angles[1])
-    middle = np.array(PROP_ORIGIN[:2]) + np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]]) @ [60, 60]
-    r, g, b = _pixel(drawn, tuple(middle))
+    # The plate's middle is blue.
+    middle = _plate_middle(bsp)
+    r, g, b = _pixel(drawn, middle)
     assert b > r + 40 and b > g + 20
-    assert not np.array_equal(_pixel(bare, tuple(middle)), [r, g, b])
+    assert not np.array_equal(_pixel(bare, middle), [r, g, b])
 
 
 def test_model_without_mesh_files_is_a_box_and_no_model_a_marker(tmp_path: Path) -> None:
@@ -67,3 +73,34 @@ def test_model_without_mesh_files_is_a_box_and_no_model_a_marker(tmp_path: Path)
     assert MARKER[0] > MARKER[1] > MARKER[2]
     player = rd.render(bsp, view="player", size=(64, 36))  # markers are for the overview only
     assert (player.props, player.props_missing) == (0, 1)
+
+
+def test_a_prop_texture_in_a_later_cdmaterials_folder_is_found(tmp_path: Path) -> None:
+    """The preview loads props with the one studio model loader: the cdmaterials folder that holds
+    the material, as the engine tries them and as the glTF export does (it once took the first)."""
+    _plate_game(tmp_path)
+    spec = Spec(bodyparts=[("b", [("m", [quad(0, z=20.0, size=120.0)])])], skins=[[0]], textures=["plate"],
+                cdmaterials=["models/elsewhere/", "models/test/"], hull=((-30.0, -30.0, 0.0), (30.0, 30.0, 40.0)))
+    (tmp_path / PROP_MODEL).write_bytes(build_mdl(spec))
+    (tmp_path / PROP_MODEL).with_suffix(".vvd").write_bytes(build_vvd(spec))
+    (tmp_path / PROP_MODEL).with_suffix(".dx90.vtx").write_bytes(build_vtx(spec))
+    bsp = build_example_map()
+    drawn = rd.render(bsp, view="overview", size=(128, 128), game=tmp_path)
+    assert (drawn.props, drawn.props_missing) == (1, 0)
+    r, g, b = _pixel(drawn, _plate_middle(bsp))
+    assert b > r + 40 and b > g + 20
+
+
+def test_a_model_over_the_size_limit_counts_as_missing(tmp_path: Path, monkeypatch) -> None:
+    from sourcebsp.content import mount
+    from sourcebsp.content.studiomodel import load_model
+    from sourcebsp.converters.render import textures as rt
+
+    _plate_game(tmp_path)
+    fs = mount(tmp_path)
+    size = (tmp_path / PROP_MODEL).stat().st_size
+    assert load_model(fs, PROP_MODEL, max_size=size) is not None
+    assert load_model(fs, PROP_MODEL.upper(), max_size=size - 1) is None
+    monkeypatch.setattr(rt, "_MAX_FILE", size - 1)
+    marked = rd.render(build_example_map(), view="overview", size=(64, 64), game=tmp_path)
+    assert (marked.props, marked.props_missing) == (0, 1)

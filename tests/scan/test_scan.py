@@ -57,7 +57,7 @@ def test_since_copies_rows_of_known_maps_and_reads_only_the_new(folder: Path, tm
     report = scan(_paths(folder), second, since=first)
     assert opened == ["csgo_2000.bsp"]  # the only map whose sha256 the first scan does not hold
     assert (report.files, report.read, report.reused) == (4, 1, 3)
-    monkeypatch.setattr(rows, "open_map", real_open)
+    monkeypatch.undo()
     fresh = tmp_path / "fresh"
     scan(_paths(folder), fresh)
     assert keyed(tables(second)) == keyed(tables(fresh))

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from . import _common, _respawn
+from . import _common
 from ._progress import steps
 from .deps import add_mount_arguments, mount_from, mounted
 
@@ -51,32 +51,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if suffix == ".obj":
             _common.check_output(Path(args.output).with_suffix(".mtl"), overwrite=args.overwrite, inputs=[args.map])
         try:
-            if _respawn.is_rbsp(args.map):  # Titanfall's rBSP: its meshes (sourcebsp.respawn)
-                return _respawn.export(args.map, args.output, suffix=suffix, units=args.units)
             if suffix == ".glb":
-                from ..converters.gltf import EXPORT_STEPS, export_glb
+                from ..converters.gltf import EXPORT_STEPS, GltfOptions, export_glb
 
                 game = mount_from(args) if mounted(args) else None
+                options = GltfOptions(models=args.models, include_tools=args.include_tools, units=args.units,
+                                      hdr=True if args.hdr else None, props=not args.no_props, game=game,
+                                      textures=args.textures, texture_size=args.texture_size, skybox=args.skybox,
+                                      prop_lighting=not args.no_prop_lighting)
                 with steps("export", EXPORT_STEPS) as progress:
-                    stats = export_glb(args.map, args.output, models=args.models, include_tools=args.include_tools,
-                                       units=args.units, hdr=True if args.hdr else None,
-                                       props=not args.no_props, progress=progress, game=game,
-                                       textures=args.textures, texture_size=args.texture_size,
-                                       skybox=args.skybox, prop_lighting=not args.no_prop_lighting)
-                atlas = f", lightmap atlas {stats.lightmap[0]}x{stats.lightmap[1]}" if stats.lightmap else ""
-                meshed = (f" ({stats.props_meshed} drawn with the meshes of {stats.prop_models} models, "
-                          f"{stats.props_missing} without a model found)") if game is not None and stats.props else ""
-                if stats.props_vertex_lit or stats.props_ambient_lit:
-                    meshed += (f", {stats.props_vertex_lit} lit per vertex by the map, "
-                               f"{stats.props_ambient_lit} by the leaf ambient light")
-                if args.textures:
-                    meshed += f", {stats.textures} textures"
-                print(f"{args.output}: {stats.meshes} meshes, {stats.triangles} triangles, "
-                      f"{stats.materials} materials, {stats.props} static props{meshed}{atlas}")
-                for line in stats.missing_models if mounted(args) else ():
-                    print(f"sourcebsp: note: static prop model not drawn: {line}", file=sys.stderr)
-                for line in stats.lighting_problems:
-                    print(f"sourcebsp: note: static prop lit by the ambient light instead: {line}", file=sys.stderr)
+                    stats = export_glb(args.map, args.output, options, progress=progress)
+                print(stats.summary(args.output, options))
+                for line in stats.notes(options):
+                    print(f"sourcebsp: note: {line}", file=sys.stderr)
             else:
                 from ..converters.obj import export_obj
 

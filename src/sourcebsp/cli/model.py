@@ -29,7 +29,7 @@ def _load(args: Any) -> "StudioModel":
 def _write_obj(model: "StudioModel", path: str, skin: int, scale: float) -> None:
     """OBJ and its .mtl: vertices in Source's Z-up axes as the map's OBJ export writes them."""
     from .._io import atomic_write
-    from ..converters._common import format_lines
+    from ..numformat import format_lines
 
     import numpy as np
 
@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      inputs=[args.model])
         model = _load(args)
         if args.output:
-            from ..converters._common import unit_scale
+            from ..converters import unit_scale
 
             if suffix == ".glb":
                 from ..converters.gltf import export_model_glb

@@ -2,7 +2,7 @@
 a collection of maps into Parquet tables.
 
 The tables (``maps``, ``lumps``, ``entities``, ``props``, ``materials``,
-``pakfiles``, ``findings``; README "Scanning a collection") are read by
+``pakfiles``, ``findings``; docs/scan.md) are read by
 pandas, polars, DuckDB or Spark.  A file that is not a readable map is a
 ``maps`` row with its error; the exit code is 0 whenever the tables were
 written.  Only this command imports pyarrow and dask.

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import LumpSizeError
-from .base import Endian, LumpContext
+from .base import COLOR_RGB_EXP32, Endian, LumpContext
 
 __all__ = ["ArrayCodec", "COLOR_RGB_EXP32"]
 
@@ -41,6 +41,3 @@ class ArrayCodec:
     def count(self, value: Any) -> int:
         return len(value)
 
-
-# ColorRGBExp32: byte r, g, b; signed char exponent.  Linear value = c * 2**exponent / 255.
-COLOR_RGB_EXP32 = np.dtype([("r", "u1"), ("g", "u1"), ("b", "u1"), ("exponent", "i1")])

@@ -6,12 +6,10 @@ Source (v25) brush side with 32-bit indices.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..lump_ids import LumpId
-from .base import Layouts
+from .base import Layouts, Record
 
-BRUSH = np.dtype(
+BRUSH = Record(
     [
         ("firstside", "<i4"),  # int firstside
         ("numsides", "<i4"),  # int numsides
@@ -19,7 +17,7 @@ BRUSH = np.dtype(
     ]
 )  # 12 bytes
 
-BRUSHSIDE = np.dtype(
+BRUSHSIDE = Record(
     [
         ("planenum", "<u2"),  # unsigned short planenum (facing out of the brush)
         ("texinfo", "<i2"),  # short texinfo
@@ -28,7 +26,7 @@ BRUSHSIDE = np.dtype(
         ("thin", "u1"),  # byte thin
     ]
 )  # 8 bytes
-BRUSHSIDE_V19 = np.dtype(
+BRUSHSIDE_V19 = Record(
     [
         ("planenum", "<u2"),
         ("texinfo", "<i2"),
@@ -36,7 +34,7 @@ BRUSHSIDE_V19 = np.dtype(
         ("bevel", "<i2"),  # short bevel
     ]
 )  # 8 bytes
-BRUSHSIDE_V25 = np.dtype(
+BRUSHSIDE_V25 = Record(
     [
         ("planenum", "<u4"),
         ("texinfo", "<i4"),
@@ -53,3 +51,4 @@ LAYOUTS: Layouts = {
 }
 LAYOUTS_V19: Layouts = {LumpId.BRUSHSIDES: {0: BRUSHSIDE_V19}}
 LAYOUTS_V25: Layouts = {LumpId.BRUSHSIDES: {0: BRUSHSIDE, 1: BRUSHSIDE_V25}}
+LAYOUTS_VINDICTUS: Layouts = {LumpId.BRUSHSIDES: {0: BRUSHSIDE_V25}}  # Strata's 16-byte dbrushside_t, years earlier

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..lump_ids import LumpId
-from .base import Layouts, vec3
+from .base import Layouts, Record, vec3
 
-DISP_SUB_NEIGHBOR = np.dtype(
+DISP_SUB_NEIGHBOR = Record(
     [
         ("neighbor", "<u2"),  # unsigned short m_iNeighbor (0xFFFF = none)
         ("neighbor_orientation", "u1"),  # unsigned char m_NeighborOrientation
@@ -26,8 +24,8 @@ DISP_SUB_NEIGHBOR = np.dtype(
         ("padding", "u1"),
     ]
 )  # 6 bytes
-DISP_NEIGHBOR = np.dtype([("sub_neighbors", DISP_SUB_NEIGHBOR, (2,))])  # CDispNeighbor: 12 bytes
-DISP_CORNER_NEIGHBORS = np.dtype(
+DISP_NEIGHBOR = Record([("sub_neighbors", DISP_SUB_NEIGHBOR, (2,))])  # CDispNeighbor: 12 bytes
+DISP_CORNER_NEIGHBORS = Record(
     [
         ("neighbors", "<u2", (4,)),  # unsigned short m_Neighbors[MAX_DISP_CORNER_NEIGHBORS]
         ("num_neighbors", "u1"),  # unsigned char m_nNeighbors
@@ -35,7 +33,7 @@ DISP_CORNER_NEIGHBORS = np.dtype(
     ]
 )  # 10 bytes
 
-DISPINFO = np.dtype(
+DISPINFO = Record(
     [
         vec3("start_position"),  # Vector startPosition
         ("disp_vert_start", "<i4"),  # int m_iDispVertStart
@@ -55,16 +53,16 @@ DISPINFO = np.dtype(
 )  # 176 bytes
 
 
-def _dispinfo_with(added: dict[str, str], without: tuple[str, ...] = ()) -> np.dtype:
+def _dispinfo_with(added: dict[str, str], without: tuple[str, ...] = ()) -> Record:
     """``ddispinfo_t`` with ``added`` int fields each after the named field (and ``without``
     fields left out): the branches that changed it only so."""
-    fields: list[Any] = []  # numpy descr entries: (name, type) or (name, type, shape)
-    for field in DISPINFO.descr:
+    fields: list[Any] = []  # fields: (name, type) or (name, type, shape)
+    for field in DISPINFO.fields:
         if field[0] not in without:
             fields.append(field)
         if field[0] in added:
             fields.append((added[field[0]], "<i4"))
-    return np.dtype(fields)
+    return Record(fields)
 
 
 # The leaked Half-Life 2 beta, BSP 17: no m_iDispTriStart (its maps have no triangle tags);
@@ -77,7 +75,7 @@ DISPINFO_DOTA2_V22 = _dispinfo_with({"lightmap_sample_position_start": "unknown"
 DISPINFO_DOTA2_V23 = _dispinfo_with({"contents": "unknown1",
                                      "lightmap_sample_position_start": "unknown2"})  # 184 bytes
 
-DISPINFO_V25 = np.dtype(
+DISPINFO_V25 = Record(
     [
         vec3("start_position"),
         ("disp_vert_start", "<i4"),
@@ -102,7 +100,7 @@ DISPINFO_V25 = np.dtype(
 # padding, bsp_tool an unsigned int.  The unsigned int is taken: Vindictus widened every other face
 # index to 32 bits (its dface_t, dedge_t, leaf faces), and where the high half is zero (the padding
 # BSPSource skips) both read the same value.
-DISPINFO_VINDICTUS = np.dtype(
+DISPINFO_VINDICTUS = Record(
     [
         vec3("start_position"),  # Vector startPosition
         ("disp_vert_start", "<i4"),  # int m_iDispVertStart
@@ -120,7 +118,7 @@ DISPINFO_VINDICTUS = np.dtype(
     ]
 )  # 232 bytes
 
-DISPVERT = np.dtype(
+DISPVERT = Record(
     [
         vec3("vec"),  # Vector m_vVector (unit direction)
         ("dist", "<f4"),  # float m_flDist
@@ -128,8 +126,8 @@ DISPVERT = np.dtype(
     ]
 )  # 20 bytes
 
-DISPTRI = np.dtype("<u2")  # CDispTri: unsigned short m_uiTags (DISPTRI_TAG_*)
-BYTES = np.dtype("u1")
+DISPTRI = Record("<u2")  # CDispTri: unsigned short m_uiTags (DISPTRI_TAG_*)
+BYTES = Record("u1")
 
 LAYOUTS: Layouts = {
     LumpId.DISPINFO: {0: DISPINFO},

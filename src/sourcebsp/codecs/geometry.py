@@ -8,13 +8,10 @@ bspfile.h structs: ``dplane_t``, ``dvertex_t``, ``dedge_t``, ``dface_t``,
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..lump_ids import LumpId
-from .arrays import COLOR_RGB_EXP32
-from .base import Layouts, vec3
+from .base import COLOR_RGB_EXP32, Layouts, Record, vec3
 
-PLANE = np.dtype(
+PLANE = Record(
     [
         vec3("normal"),  # Vector normal
         ("dist", "<f4"),  # float dist
@@ -22,14 +19,14 @@ PLANE = np.dtype(
     ]
 )  # 20 bytes
 
-VECTOR = np.dtype([vec3("point")])  # dvertex_t / dprimvert_t / Vector: 12 bytes
+VECTOR = Record([vec3("point")])  # dvertex_t / dprimvert_t / Vector: 12 bytes
 
-EDGE = np.dtype([("v", "<u2", (2,))])  # dedge_t: unsigned short v[2]; 4 bytes
-EDGE_V25 = np.dtype([("v", "<u4", (2,))])  # Strata lump version 1: 8 bytes
+EDGE = Record([("v", "<u2", (2,))])  # dedge_t: unsigned short v[2]; 4 bytes
+EDGE_V25 = Record([("v", "<u4", (2,))])  # Strata lump version 1: 8 bytes
 
-SURFEDGE = np.dtype("<i4")  # int; negative = edge walked from v[1] to v[0]
+SURFEDGE = Record("<i4")  # int; negative = edge walked from v[1] to v[0]
 
-FACE = np.dtype(
+FACE = Record(
     [
         ("planenum", "<u2"),  # unsigned short planenum
         ("side", "u1"),  # byte side
@@ -53,7 +50,7 @@ FACE = np.dtype(
 
 # Vampire: The Masquerade - Bloodlines (v17): average colours up front, and three
 # sets of eight light styles (base, day, night); no primitives.
-FACE_V17 = np.dtype(
+FACE_V17 = Record(
     [
         ("avg_light_color", COLOR_RGB_EXP32, (8,)),  # ColorRGBExp32 m_AvgLightColor[8]
         ("planenum", "<u2"),
@@ -78,17 +75,17 @@ FACE_V17 = np.dtype(
 
 # The leaked Half-Life 2 beta, BSP 17: average colours up front as Vampire's, but four light
 # styles and no primitives (BSPSource's DFaceBSP17, 68 bytes).
-FACE_HL2_BETA17 = np.dtype(
+FACE_HL2_BETA17 = Record(
     [
         ("avg_light_color", COLOR_RGB_EXP32, (4,)),  # ColorRGBExp32 m_AvgLightColor[MAXLIGHTMAPS]
-        *FACE.descr[:14],  # planenum .. origFace, as dface_t's
+        *FACE.fields[:14],  # planenum .. origFace, as dface_t's
         ("smoothing_groups", "<u4"),
     ]
 )  # 68 bytes
 # BSP 18: primitives added before smoothingGroups, firstPrimID first (BSPSource's DFaceBSP18, 72 bytes).
-FACE_HL2_BETA18 = np.dtype(
+FACE_HL2_BETA18 = Record(
     [
-        *FACE_HL2_BETA17.descr[:-1],
+        *FACE_HL2_BETA17.fields[:-1],
         ("first_prim_id", "<u2"),  # unsigned short firstPrimID
         ("num_prims", "<u2"),  # unsigned short m_NumPrims
         ("smoothing_groups", "<u4"),
@@ -96,7 +93,7 @@ FACE_HL2_BETA18 = np.dtype(
 )  # 72 bytes
 
 # Strata Source (v25), faces lump version 2: indices widened to 32 bits.
-FACE_V25 = np.dtype(
+FACE_V25 = Record(
     [
         ("planenum", "<u4"),
         ("side", "u1"),
@@ -119,7 +116,7 @@ FACE_V25 = np.dtype(
     ]
 )  # 72 bytes
 
-PRIMITIVE = np.dtype(
+PRIMITIVE = Record(
     [
         ("type", "u1"),  # unsigned char type (PRIM_TRILIST / PRIM_TRISTRIP)
         ("padding", "u1"),
@@ -129,7 +126,7 @@ PRIMITIVE = np.dtype(
         ("vert_count", "<u2"),  # unsigned short vertCount
     ]
 )  # 10 bytes
-PRIMITIVE_V25 = np.dtype(
+PRIMITIVE_V25 = Record(
     [
         ("type", "u1"),
         ("padding", "u1", (3,)),
@@ -140,8 +137,8 @@ PRIMITIVE_V25 = np.dtype(
     ]
 )  # 20 bytes
 
-U16 = np.dtype("<u2")
-U32 = np.dtype("<u4")
+U16 = Record("<u2")
+U32 = Record("<u4")
 
 LAYOUTS: Layouts = {
     LumpId.PLANES: {0: PLANE},
@@ -177,8 +174,8 @@ LAYOUTS_HL2_BETA17: Layouts = {
 
 # Vindictus: faces v1 are Strata's 72-byte dface_t (bsp_tool's nexon.vindictus69 Face
 # "I2bh5i4bif4i4I"); v2 add an int of unknown meaning after the fog volume ("I2bh6i4bif4i4I").
-FACE_V2_VINDICTUS = np.dtype(
-    FACE_V25.descr[:9] + [("unknown", "<i4")] + FACE_V25.descr[9:]
+FACE_V2_VINDICTUS = Record(
+    [*FACE_V25.fields[:9], ("unknown", "<i4"), *FACE_V25.fields[9:]]
 )  # 76 bytes
 LAYOUTS_VINDICTUS: Layouts = {
     LumpId.EDGES: {0: EDGE_V25},  # "2I"

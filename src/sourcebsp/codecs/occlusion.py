@@ -19,42 +19,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import BspFormatError, LumpSizeError, TruncatedError
-from ..lump_ids import LumpId
-from .base import Layouts, LumpContext, record_struct, vec3
+from .base import LumpContext, Record
+from .records import COUNT, OCCLUDER, OCCLUDER_POLY, OCCLUDER_V1, OCCLUDER_VERTEX_INDEX
 
 __all__ = [
-    "OCCLUDER_V1",
-    "OCCLUDER",
-    "OCCLUDER_POLY",
-    "OCCLUDER_VERTEX_INDEX",
     "Occlusion",
     "OcclusionCodec",
+    "OCCLUSION_CODEC",
+    "OCCLUSION_V1_CODEC",
 ]
-
-_OCCLUDER_FIELDS = [
-    ("flags", "<i4"),  # int flags (OCCLUDER_FLAGS_INACTIVE = 0x1)
-    ("firstpoly", "<i4"),  # int firstpoly: index into the polygon array
-    ("polycount", "<i4"),  # int polycount
-    vec3("mins"),  # Vector mins
-    vec3("maxs"),  # Vector maxs
-]
-OCCLUDER_V1 = np.dtype(_OCCLUDER_FIELDS)  # doccluderdataV1_t: 36 bytes
-OCCLUDER = np.dtype(_OCCLUDER_FIELDS + [("area", "<i4")])  # doccluderdata_t (version 2): 40 bytes
-OCCLUDER_POLY = np.dtype(
-    [
-        ("firstvertexindex", "<i4"),  # int firstvertexindex: index into the vertex indices
-        ("vertexcount", "<i4"),  # int vertexcount
-        ("planenum", "<i4"),  # int planenum
-    ]
-)  # doccluderpolydata_t: 12 bytes
-OCCLUDER_VERTEX_INDEX = np.dtype("<i4")  # int: index into VERTEXES
-_COUNT = np.dtype("<i4")
 
 OCCLUDER_FLAGS_INACTIVE = 0x1
 
 
-def _empty(dtype: np.dtype) -> np.ndarray:
-    return np.zeros(0, dtype)
+def _empty(record: Record) -> np.ndarray:
+    return np.zeros(0, record.dtype)
 
 
 @dataclass
@@ -108,12 +87,12 @@ class OcclusionCodec:
     def _parts(self, ctx: LumpContext) -> list[tuple[str, np.dtype]]:
         return [
             ("occluders", self.occluder.newbyteorder(ctx.endian)),
-            ("polys", OCCLUDER_POLY.newbyteorder(ctx.endian)),
-            ("vertex_indices", OCCLUDER_VERTEX_INDEX.newbyteorder(ctx.endian)),
+            ("polys", OCCLUDER_POLY.dtype.newbyteorder(ctx.endian)),
+            ("vertex_indices", OCCLUDER_VERTEX_INDEX.dtype.newbyteorder(ctx.endian)),
         ]
 
     def decode(self, data: memoryview, ctx: LumpContext) -> Occlusion:
-        count_record = record_struct(_COUNT, ctx.endian)
+        count_record = COUNT.struct(ctx.endian)
         length, position = len(data), 0
         arrays = {}
         for name, dtype in self._parts(ctx):
@@ -142,7 +121,7 @@ class OcclusionCodec:
         return Occlusion(**arrays)
 
     def encode(self, value: Occlusion, ctx: LumpContext) -> bytes:
-        count_dtype = _COUNT.newbyteorder(ctx.endian)
+        count_dtype = COUNT.dtype.newbyteorder(ctx.endian)
         parts = []
         for name, dtype in self._parts(ctx):
             array = _as_dtype(getattr(value, name), dtype, name, ctx)
@@ -154,9 +133,5 @@ class OcclusionCodec:
         return len(value.occluders)
 
 
-OCCLUSION_V1_CODEC = OcclusionCodec(OCCLUDER_V1)
-OCCLUSION_CODEC = OcclusionCodec(OCCLUDER)
-
-LAYOUTS: Layouts = {
-    LumpId.OCCLUSION: {1: OCCLUSION_V1_CODEC, 2: OCCLUSION_CODEC},
-}
+OCCLUSION_V1_CODEC = OcclusionCodec(OCCLUDER_V1.dtype)
+OCCLUSION_CODEC = OcclusionCodec(OCCLUDER.dtype)

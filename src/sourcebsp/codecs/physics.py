@@ -29,11 +29,10 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from ..errors import BspFormatError, LumpSizeError, TruncatedError
-from ..lump_ids import LumpId
-from .base import Layouts, LumpContext, record_struct
+from .base import LumpContext, Record
+from .records import COUNT, PHYSDISP_SIZE, PHYSDISP_SIZE_V2, PHYSMODEL
 
 __all__ = [
-    "PHYSMODEL",
     "PhysModel",
     "PhysCollide",
     "PhysCollideCodec",
@@ -43,15 +42,6 @@ __all__ = [
     "parse_keydata",
 ]
 
-PHYSMODEL = np.dtype(
-    [
-        ("model_index", "<i4"),  # int modelIndex (-1 ends the lump)
-        ("data_size", "<i4"),  # int dataSize: the solids with their size fields
-        ("keydata_size", "<i4"),  # int keydataSize: the key data text with its NUL
-        ("solid_count", "<i4"),  # int solidCount
-    ]
-)  # dphysmodel_t: 16 bytes
-_SOLID_SIZE = np.dtype("<i4")  # int size, before each solid
 _TERMINATOR_INDEX = -1
 # Key data is ASCII in practice; Latin-1 maps every byte to one character, so
 # any byte survives decode then encode.
@@ -194,20 +184,20 @@ class PhysCollideCodec:
     mutable = True
 
     def decode(self, data: memoryview, ctx: LumpContext) -> PhysCollide:
-        header_record = record_struct(PHYSMODEL, ctx.endian)
-        size_record = record_struct(_SOLID_SIZE, ctx.endian)
+        header_record = PHYSMODEL.struct(ctx.endian)
+        size_record = COUNT.struct(ctx.endian)
         length, base = len(data), ctx.file_offset
         if length == 0:
             return PhysCollide([], b"")
         models: list[PhysModel] = []
         position = 0
         while True:
-            if position + PHYSMODEL.itemsize > length:
+            if position + PHYSMODEL.size > length:
                 what = ("ends without the modelIndex -1 terminator" if position == length
                         else f"has {length - position} bytes left, not a whole 16-byte dphysmodel_t")
                 raise TruncatedError(f"the collision model list {what} (after {len(models)} models)",
                                      lump=ctx.name, offset=base + position,
-                                     needed=position + PHYSMODEL.itemsize, available=length)
+                                     needed=position + PHYSMODEL.size, available=length)
             index, data_size, keydata_size, solid_count = header_record.unpack_from(data, position)
             if index == _TERMINATOR_INDEX:
                 return PhysCollide(models, bytes(data[position:]))
@@ -217,7 +207,7 @@ class PhysCollideCodec:
                     f"{data_size}, keydataSize {keydata_size}, solidCount {solid_count})",
                     lump=ctx.name, offset=base + position,
                 )
-            start = position + PHYSMODEL.itemsize
+            start = position + PHYSMODEL.size
             end = start + data_size + keydata_size
             if end > length:
                 raise TruncatedError(
@@ -263,8 +253,8 @@ class PhysCollideCodec:
         return solids, position
 
     def encode(self, value: PhysCollide, ctx: LumpContext) -> bytes:
-        header_record = record_struct(PHYSMODEL, ctx.endian)
-        size_record = record_struct(_SOLID_SIZE, ctx.endian)
+        header_record = PHYSMODEL.struct(ctx.endian)
+        size_record = COUNT.struct(ctx.endian)
         parts: list[bytes] = []
         for model in value.models:
             keydata = model.keydata_bytes()
@@ -329,8 +319,9 @@ class PhysDispCodec:
 
     mutable = True
 
-    def __init__(self, field_dtype: str) -> None:
-        self.field = np.dtype(field_dtype)  # numDisplacements and dataSize[]
+    def __init__(self, field: str | Record) -> None:
+        self.record = field if isinstance(field, Record) else Record(field)  # numDisplacements and dataSize[]
+        self.field = self.record.dtype
 
     def __repr__(self) -> str:
         return f"PhysDispCodec({self.field.itemsize * 8}-bit sizes)"
@@ -343,7 +334,7 @@ class PhysDispCodec:
         if length < width:
             raise TruncatedError(f"lump of {length} bytes has no {width}-byte numDisplacements",
                                  lump=ctx.name, offset=ctx.file_offset, needed=width, available=length)
-        count: int = record_struct(self.field, ctx.endian).unpack_from(data)[0]
+        count: int = self.record.struct(ctx.endian).unpack_from(data)[0]
         table_end = width * (1 + count)
         if table_end > length:
             raise TruncatedError(
@@ -387,18 +378,5 @@ class PhysDispCodec:
 
 
 PHYSCOLLIDE_CODEC = PhysCollideCodec()
-PHYSDISP_CODEC = PhysDispCodec("<u2")
-PHYSDISP_V2_CODEC = PhysDispCodec("<u4")  # Strata Source LUMP_PHYSDISP_VERSION 2
-
-LAYOUTS: Layouts = {
-    LumpId.PHYSCOLLIDE: {0: PHYSCOLLIDE_CODEC},
-    LumpId.PHYSDISP: {0: PHYSDISP_CODEC},
-}
-# BSP 17-19: slot 49 is LUMP_PHYSCOLLIDESURFACE, the same dphysmodel_t sequence.
-# (Left 4 Dead reuses it for an undocumented prop blob, so later variants keep it raw.)
-LAYOUTS_V19: Layouts = {
-    LumpId.PROP_BLOB: {0: PHYSCOLLIDE_CODEC},
-}
-LAYOUTS_V25: Layouts = {
-    LumpId.PHYSDISP: {0: PHYSDISP_CODEC, 2: PHYSDISP_V2_CODEC},
-}
+PHYSDISP_CODEC = PhysDispCodec(PHYSDISP_SIZE)
+PHYSDISP_V2_CODEC = PhysDispCodec(PHYSDISP_SIZE_V2)  # Strata Source LUMP_PHYSDISP_VERSION 2

@@ -16,64 +16,16 @@ SDK 2013 leaves them unused.  Later branches gave them two meanings:
   short brush indices).  Strata's lump version 1 widens both to unsigned int.
 
 Slots 24 and 25 are unused in CS:GO and Strata.  ``LUMP_PHYSLEVEL`` (62) has
-no published layout and stays raw.
+no published layout and stays raw.  The records are declared in
+:mod:`sourcebsp.codecs.records` (without numpy).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import BspFormatError
-from ..lump_ids import LumpId
-from .base import Layouts, vec3
 
-__all__ = [
-    "PROPCOLLISION",
-    "PROPHULL",
-    "PROPHULLVERT",
-    "PROPHULLTRIS",
-    "FACEBRUSH",
-    "FACEBRUSH_V25",
-    "FACEBRUSHLIST",
-    "FACEBRUSHLIST_V25",
-    "face_brushes",
-]
-
-PROPCOLLISION = np.dtype(
-    [
-        ("hull_count", "<i4"),  # int m_nHullCount
-        ("hull_start", "<i4"),  # int m_nHullStart: index into PROPHULLS
-    ]
-)  # dpropcollision_t: 8 bytes
-PROPHULL = np.dtype(
-    [
-        ("vert_count", "<i4"),  # int m_nVertCount
-        ("vert_start", "<i4"),  # int m_nVertStart: index into PROPHULLVERTS
-        ("surface_prop", "<i4"),  # int m_nSurfaceProp
-        ("contents", "<u4"),  # unsigned int m_nContents (CONTENTS_*)
-    ]
-)  # dprophull_t: 16 bytes
-PROPHULLVERT = np.dtype([vec3("point")])  # dvertex_t: Vector point (12 bytes)
-PROPHULLTRIS = np.dtype(
-    [
-        ("index_start", "<i4"),  # int m_nIndexStart
-        ("index_count", "<i4"),  # int m_nIndexCount
-    ]
-)  # dprophulltris_t: 8 bytes
-
-FACEBRUSH = np.dtype("<u2")  # LUMP_FACEBRUSHES: unsigned short brush index
-FACEBRUSH_V25 = np.dtype("<u4")  # Strata lump version 1: unsigned int
-FACEBRUSHLIST = np.dtype(
-    [
-        ("face_brush_count", "<u2"),  # unsigned short m_nFaceBrushCount
-        ("face_brush_start", "<u2"),  # unsigned short m_nFaceBrushStart (a brush index if count <= 1)
-    ]
-)  # dfacebrushlist_t: 4 bytes
-FACEBRUSHLIST_V25 = np.dtype(
-    [
-        ("face_brush_count", "<u4"),  # unsigned int m_nFaceBrushCount
-        ("face_brush_start", "<u4"),  # unsigned int m_nFaceBrushStart
-    ]
-)  # dfacebrushlist_t (Strata lump version 1): 8 bytes
+__all__ = ["face_brushes"]
 
 
 def face_brushes(face_brush_list: np.ndarray, brush_list: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -110,21 +62,3 @@ def face_brushes(face_brush_list: np.ndarray, brush_list: np.ndarray) -> tuple[n
     brushes[listed] = brush_list[indices[listed]]
     return faces, brushes
 
-
-# Left 4 Dead 2.
-LAYOUTS_L4D2: Layouts = {
-    LumpId.PROPCOLLISION: {0: PROPCOLLISION},
-    LumpId.PROPHULLS: {0: PROPHULL},
-    LumpId.PROPHULLVERTS: {0: PROPHULLVERT},
-    LumpId.PROPTRIS: {0: PROPHULLTRIS},
-}
-# CS:GO (slots 22 and 23 are LUMP_FACEBRUSHES, LUMP_FACEBRUSHLIST).
-LAYOUTS_CSGO: Layouts = {
-    LumpId.PROPCOLLISION: {0: FACEBRUSH},
-    LumpId.PROPHULLS: {0: FACEBRUSHLIST},
-}
-# Strata Source: LUMP_FACEBRUSHES_VERSION 1, LUMP_FACEBRUSHLIST_VERSION 1.
-LAYOUTS_V25: Layouts = {
-    LumpId.PROPCOLLISION: {0: FACEBRUSH, 1: FACEBRUSH_V25},
-    LumpId.PROPHULLS: {0: FACEBRUSHLIST, 1: FACEBRUSHLIST_V25},
-}

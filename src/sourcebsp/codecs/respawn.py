@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
 from ..errors import BspFormatError, TruncatedError, UnsupportedError
 
+from . import tables
+from .base import Field, Layouts, Record
+
 if TYPE_CHECKING:
     import numpy as np
-
-    from .base import Layouts
 
 __all__ = [
     "IDENT",
@@ -129,82 +130,75 @@ def lump_names(version: int) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=None)
 def record_dtypes(version: int) -> "Mapping[int, np.dtype]":
-    """The record of each decoded lump of rBSP ``version`` (little-endian, packed)."""
-    return MappingProxyType(_dtypes()[0] if version < 37 else _dtypes()[1])
+    """The record of each decoded lump of rBSP ``version`` (little-endian, packed), as numpy dtypes."""
+    records = _TITANFALL if version < 37 else _TITANFALL2
+    return MappingProxyType({lump: record.dtype for lump, record in records.items()})
 
 
-@functools.lru_cache(maxsize=None)
-def _dtypes() -> "tuple[dict[int, np.dtype], dict[int, np.dtype]]":
-    import numpy as np
+_VEC3 = ("<f4", 3)
+_VERTEX: list[Field] = [("position_index", "<u4"), ("normal_index", "<u4")]  # into VERTICES, VERTEX_NORMALS
+_COMMON: dict[int, Record] = {
+    PLANES: Record([("normal", *_VEC3), ("dist", "<f4")]),  # quake3.Plane "4f": 16
+    TEXTURE_DATA: Record([("reflectivity", *_VEC3), ("name_index", "<i4"), ("size", "<i4", 2),
+                          ("view", "<i4", 2), ("flags", "<i4")]),  # titanfall.TextureData "3f6i": 36
+    VERTICES: Record(_VEC3),  # quake.Vertex "3f"
+    MODELS: Record([("mins", *_VEC3), ("maxs", *_VEC3), ("first_mesh", "<u4"),
+                    ("num_meshes", "<u4")]),  # titanfall.Model "6f2I": 32
+    VERTEX_NORMALS: Record(_VEC3),  # quake.Vertex "3f"
+    TEXTURE_DATA_STRING_TABLE: Record("<i4"),  # offsets into TEXTURE_DATA_STRING_DATA
+    0x47: Record([*_VERTEX, ("uv", "<f4", 2), ("colour", "u1", 4)]),  # titanfall.VertexUnlit "2I2f4B": 20
+    0x48: Record([*_VERTEX, ("uv", "<f4", 2), ("colour", "u1", 4), ("lightmap_uv", "<f4", 2),
+                  ("lightmap_step", "<f4", 2)]),  # titanfall.VertexLitFlat "2I2f4B4f": 36
+    0x49: Record([*_VERTEX, ("uv", "<f4", 2), ("colour", "u1", 4), ("lightmap_uv", "<f4", 2),
+                  ("lightmap_step", "<f4", 2), ("tangent", "<i4", 2)]),  # titanfall.VertexLitBump: 44
+    0x4A: Record([*_VERTEX, ("uv", "<f4", 2), ("colour", "u1", 4),
+                  ("tangent", "<i4", 2)]),  # titanfall.VertexUnlitTS "2I2f4B2i": 28
+    0x4B: Record([*_VERTEX, ("colour", "u1", 4), ("uv", "<f4", 2), ("lightmap_uv", "<f4", 2),
+                  ("tangent", "<f4", 16)]),  # titanfall.VertexBlinnPhong "2I4B20f": 92
+    MESH_INDICES: Record("<u2"),  # shared.UnsignedShorts
+    MESH_BOUNDS: Record([("origin", *_VEC3), ("radius", "<f4"), ("extents", *_VEC3),
+                         ("tan_yaw", "<f4")]),  # titanfall.MeshBounds "8f": 32
+    MATERIAL_SORTS: Record([("texture_data", "<i2"), ("lightmap_header", "<i2"), ("cubemap", "<i2"),
+                            ("last_vertex", "<u2"),
+                            ("vertex_offset", "<i4")]),  # titanfall.MaterialSort "4hi": 12
+    # Collision brushes: an axial box (origin +- extents) cut by num_plane_offsets more planes.
+    CM_BRUSHES: Record([("origin", *_VEC3), ("num_non_axial_no_discard", "u1"), ("num_plane_offsets", "u1"),
+                        ("index", "<i2"), ("extents", *_VEC3),
+                        ("brush_side_offset", "<i4")]),  # titanfall.Brush "3f2Bh3fi": 32
+    CM_BRUSH_SIDE_PLANE_OFFSETS: Record("<u2"),  # shared.UnsignedShorts
+    CM_BRUSH_SIDE_PROPERTIES: Record("<u2"),  # titanfall.BrushSideProperty "H" (flags | texture data)
+    # The collision grid: one record; first_brush_plane is the PLANES row non-axial brush sides count from.
+    CM_GRID: Record([("scale", "<f4"), ("offset", "<i4", 2), ("count", "<i4", 2), ("num_straddle_groups", "<i4"),
+                     ("first_brush_plane", "<i4")]),  # titanfall.Grid "f6i": 28 (MRVN-Radiant's CMGrid_t)
+    # The collision grid's cells (the world's count.x * count.y, then one per MODELS row) each
+    # name a run of geo sets; a geo set holds one primitive, or names a run of CM_PRIMITIVES.
+    CM_GRID_CELLS: Record([("first_geo_set", "<u2"), ("num_geo_sets", "<u2")]),  # titanfall.GridCell "2H": 4
+    CM_GEO_SETS: Record([("straddle_group", "<u2"), ("num_primitives", "<u2"),
+                         ("primitive", "<u4")]),  # titanfall.GeoSet "2HI": 8
+    CM_PRIMITIVES: Record("<u4"),  # titanfall.Primitive "I" (see PRIMITIVE_*)
+    CM_UNIQUE_CONTENTS: Record("<u4"),  # shared.UnsignedInts: contents flags, OR-ed
+    # A side's texture axes: s (x, y, z, offset) and t, as texinfo_t's textureVecs.
+    CM_BRUSH_SIDE_TEXTURE_VECTORS: Record([("s", "<f4", 4), ("t", "<f4", 4)]),  # titanfall.TextureVector "8f": 32
+}
+_MESH_TAIL: list[Field] = [("styles", "i1", 4), ("luxel_origin", "<i2", 2), ("luxel_offset_max", "u1", 2),
+              ("material_sort", "<u2"), ("flags", "<u4")]
+_MESH_HEAD: list[Field] = [("first_mesh_index", "<u4"), ("num_triangles", "<u2"), ("first_vertex", "<u2"),
+              ("num_vertices", "<u2")]
+_TITANFALL = {**_COMMON, MESHES: Record([*_MESH_HEAD, ("vertex_type", "<u2"),
+                                         *_MESH_TAIL])}  # titanfall.Mesh "I4H4b2h2BHI": 28
+# Titanfall 2's Mesh: the vertex type a byte, then a cubemap index.
+_TITANFALL2 = {**_COMMON, MESHES: Record([*_MESH_HEAD, ("vertex_type", "i1"), ("cubemap", "i1"),
+                                          *_MESH_TAIL])}  # titanfall2.Mesh "I3H6b2h2BHI": 28
 
-    vec3 = ("<f4", 3)
-    vertex = [("position_index", "<u4"), ("normal_index", "<u4")]  # into VERTICES, VERTEX_NORMALS
-    common = {
-        PLANES: np.dtype([("normal", *vec3), ("dist", "<f4")]),  # quake3.Plane "4f": 16
-        TEXTURE_DATA: np.dtype([("reflectivity", *vec3), ("name_index", "<i4"), ("size", "<i4", 2),
-                                ("view", "<i4", 2), ("flags", "<i4")]),  # titanfall.TextureData "3f6i": 36
-        VERTICES: np.dtype(("<f4", 3)),  # quake.Vertex "3f"
-        MODELS: np.dtype([("mins", *vec3), ("maxs", *vec3), ("first_mesh", "<u4"),
-                          ("num_meshes", "<u4")]),  # titanfall.Model "6f2I": 32
-        VERTEX_NORMALS: np.dtype(("<f4", 3)),  # quake.Vertex "3f"
-        TEXTURE_DATA_STRING_TABLE: np.dtype("<i4"),  # offsets into TEXTURE_DATA_STRING_DATA
-        0x47: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4)]),  # titanfall.VertexUnlit "2I2f4B": 20
-        0x48: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4), ("lightmap_uv", "<f4", 2),
-                        ("lightmap_step", "<f4", 2)]),  # titanfall.VertexLitFlat "2I2f4B4f": 36
-        0x49: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4), ("lightmap_uv", "<f4", 2),
-                        ("lightmap_step", "<f4", 2), ("tangent", "<i4", 2)]),  # titanfall.VertexLitBump: 44
-        0x4A: np.dtype([*vertex, ("uv", "<f4", 2), ("colour", "u1", 4),
-                        ("tangent", "<i4", 2)]),  # titanfall.VertexUnlitTS "2I2f4B2i": 28
-        0x4B: np.dtype([*vertex, ("colour", "u1", 4), ("uv", "<f4", 2), ("lightmap_uv", "<f4", 2),
-                        ("tangent", "<f4", 16)]),  # titanfall.VertexBlinnPhong "2I4B20f": 92
-        MESH_INDICES: np.dtype("<u2"),  # shared.UnsignedShorts
-        MESH_BOUNDS: np.dtype([("origin", *vec3), ("radius", "<f4"), ("extents", *vec3),
-                               ("tan_yaw", "<f4")]),  # titanfall.MeshBounds "8f": 32
-        MATERIAL_SORTS: np.dtype([("texture_data", "<i2"), ("lightmap_header", "<i2"), ("cubemap", "<i2"),
-                                  ("last_vertex", "<u2"),
-                                  ("vertex_offset", "<i4")]),  # titanfall.MaterialSort "4hi": 12
-        # Collision brushes: an axial box (origin +- extents) cut by num_plane_offsets more planes.
-        CM_BRUSHES: np.dtype([("origin", *vec3), ("num_non_axial_no_discard", "u1"), ("num_plane_offsets", "u1"),
-                              ("index", "<i2"), ("extents", *vec3),
-                              ("brush_side_offset", "<i4")]),  # titanfall.Brush "3f2Bh3fi": 32
-        CM_BRUSH_SIDE_PLANE_OFFSETS: np.dtype("<u2"),  # shared.UnsignedShorts
-        CM_BRUSH_SIDE_PROPERTIES: np.dtype("<u2"),  # titanfall.BrushSideProperty "H" (flags | texture data)
-        # The collision grid: one record; first_brush_plane is the PLANES row non-axial brush sides count from.
-        CM_GRID: np.dtype([("scale", "<f4"), ("offset", "<i4", 2), ("count", "<i4", 2), ("num_straddle_groups", "<i4"),
-                           ("first_brush_plane", "<i4")]),  # titanfall.Grid "f6i": 28 (MRVN-Radiant's CMGrid_t)
-        # The collision grid's cells (the world's count.x * count.y, then one per MODELS row) each
-        # name a run of geo sets; a geo set holds one primitive, or names a run of CM_PRIMITIVES.
-        CM_GRID_CELLS: np.dtype([("first_geo_set", "<u2"), ("num_geo_sets", "<u2")]),  # titanfall.GridCell "2H": 4
-        CM_GEO_SETS: np.dtype([("straddle_group", "<u2"), ("num_primitives", "<u2"),
-                               ("primitive", "<u4")]),  # titanfall.GeoSet "2HI": 8
-        CM_PRIMITIVES: np.dtype("<u4"),  # titanfall.Primitive "I" (see PRIMITIVE_*)
-        CM_UNIQUE_CONTENTS: np.dtype("<u4"),  # shared.UnsignedInts: contents flags, OR-ed
-        # A side's texture axes: s (x, y, z, offset) and t, as texinfo_t's textureVecs.
-        CM_BRUSH_SIDE_TEXTURE_VECTORS: np.dtype([("s", "<f4", 4), ("t", "<f4", 4)]),  # titanfall.TextureVector "8f": 32
-    }
-    mesh_tail = [("styles", "i1", 4), ("luxel_origin", "<i2", 2), ("luxel_offset_max", "u1", 2),
-                 ("material_sort", "<u2"), ("flags", "<u4")]
-    mesh_head = [("first_mesh_index", "<u4"), ("num_triangles", "<u2"), ("first_vertex", "<u2"),
-                 ("num_vertices", "<u2")]
-    titanfall = {**common, MESHES: np.dtype([*mesh_head, ("vertex_type", "<u2"),
-                                             *mesh_tail])}  # titanfall.Mesh "I4H4b2h2BHI": 28
-    # Titanfall 2's Mesh: the vertex type a byte, then a cubemap index.
-    titanfall2 = {**common, MESHES: np.dtype([*mesh_head, ("vertex_type", "i1"), ("cubemap", "i1"),
-                                              *mesh_tail])}  # titanfall2.Mesh "I3H6b2h2BHI": 28
-    return titanfall, titanfall2
+# The branch tables' own lumps (codecs/tables.py): each decoded lump's record, for any lump version.
+LAYOUTS_TITANFALL: Layouts = {lump: {None: record} for lump, record in _TITANFALL.items()}
+LAYOUTS_TITANFALL2: Layouts = {lump: {None: record} for lump, record in _TITANFALL2.items()}
 
 
-def layouts(version: int) -> "Layouts":
-    """The branch table's lump table for rBSP ``version``: each decoded lump's record
-    dtype for any lump version, and the ENTITIES lump's text codec (the Source one:
-    the same keyvalue blocks)."""
-    from ..lump_ids import LumpId
-    from . import entities
-
-    table: dict[int, Mapping[Any, Any]] = {
-        lump: MappingProxyType({None: dtype}) for lump, dtype in record_dtypes(version).items()}
-    table[ENTITIES] = entities.LAYOUTS[LumpId.ENTITIES]  # the same id (0) in both formats
-    return MappingProxyType(table)
+def layouts(version: int) -> Layouts:
+    """The branch table's lump table for rBSP ``version``: each decoded lump's record for any
+    lump version, and the ENTITIES lump's text codec (the Source one: the same keyvalue blocks)."""
+    return tables.table("TITANFALL" if version < 37 else "TITANFALL2")
 
 
 # Mesh.flags & 0x600 picks the vertex lump a mesh's indices point into (bsp_tool's MeshFlags).
@@ -214,51 +208,50 @@ MASK_VERTEX = 0x600
 
 # ---- static props: game lump "sprp", Titanfall's version 12 and Titanfall 2's 13 ---------------
 
-@functools.lru_cache(maxsize=None)
+# titanfall.StaticPropv12 "6f3H2B2h6f4b4Bif2I": 84 bytes, SDK 2013's v10 fields up to the diffuse
+# modulation (a Left 4 Dead v8 record with a cubemap beside the skin), then a 4-byte disable_x360, a
+# scale and two collision flag words.  The same offsets in LibBSP's StaticProp (wfowler1/LibBSP,
+# Titanfall at version 12: origin 0, angles 12, model 24, solid 30, flags 31, fade distances 36-40,
+# lighting origin 44, forced fade scale 56, CPU/GPU levels 60-63, diffuse modulation 64-67) and the
+# 0x54-byte StaticProp of bsp_tool's C++ titanfall header.
+STATIC_PROP_V12 = Record([
+    ("origin", "<f4", 3), ("angles", "<f4", 3),
+    ("prop_type", "<u2"),  # index into the model names
+    ("first_leaf", "<u2"), ("leaf_count", "<u2"),  # a range of the leaf array after the names
+    ("solid", "u1"), ("flags", "u1"), ("skin", "<u2"), ("cubemap", "<u2"),
+    ("fade_min_dist", "<f4"), ("fade_max_dist", "<f4"), ("lighting_origin", "<f4", 3),
+    ("forced_fade_scale", "<f4"),
+    ("min_cpu_level", "i1"), ("max_cpu_level", "i1"), ("min_gpu_level", "i1"), ("max_gpu_level", "i1"),
+    ("diffuse_modulation", "u1", 4),
+    ("disable_x360", "<u4"),  # an int in both sources (SDK 2013's is a bool and three pad bytes)
+    ("scale", "<f4"), ("collision_flags_add", "<u4"), ("collision_flags_remove", "<u4"),
+])
+# titanfall2.StaticPropv13 "7fH2B2H4f4b4B2H": 64 bytes.
+STATIC_PROP_V13 = Record([
+    ("origin", "<f4", 3), ("angles", "<f4", 3), ("scale", "<f4"),
+    ("prop_type", "<u2"),  # index into the model names
+    ("solid", "u1"), ("flags", "u1"), ("skin", "<u2"), ("cubemap", "<u2"),
+    ("forced_fade_scale", "<f4"), ("lighting_origin", "<f4", 3),
+    ("min_cpu_level", "i1"), ("max_cpu_level", "i1"), ("min_gpu_level", "i1"), ("max_gpu_level", "i1"),
+    ("diffuse_modulation", "u1", 4), ("collision_flags_add", "<u2"), ("collision_flags_remove", "<u2"),
+])
+# titanfall2.Unknown3 "12f4i": 64 bytes of unknown meaning after the props (kept as is).
+STATIC_PROP_EXTRA_V13 = Record([("unknown_float", "<f4", 12), ("unknown_int", "<i4", 4)])
+
+
 def static_prop_v12() -> "np.dtype":
-    """titanfall.StaticPropv12 "6f3H2B2h6f4b4Bif2I": 84 bytes, SDK 2013's v10 fields up to the
-    diffuse modulation (a Left 4 Dead v8 record with a cubemap beside the skin), then a 4-byte
-    disable_x360, a scale and two collision flag words.  The same offsets in LibBSP's StaticProp
-    (wfowler1/LibBSP, Titanfall at version 12: origin 0, angles 12, model 24, solid 30, flags 31,
-    fade distances 36-40, lighting origin 44, forced fade scale 56, CPU/GPU levels 60-63,
-    diffuse modulation 64-67) and the 0x54-byte StaticProp of bsp_tool's C++ titanfall header."""
-    import numpy as np
-
-    return np.dtype([
-        ("origin", "<f4", 3), ("angles", "<f4", 3),
-        ("prop_type", "<u2"),  # index into the model names
-        ("first_leaf", "<u2"), ("leaf_count", "<u2"),  # a range of the leaf array after the names
-        ("solid", "u1"), ("flags", "u1"), ("skin", "<u2"), ("cubemap", "<u2"),
-        ("fade_min_dist", "<f4"), ("fade_max_dist", "<f4"), ("lighting_origin", "<f4", 3),
-        ("forced_fade_scale", "<f4"),
-        ("min_cpu_level", "i1"), ("max_cpu_level", "i1"), ("min_gpu_level", "i1"), ("max_gpu_level", "i1"),
-        ("diffuse_modulation", "u1", 4),
-        ("disable_x360", "<u4"),  # an int in both sources (SDK 2013's is a bool and three pad bytes)
-        ("scale", "<f4"), ("collision_flags_add", "<u4"), ("collision_flags_remove", "<u4"),
-    ])
+    """:data:`STATIC_PROP_V12` as a numpy dtype."""
+    return STATIC_PROP_V12.dtype
 
 
-@functools.lru_cache(maxsize=None)
 def static_prop_v13() -> "np.dtype":
-    """titanfall2.StaticPropv13 "7fH2B2H4f4b4B2H": 64 bytes."""
-    import numpy as np
-
-    return np.dtype([
-        ("origin", "<f4", 3), ("angles", "<f4", 3), ("scale", "<f4"),
-        ("prop_type", "<u2"),  # index into the model names
-        ("solid", "u1"), ("flags", "u1"), ("skin", "<u2"), ("cubemap", "<u2"),
-        ("forced_fade_scale", "<f4"), ("lighting_origin", "<f4", 3),
-        ("min_cpu_level", "i1"), ("max_cpu_level", "i1"), ("min_gpu_level", "i1"), ("max_gpu_level", "i1"),
-        ("diffuse_modulation", "u1", 4), ("collision_flags_add", "<u2"), ("collision_flags_remove", "<u2"),
-    ])
+    """:data:`STATIC_PROP_V13` as a numpy dtype."""
+    return STATIC_PROP_V13.dtype
 
 
-@functools.lru_cache(maxsize=None)
 def static_prop_extra_v13() -> "np.dtype":
-    """titanfall2.Unknown3 "12f4i": 64 bytes of unknown meaning after the props (kept as is)."""
-    import numpy as np
-
-    return np.dtype([("unknown_float", "<f4", 12), ("unknown_int", "<i4", 4)])
+    """:data:`STATIC_PROP_EXTRA_V13` as a numpy dtype."""
+    return STATIC_PROP_EXTRA_V13.dtype
 
 
 # The sprp versions decoded, each with its prop record (bsp_tool's GAME_LUMP_CLASSES["sprp"]).

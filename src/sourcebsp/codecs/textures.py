@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import numpy as np
-
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
-from .base import Layouts, LumpContext, vec3
+from .base import Endian, Layouts, LumpContext, Record, vec3
 
-TEXINFO = np.dtype(
+TEXINFO = Record(
     [
         ("texture_vecs", "<f4", (2, 4)),  # float textureVecsTexelsPerWorldUnits[2][4]
         ("lightmap_vecs", "<f4", (2, 4)),  # float lightmapVecsLuxelsPerWorldUnits[2][4]
@@ -26,7 +24,7 @@ TEXINFO = np.dtype(
 
 # Dark Messiah's texinfo_t: 24 bytes of unknown meaning between the vectors and the flags
 # (bsp_tool's arkane branch: "16f24s2i").
-TEXINFO_DARK_MESSIAH = np.dtype(
+TEXINFO_DARK_MESSIAH = Record(
     [
         ("texture_vecs", "<f4", (2, 4)),  # float textureVecsTexelsPerWorldUnits[2][4]
         ("lightmap_vecs", "<f4", (2, 4)),  # float lightmapVecsLuxelsPerWorldUnits[2][4]
@@ -36,7 +34,7 @@ TEXINFO_DARK_MESSIAH = np.dtype(
     ]
 )  # 96 bytes
 
-TEXDATA = np.dtype(
+TEXDATA = Record(
     [
         vec3("reflectivity"),  # Vector reflectivity
         ("name_string_table_id", "<i4"),  # int nameStringTableID
@@ -47,8 +45,8 @@ TEXDATA = np.dtype(
     ]
 )  # 32 bytes
 
-STRING_TABLE = np.dtype("<i4")  # int offset into the string data
-FACE_MACRO_TEXTURE_INFO = np.dtype("<i2")  # short m_MacroTextureNameID per face; -1 = none
+STRING_TABLE = Record("<i4")  # int offset into the string data
+FACE_MACRO_TEXTURE_INFO = Record("<i2")  # short m_MacroTextureNameID per face; -1 = none
 
 
 class StringData:
@@ -126,6 +124,12 @@ class StringDataCodec:
 
     def count(self, value: StringData) -> int:
         return len(value)
+
+    def count_bytes(self, data: memoryview, endian: Endian) -> int | None:
+        """The names in a string data lump, without decoding it (None when the last has no NUL)."""
+        if len(data) and data[-1]:
+            return None
+        return sum(1 for name in bytes(data).split(b"\0") if name)
 
 
 LAYOUTS_DARK_MESSIAH: Layouts = {LumpId.TEXINFO: {0: TEXINFO_DARK_MESSIAH}}

@@ -7,13 +7,11 @@ Strata Source (v25) forms with 32-bit indices and float bounds.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ..lump_ids import LumpId
-from .arrays import COLOR_RGB_EXP32
-from .base import Layouts, vec3
+from .base import COLOR_RGB_EXP32, Field, Layouts, Record, vec3
 
-NODE = np.dtype(
+NODE = Record(
     [
         ("planenum", "<i4"),  # int planenum
         ("children", "<i4", (2,)),  # int children[2]; negative = -(leaf + 1)
@@ -25,7 +23,7 @@ NODE = np.dtype(
         ("padding", "<i2"),  # short paddding
     ]
 )  # 32 bytes
-NODE_V25 = np.dtype(
+NODE_V25 = Record(
     [
         ("planenum", "<i4"),
         ("children", "<i4", (2,)),
@@ -38,7 +36,7 @@ NODE_V25 = np.dtype(
     ]
 )  # 48 bytes
 # Dark Messiah's dmodel_t: an int of unknown meaning before headnode (bsp_tool's arkane branch: "9f4i").
-MODEL_DARK_MESSIAH = np.dtype(
+MODEL_DARK_MESSIAH = Record(
     [
         vec3("mins"),  # Vector mins
         vec3("maxs"),  # Vector maxs
@@ -50,7 +48,7 @@ MODEL_DARK_MESSIAH = np.dtype(
     ]
 )  # 52 bytes
 
-_LEAF_HEAD = [
+_LEAF_HEAD: list[Field] = [
     ("contents", "<i4"),  # int contents
     ("cluster", "<i2"),  # short cluster
     ("area_flags", "<u2"),  # short area:9; short flags:7 (bit field)
@@ -62,15 +60,15 @@ _LEAF_HEAD = [
     ("numleafbrushes", "<u2"),  # unsigned short numleafbrushes
     ("leaf_water_data_id", "<i2"),  # short leafWaterDataID
 ]
-LEAF_V0 = np.dtype(
-    _LEAF_HEAD
-    + [
+LEAF_V0 = Record(
+    [
+        *_LEAF_HEAD,
         ("ambient_lighting", COLOR_RGB_EXP32, (6,)),  # CompressedLightCube m_AmbientLighting
         ("padding", "<i2"),
     ]
 )  # dleaf_version_0_t: 56 bytes (lump version 0, BSP 19 and older)
-LEAF = np.dtype(_LEAF_HEAD + [("padding", "<i2")])  # dleaf_t: 32 bytes
-LEAF_V25 = np.dtype(
+LEAF = Record([*_LEAF_HEAD, ("padding", "<i2")])  # dleaf_t: 32 bytes
+LEAF_V25 = Record(
     [
         ("contents", "<i4"),
         ("cluster", "<i4"),
@@ -85,7 +83,7 @@ LEAF_V25 = np.dtype(
     ]
 )  # 56 bytes
 
-MODEL = np.dtype(
+MODEL = Record(
     [
         vec3("mins"),  # Vector mins
         vec3("maxs"),  # Vector maxs
@@ -96,14 +94,14 @@ MODEL = np.dtype(
     ]
 )  # 48 bytes
 
-AREA = np.dtype(
+AREA = Record(
     [
         ("numareaportals", "<i4"),  # int numareaportals
         ("firstareaportal", "<i4"),  # int firstareaportal
     ]
 )  # 8 bytes
 
-AREAPORTAL = np.dtype(
+AREAPORTAL = Record(
     [
         ("portal_key", "<u2"),  # unsigned short m_PortalKey
         ("otherarea", "<u2"),  # unsigned short otherarea
@@ -112,7 +110,7 @@ AREAPORTAL = np.dtype(
         ("planenum", "<i4"),  # int planenum
     ]
 )  # 12 bytes
-AREAPORTAL_V25 = np.dtype(
+AREAPORTAL_V25 = Record(
     [
         ("portal_key", "<u4"),
         ("otherarea", "<u4"),
@@ -122,7 +120,7 @@ AREAPORTAL_V25 = np.dtype(
     ]
 )  # 20 bytes
 
-LEAFWATERDATA = np.dtype(
+LEAFWATERDATA = Record(
     [
         ("surface_z", "<f4"),  # float surfaceZ
         ("min_z", "<f4"),  # float minZ
@@ -132,7 +130,7 @@ LEAFWATERDATA = np.dtype(
 )  # 12 bytes
 
 # BSP 17-19 kept vvis's portal graph in slots 22-25 (later reused for prop collision).
-PORTAL = np.dtype(
+PORTAL = Record(
     [
         ("firstportalvert", "<i4"),  # int firstportalvert
         ("numportalverts", "<i4"),  # int numportalverts
@@ -140,15 +138,15 @@ PORTAL = np.dtype(
         ("cluster", "<u2", (2,)),  # unsigned short cluster[2]
     ]
 )  # dportal_t: 16 bytes
-CLUSTER = np.dtype(
+CLUSTER = Record(
     [
         ("firstportal", "<i4"),  # int firstportal
         ("numportals", "<i4"),  # int numportals
     ]
 )  # dcluster_t: 8 bytes
 
-U16 = np.dtype("<u2")
-U32 = np.dtype("<u4")
+U16 = Record("<u2")
+U32 = Record("<u4")
 
 LAYOUTS_DARK_MESSIAH: Layouts = {LumpId.MODELS: {0: MODEL_DARK_MESSIAH}}
 LAYOUTS: Layouts = {
@@ -173,10 +171,10 @@ LAYOUTS_V19: Layouts = {
 # Vindictus (Nexon, BSP 20) widened the tree like Strata later did, but kept integer bounds
 # (bsp_tool's nexon.vindictus69: Leaf "9i4Ii", Node "12i"; its node's last int is dnode_t's
 # area and padding).
-def _int_bounds(dtype: np.dtype) -> np.dtype:
-    """``dtype`` with its float bounds as ints (int mins[3], maxs[3])."""
-    return np.dtype([(name, "<i4", (3,)) if name in ("mins", "maxs") else (name, *rest)
-                     for name, *rest in dtype.descr])
+def _int_bounds(record: Record) -> Record:
+    """``record`` with its float bounds as ints (int mins[3], maxs[3])."""
+    return Record([(name, "<i4", (3,)) if name in ("mins", "maxs") else (name, *rest)
+                   for name, *rest in record.fields])
 
 
 LEAF_VINDICTUS = _int_bounds(LEAF_V25)  # 56 bytes

@@ -34,7 +34,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import BspFormatError, TruncatedError
-from ..lump_ids import LumpId
 from ..resources import check_memory
 from .base import Endian, LumpContext
 
@@ -553,8 +552,4 @@ class VisibilityCodec:
         return value.num_clusters
 
 
-_VISIBILITY = VisibilityCodec()
-
-LAYOUTS = {
-    LumpId.VISIBILITY: {None: _VISIBILITY},
-}
+VISIBILITY_CODEC = VisibilityCodec()

@@ -1,8 +1,10 @@
 """Game content: a game filesystem, the files a map needs, packing them, and a linter.
 
 Parsers of other Source formats come from srctools (``pip install 'sourcebsp[deps]'``),
-each behind one module: :mod:`.vpk`, :mod:`.materials`, :mod:`.models`,
-:mod:`.sounds`, :mod:`.particles`, :mod:`.entitydb`.
+each behind one module: :mod:`.vpk`, :mod:`.materials`, :mod:`.vtf`, :mod:`.models`,
+:mod:`.sounds`, :mod:`.particles`, :mod:`.entitydb`; studio model meshes are read
+with numpy alone (:mod:`.studiomodel`).  The previews, the glTF export, ``deps``
+and ``pack`` all read through these modules and :class:`GameFS`.
 """
 from __future__ import annotations
 

@@ -51,10 +51,11 @@ from ..model.geometry import texture_names
 from .damage import Damage, tolerant
 from .entitydb import ClassResources, asset_kind, game_tags
 from .gamefs import GameFS, Location, fold, parse_keyvalues
-from .materials import material_refs
+from .materials import material_path, material_refs, texture_path
 from .models import model_refs
 from .particles import particle_systems
 from .sounds import manifest_files, sound_file, soundscape_entries, soundscript_entries
+from .studiomodel import VTX_SUFFIXES
 
 if TYPE_CHECKING:
     from ..codecs.entities import Entity
@@ -62,8 +63,9 @@ if TYPE_CHECKING:
 __all__ = ["Dependency", "DependencyGraph", "map_dependencies", "SKY_SIDES"]
 
 SKY_SIDES = ("rt", "lf", "bk", "ft", "up", "dn")
-# vtx variants: dx90 is what current engines load; the others are kept when shipped.
-_OPTIONAL_VTX = (".dx80.vtx", ".sw.vtx", ".vtx", ".xbox.vtx", ".360.vtx")
+# vtx variants: dx90 is what current engines load; the others (the studio model reader's, then the
+# consoles') are kept when shipped.
+_OPTIONAL_VTX = VTX_SUFFIXES[1:] + (".xbox.vtx", ".360.vtx")
 Ref = dict[str, Any]
 
 
@@ -216,7 +218,7 @@ class _Walker:
         bsp = self.bsp
         for index, name in enumerate(texture_names(bsp)):
             if name:
-                self.add(_material_path(name), "material", {"lump": "TEXDATA", "index": index})
+                self.add(material_path(name), "material", {"lump": "TEXDATA", "index": index})
         if bsp.has_lump(LumpId.GAME_LUMP):
             for index, name in enumerate(bsp.static_props.names):
                 if name:
@@ -261,7 +263,7 @@ class _Walker:
                     self.skybox(value, ref)
                     continue
                 if lowered == "detailmaterial":
-                    self.add(_material_path(value), "material", ref)
+                    self.add(material_path(value), "material", ref)
                     continue
                 if lowered == "detailvbsp":
                     self.detail_vbsp = (value, ref)
@@ -289,7 +291,7 @@ class _Walker:
         ref: Ref = {"entity": index, "classname": classname, "key": "@resources"}
         for kind, name in resources:
             if kind == "texture":
-                self.add(_texture_path(name), kind, ref, optional=True)
+                self.add(texture_path(name), kind, ref, optional=True)
             elif kind in ("soundscript", "soundscape-file", "weapon-script", "file"):
                 self.add(name, kind, ref, optional=True)
             elif kind == "breakable-chunk":
@@ -304,9 +306,9 @@ class _Walker:
             if lowered.endswith(".mdl"):
                 self.add(value, "model", ref, optional=optional)
             elif lowered.endswith((".vmt", ".spr")):
-                self.add(_material_path(value), "sprite", ref, optional=optional)
+                self.add(material_path(value), "sprite", ref, optional=optional)
         elif kind in ("material", "decal", "sprite"):
-            self.add(_material_path(value), kind, ref, optional=optional)
+            self.add(material_path(value), kind, ref, optional=optional)
         elif kind == "sound":
             self.sound(value, ref, optional=optional)
         elif kind == "particle-system":
@@ -518,7 +520,7 @@ class _Walker:
                     for sprite in _blocks(child):
                         for key in sprite:
                             if key.name.lower() == "file" and not key.has_children() and key.value.strip():
-                                self.add(_material_path(key.value.strip()), "material",
+                                self.add(material_path(key.value.strip()), "material",
                                          {"asset": dep.path, "via": f"TextureData/{sprite.real_name}"}, optional=optional)
 
     def expand_detail_vbsp(self, dep: Dependency) -> None:
@@ -539,8 +541,8 @@ class _Walker:
                 if child.has_children():
                     continue
                 if dep.kind == "overview" and child.name.lower() == "material":
-                    self.add(_material_path(child.value), "material", {"asset": dep.path, "via": "material"})
-                    self.add(_material_path(child.value + "_spectate"), "material",
+                    self.add(material_path(child.value), "material", {"asset": dep.path, "via": "material"})
+                    self.add(material_path(child.value + "_spectate"), "material",
                              {"asset": dep.path, "via": "material"}, optional=True)
                 elif dep.kind == "map-res":
                     self.add(child.name, "file", {"asset": dep.path, "via": "resource list"})
@@ -550,16 +552,16 @@ class _Walker:
         if refs is None:
             return
         if refs.include:
-            self.add(refs.include if refs.include.lower().startswith("materials/") else _material_path(refs.include),
+            self.add(refs.include if refs.include.lower().startswith("materials/") else material_path(refs.include),
                      "material", {"asset": dep.path, "via": "include"})
         for param, value in refs.textures:
             ref = {"asset": dep.path, "via": param}
-            self.add(_texture_path(value), "texture", ref)
+            self.add(texture_path(value), "texture", ref)
             if param == "$envmap":
                 # Built cubemaps come with an HDR twin in HDR maps.
-                self.add(_texture_path(value + ".hdr"), "texture", ref, optional=True)
+                self.add(texture_path(value + ".hdr"), "texture", ref, optional=True)
         for param, value in refs.materials:
-            self.add(_material_path(value), "material", {"asset": dep.path, "via": param})
+            self.add(material_path(value), "material", {"asset": dep.path, "via": param})
 
     def expand_model(self, dep: Dependency) -> None:
         assert dep.location is not None
@@ -587,12 +589,12 @@ class _Walker:
             self.add(gib, "model", {"asset": dep.path, "via": "break model"})
         folders = refs.cdmaterials or [""]
         for texture in refs.textures:
-            candidates = [_material_path(f"{folder}{texture}") for folder in folders]
+            candidates = [material_path(f"{folder}{texture}") for folder in folders]
             found = next((c for c in candidates if self.fs.find(c) is not None), candidates[0])
             self.add(found, "material", {"asset": dep.path, "via": "skin"})
         # Loaded by the engine with every texture of the table, but often stock: listed when found.
         for texture in refs.unreferenced:
-            for candidate in (_material_path(f"{folder}{texture}") for folder in folders):
+            for candidate in (material_path(f"{folder}{texture}") for folder in folders):
                 if self.add(candidate, "material", {"asset": dep.path, "via": "texture table"}, optional=True):
                     break
 
@@ -630,22 +632,6 @@ def _compiled_names(pak_names: Iterable[str]) -> list[str]:
 def _prop_index(name: str) -> int:
     digits = name.rsplit("_", 1)[-1].split(".", 1)[0]
     return int(digits) if digits.isdigit() else -1
-
-
-def _material_path(name: str) -> str:
-    path = fold(name)
-    if not path.startswith("materials/"):
-        path = "materials/" + path
-    if path.endswith(".spr"):
-        path = path[:-4]
-    return path if path.endswith(".vmt") else path + ".vmt"
-
-
-def _texture_path(name: str) -> str:
-    path = fold(name)
-    if not path.startswith("materials/"):
-        path = "materials/" + path
-    return path if path.endswith(".vtf") else path + ".vtf"
 
 
 def map_dependencies(bsp: MapReader, fs: GameFS | None = None, *, map_name: str | None = None,

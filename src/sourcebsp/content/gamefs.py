@@ -321,6 +321,23 @@ class GameFS:
                 return path.read(location.name)
         raise BspError(f"{location.source} is not mounted")
 
+    def fetch(self, name: str, *, max_size: int | None = None) -> tuple[Location, bytes] | None:
+        """Where ``name`` is found first and its contents; None when it is found nowhere or holds more
+        than ``max_size`` bytes (a pakfile entry is then not even decompressed)."""
+        location = self.find(name)
+        if location is None:
+            return None
+        if max_size is not None and location.where == "pakfile" and self._pakfile is not None \
+                and self._pakfile.get_entry(location.name).size > max_size:
+            return None
+        data = self.read(location)
+        return None if max_size is not None and len(data) > max_size else (location, data)
+
+    def read_file(self, name: str, *, max_size: int | None = None) -> bytes | None:
+        """The contents of ``name`` wherever it is found first, or None (see :meth:`fetch`)."""
+        found = self.fetch(name, max_size=max_size)
+        return None if found is None else found[1]
+
     def read_text(self, name: str) -> str | None:
         """The text of ``name`` wherever it is found first, or None."""
         location = self.find(name)

@@ -15,10 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..errors import UnsupportedError
 from ..lump_ids import LumpId
 from ..model.geometry import build_mesh, iter_models, reflectivity
+from ..model.respawn import is_respawn_map
 from ..numeric import sorted_unique
-from ._common import Progress, Units, format_line_blocks, opened, report, to_y_up, unit_scale
+from ..numformat import format_line_blocks
+from ._common import Progress, Units, opened, report, to_y_up, unit_scale
 
 if TYPE_CHECKING:
     from ..protocols import MapSource
@@ -43,6 +46,8 @@ def export_obj(bsp_or_path: MapSource, path: str | Path, *, models: Any = "all",
     mtl_path = path.with_suffix(".mtl")
     scale = unit_scale(units)
     with opened(bsp_or_path) as bsp:
+        if is_respawn_map(bsp):
+            raise UnsupportedError(f"a Titanfall map exports as .glb only, not {path.suffix.lower()}")
         mesh = build_mesh(bsp, models=models, include_tools=include_tools)
         report(progress, "meshes")
         texdata = bsp.lump_or_none(LumpId.TEXDATA)

@@ -25,7 +25,8 @@ from ..container import BspFile
 from ..errors import UnsupportedError
 from ..header import Header, LumpEntry
 from ..lump_ids import NUM_LUMPS, LumpId
-from ..variants import Variant, get_variant
+from ..variants import VARIANTS, Variant, get_variant
+from .respawn import example_respawn_bytes
 from .room import example_map_bytes
 
 __all__ = ["branch_bytes", "example_branch_bytes", "write_example_branch", "example_branches"]
@@ -41,14 +42,8 @@ def example_branches() -> list[str]:
     holds has a declared layout (none kept raw for want of one).  The rBSP branches have a
     room of their own (:mod:`.respawn`), which :func:`example_branch_bytes` writes too."""
     base = BspFile.from_bytes(_room())
-    return [name for name, variant in _registered().items()
+    return [name for name, variant in VARIANTS.items()
             if variant.container == "source" and not _missing(base, variant)]
-
-
-def _registered() -> dict[str, Variant]:
-    from ..variants import VARIANTS
-
-    return dict(VARIANTS)
 
 
 # Lumps the room can go without when a branch's layout of them is not declared: a map loads
@@ -123,8 +118,6 @@ def example_branch_bytes(variant: "str | Variant", *, bsp_version: int | None = 
     """
     chosen = get_variant(variant)
     if chosen.container == "respawn":
-        from .respawn import example_respawn_bytes
-
         return example_respawn_bytes(chosen.name)
     return branch_bytes(BspFile.from_bytes(_room()), variant, bsp_version=bsp_version, what="the example map")
 

@@ -24,6 +24,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .._io import atomic_write
 from ..codecs.respawn import (BRUSH_SIDE_DISCARD, CM_BRUSH_SIDE_PLANE_OFFSETS, CM_BRUSH_SIDE_PROPERTIES,
                               CM_BRUSH_SIDE_TEXTURE_VECTORS, CM_BRUSHES, CM_GEO_SETS, CM_GRID, CM_GRID_CELLS,
                               CM_PRIMITIVES, CM_UNIQUE_CONTENTS, GAME_LUMP, HEADER, HEADER_SIZE, IDENT,
@@ -194,7 +195,5 @@ def example_respawn_bytes(variant: str = "titanfall2") -> bytes:
 
 def write_example_respawn(path: str | os.PathLike[str], variant: str = "titanfall2") -> Path:
     """Write :func:`example_respawn_bytes` to ``path`` (atomically); returns the path."""
-    from .._io import atomic_write
-
     atomic_write(path, example_respawn_bytes(variant))
     return Path(path)

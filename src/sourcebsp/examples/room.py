@@ -23,11 +23,11 @@ from ..codecs.brushes import BRUSH, BRUSHSIDE
 from ..codecs.entities import Entities, Entity
 from ..codecs.gamelumps import GameLumps
 from ..codecs.geometry import EDGE, FACE, PLANE, SURFEDGE, U16, VECTOR
-from ..codecs.lighting import LEAF_AMBIENT_INDEX, LEAF_AMBIENT_LIGHTING, WORLDLIGHT_V0, Lightmaps
+from ..codecs.lighting import Lightmaps
 from ..codecs.occlusion import Occlusion
-from ..codecs.overlays import MAP_FLAGS
 from ..codecs.pakfile import XZIP_COMMENT, Pakfile
 from ..codecs.physics import PhysCollide, PhysDisp
+from ..codecs.records import LEAF_AMBIENT_INDEX, LEAF_AMBIENT_LIGHTING, MAP_FLAGS, WORLDLIGHT_V0
 from ..codecs.staticprops import DETAIL_OBJECT, DETAIL_SPRITE, NAME, DetailProps, StaticProps
 from ..codecs.textures import FACE_MACRO_TEXTURE_INFO, STRING_TABLE, TEXDATA, TEXINFO, StringData
 from ..codecs.tree import AREA, AREAPORTAL, LEAF, MODEL, NODE

@@ -15,27 +15,24 @@ the package); libFuzzer options follow ``--``.
 from __future__ import annotations
 
 import argparse
+import importlib
+import pkgutil
+import random
 import sys
+import tempfile
 from pathlib import Path
 from typing import Sequence
 
+import sourcebsp
+
+from .campaign import _key, _run_entry, run_campaign
+from .entry_points import ENTRY_POINTS
+from .mutate import apply, random_mutations, seeds
+from .runner import DEFAULT_MEMORY_LIMIT, limit_memory, run_entries, strict_warnings
+
 
 def _atheris(out: Path, extra: list[str], ignore: list[str]) -> int:  # pragma: no cover - long runs only
-    import random
-    import tempfile
-
-    import atheris
-
-    from .runner import DEFAULT_MEMORY_LIMIT, limit_memory, strict_warnings
-
-    import importlib
-    import pkgutil
-
-    import sourcebsp
-
-    from .campaign import _key, _run_entry
-    from .entry_points import ENTRY_POINTS
-    from .mutate import apply, random_mutations, seeds
+    import atheris  # a seam: the optional "fuzz" extra, for this engine alone
 
     # The package is imported already (and its modules lazily): load every module, then
     # instrument everything loaded, so coverage reaches the code the entry points use.
@@ -87,8 +84,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("extra", nargs="*", help="options for libFuzzer (after --)")
     args = ap.parse_args(argv)
     if args.replay:
-        from .runner import run_entries
-
         bad = 0
         for path in args.replay:
             for outcome in run_entries(path):
@@ -99,8 +94,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if bad else 0
     if args.engine == "atheris":
         return _atheris(args.out, args.extra, args.ignore)
-    from .campaign import run_campaign
-
     stats = run_campaign(args.out, args.minutes * 60, rng_seed=args.seed, log=sys.stderr)
     print(f"{stats.inputs} inputs, {stats.runs} entry-point runs ({stats.errors} BspErrors) in "
           f"{stats.seconds:.0f} s; {stats.crashes} crashing inputs, {len(stats.unique)} distinct crashes")

@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..errors import BspError
+from .entry_points import ENTRY_POINTS
 from .mutate import Case, Mutation, minimise, random_mutations, seeds
 from .runner import DEFAULT_MEMORY_LIMIT, limit_memory, strict_warnings
 
@@ -65,9 +67,6 @@ def _key(exc: BaseException) -> str:
 
 def _run_entry(name: str, path: Path, scratch: Path, deadline: float) -> BaseException | str | None:
     """None on success, the reason text of a BspError, or the exception that broke the promise."""
-    from ..errors import BspError
-    from .entry_points import ENTRY_POINTS
-
     folder = scratch / name
     folder.mkdir(parents=True, exist_ok=True)
 
@@ -112,8 +111,6 @@ def run_worker(out: Path, seconds: float, rng_seed: int, entries: Iterable[str] 
                seed_names: Iterable[str] | None = None) -> Stats:
     """The fuzzing loop, in this process (call it in a process with the memory limit set);
     ``entries`` and ``seed_names`` narrow it to those entry points and seeds."""
-    from .entry_points import ENTRY_POINTS
-
     names = list(ENTRY_POINTS if entries is None else entries)
     rng = random.Random(rng_seed)
     seed_data = seeds() if seed_names is None else {name: seeds()[name] for name in seed_names}
@@ -197,8 +194,6 @@ def run_campaign(out: str | os.PathLike[str], seconds: float, *, rng_seed: int =
     src = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))}
     seed = rng_seed
-    from .entry_points import ENTRY_POINTS
-
     while (left := seconds - (time.monotonic() - started)) > 1:
         command = [sys.executable, "-m", "sourcebsp.fuzz.campaign", str(out), str(left), str(seed),
                    str(memory_limit), str(deadline)]

@@ -17,8 +17,19 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .. import BspFile
+from ..codecs.pakfile import Pakfile
+from ..converters.gltf import export_glb
+from ..converters.gltf.respawn import export_respawn_glb
+from ..converters.obj import export_obj
+from ..converters.render import render  # a Titanfall map's meshes too (converters.render.respawn)
+from ..converters.vmf import decompile
+from ..converters.vmf.respawn import decompile_respawn
 from ..lump_ids import LumpId
+from ..model.brushes import build_brushes, closed_brushes, model_brushes
+from ..model.geometry import build_mesh, face_polygons
+from ..model.lightmaps import build_atlas
 from ..opening import open as open_map
+from ..queries import ambient_cubes, ambient_light
 
 if TYPE_CHECKING:
     from ..protocols import MapReader
@@ -64,8 +75,6 @@ def _static_props(path: Path, scratch: Path) -> None:
 
 def _pakfile(bsp: MapReader) -> Any:
     """The decoded pakfile, or None for a map without one."""
-    from ..codecs.pakfile import Pakfile
-
     value = bsp.lump_or_none(LumpId.PAKFILE)
     return value if isinstance(value, Pakfile) else None
 
@@ -125,8 +134,6 @@ def _leaf_at(path: Path, scratch: Path) -> None:
 
 
 def _ambient(path: Path, scratch: Path) -> None:
-    from ..queries import ambient_cubes, ambient_light
-
     with BspFile.open(path) as bsp:
         points = _probe_points(bsp)
         for hdr in (None, True):
@@ -136,16 +143,12 @@ def _ambient(path: Path, scratch: Path) -> None:
 
 
 def _geometry(path: Path, scratch: Path) -> None:
-    from ..model.geometry import build_mesh, face_polygons
-
     with BspFile.open(path) as bsp:
         face_polygons(bsp)
         build_mesh(bsp, models="all", include_tools=True)
 
 
 def _brushes(path: Path, scratch: Path) -> None:
-    from ..model.brushes import build_brushes, closed_brushes, model_brushes
-
     with BspFile.open(path) as bsp:
         brushes = build_brushes(bsp)
         closed_brushes(brushes)
@@ -153,8 +156,6 @@ def _brushes(path: Path, scratch: Path) -> None:
 
 
 def _lightmaps(path: Path, scratch: Path) -> None:
-    from ..model.lightmaps import build_atlas
-
     with BspFile.open(path) as bsp:
         for hdr in (False, True):
             atlas = build_atlas(bsp, hdr=hdr)
@@ -163,27 +164,19 @@ def _lightmaps(path: Path, scratch: Path) -> None:
 
 
 def _render(path: Path, scratch: Path) -> None:
-    from ..converters.render import render  # a Titanfall map's meshes too (converters.render.respawn)
-
     for view in ("overview", "top", "player"):
         render(path, view=view, size=(64, 48))
 
 
 def _gltf(path: Path, scratch: Path) -> None:
-    from ..converters.gltf import export_glb
-
     export_glb(path, scratch / "out.glb")
 
 
 def _obj(path: Path, scratch: Path) -> None:
-    from ..converters.obj import export_obj
-
     export_obj(path, scratch / "out.obj")
 
 
 def _decompile(path: Path, scratch: Path) -> None:
-    from ..converters.vmf import decompile
-
     decompile(path, scratch / "out.vmf")
 
 
@@ -203,14 +196,10 @@ def _save(path: Path, scratch: Path) -> None:
 
 
 def _respawn_export(path: Path, scratch: Path) -> None:
-    from ..converters.gltf.respawn import export_respawn_glb
-
     export_respawn_glb(path, scratch / "respawn.glb")
 
 
 def _respawn_decompile(path: Path, scratch: Path) -> None:
-    from ..converters.vmf.respawn import decompile_respawn
-
     decompile_respawn(path, scratch / "respawn.vmf")
 
 

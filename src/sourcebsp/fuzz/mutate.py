@@ -28,10 +28,17 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from .. import BspFile
 from ..codecs import respawn as respawn_codec
+from ..codecs.pakfile import Pakfile
+from ..detection import detect_variant
 from ..encryption import find_key, xor
-from ..header import HEADER_SIZE
+from ..examples import example_map_bytes
+from ..examples.branches import example_branch_bytes, example_branches
+from ..header import HEADER_SIZE, Header
 from ..lump_ids import NUM_LUMPS, LumpId
+from ..respawn import RespawnBsp
+from ..variants import VARIANTS
 
 __all__ = ["Mutation", "seeds", "apply", "random_mutations", "minimise", "describe"]
 
@@ -106,10 +113,6 @@ def _pakfile_zip() -> bytes:
 @lru_cache(maxsize=None)
 def seeds() -> dict[str, bytes]:
     """Seed maps by name, all derived from the package's example map (and its other branches' layouts)."""
-    from .. import BspFile
-    from ..codecs.pakfile import Pakfile
-    from ..examples import example_map_bytes
-
     plain = example_map_bytes()
     bsp = BspFile.from_bytes(plain)
     bsp.set_lump(LumpId.PAKFILE, Pakfile(_pakfile_zip()))
@@ -117,9 +120,6 @@ def seeds() -> dict[str, bytes]:
     compressed = BspFile.from_bytes(packed).to_bytes(compression="lzma")
     found = {"example": plain, "example_pak": packed, "example_lzma": compressed}
     # The room in every other branch's layout: their structs, byte orders, lump_t orders, versions.
-    from ..examples.branches import example_branch_bytes, example_branches
-    from ..variants import VARIANTS
-
     for name in example_branches():
         if name != "orange_box":
             found[f"example_{name}"] = example_branch_bytes(name)
@@ -134,8 +134,6 @@ def seeds() -> dict[str, bytes]:
 
 
 def _respawn_with_pakfile(seed: bytes) -> bytes:
-    from ..respawn import RespawnBsp
-
     bsp = RespawnBsp(seed)
     bsp.set_lump(respawn_codec.PAKFILE, _pakfile_zip())
     return bsp.to_bytes()
@@ -171,9 +169,6 @@ def _record_dtype_of(data: bytearray, lump: int) -> np.dtype | None:
 
 @lru_cache(maxsize=None)
 def _record_dtype(lump: int, version: int) -> np.dtype | None:
-    from ..detection import detect_variant
-    from ..header import Header
-
     codec = detect_variant(Header()).codec(lump, version)
     dtype = getattr(codec, "dtype", None)
     return dtype if isinstance(dtype, np.dtype) and dtype.names else None

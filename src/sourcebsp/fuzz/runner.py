@@ -1,6 +1,6 @@
 """Run entry points on one map in a child process with a memory limit and a deadline.
 
-The child sets ``RLIMIT_AS`` (address space) before importing anything big,
+The child sets ``RLIMIT_AS`` (address space) before it runs anything,
 turns numpy's ``RuntimeWarning`` into errors (a warning printed to a user's
 terminal is a leak too), and reports one JSON line per entry point::
 
@@ -21,9 +21,17 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
+
+from ..errors import BspError
+from .entry_points import ENTRY_POINTS
+
+if sys.platform != "win32":
+    import resource
 
 __all__ = ["Outcome", "run_entries", "DEFAULT_MEMORY_LIMIT", "DEFAULT_TIMEOUT", "main"]
 
@@ -59,10 +67,8 @@ class Outcome:
 
 
 def limit_memory(limit: int) -> None:
-    """Cap this process's address space (no-op where ``resource`` is missing)."""
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - Windows
+    """Cap this process's address space (no-op on Windows, which has no ``resource``)."""
+    if sys.platform == "win32":  # pragma: no cover
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
@@ -72,8 +78,6 @@ def limit_memory(limit: int) -> None:
 
 def strict_warnings() -> None:
     """Numeric warnings become exceptions: a bad map must not print to stderr."""
-    import warnings
-
     # numpy's defaults (warn on overflow, invalid and division, ignore underflow),
     # with the warnings raised: what a user would see printed.
     warnings.simplefilter("error", RuntimeWarning)
@@ -81,11 +85,6 @@ def strict_warnings() -> None:
 
 def run_in_process(path: Path, entries: Iterable[str], scratch: Path) -> Iterable[Outcome]:
     """Run each entry point here (no isolation), yielding outcomes as they come."""
-    import traceback
-
-    from ..errors import BspError
-    from .entry_points import ENTRY_POINTS
-
     for name in entries:
         started = time.perf_counter()
         folder = scratch / name
@@ -105,8 +104,6 @@ def run_in_process(path: Path, entries: Iterable[str], scratch: Path) -> Iterabl
 
 def _innermost(exc: BaseException) -> str:
     """``package/module.py:line`` of the deepest sourcebsp frame of a traceback (not the fuzz harness)."""
-    import traceback
-
     place = ""
     for frame in traceback.extract_tb(exc.__traceback__):
         parts = Path(frame.filename).parts
@@ -134,8 +131,6 @@ def run_entries(path: str | os.PathLike[str], entries: Sequence[str] | None = No
     running is reported ``"killed"`` / ``"timeout"`` and the rest run in a
     new child.
     """
-    from .entry_points import ENTRY_POINTS
-
     pending = list(ENTRY_POINTS if entries is None else entries)
     results: list[Outcome] = []
     src = str(Path(__file__).resolve().parents[2])

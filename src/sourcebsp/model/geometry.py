@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
 import numpy as np
 
+from ..codecs.entities import EntitiesCodec, Entity, iter_entities
 from ..errors import BspFormatError
 from ..flags import (
     SURF_BUMPLIGHT, SURF_HINT, SURF_LIGHT, SURF_NODRAW, SURF_NOLIGHT, SURF_NOPORTAL, SURF_SKIP, SURF_SKY,
@@ -60,7 +61,6 @@ from ..resources import expand_ranges
 
 if TYPE_CHECKING:
     from ..protocols import MapReader
-    from ..codecs.entities import Entity
 
 __all__ = [
     "SURF_LIGHT", "SURF_SKY2D", "SURF_SKY", "SURF_WARP", "SURF_TRANS", "SURF_NOPORTAL",
@@ -331,8 +331,6 @@ def _read_entities(bsp: MapReader) -> "Iterable[Entity]":
     text is parsed one entity at a time and nothing is cached, since the full
     list costs about ten times the text in Python objects.
     """
-    from ..codecs.entities import EntitiesCodec, iter_entities
-
     if bsp.is_loaded(LumpId.ENTITIES) or not isinstance(bsp.codec(LumpId.ENTITIES), EntitiesCodec):
         return bsp.lump_or_none(LumpId.ENTITIES) or ()
     if not bsp.has_lump(LumpId.ENTITIES):

@@ -32,6 +32,7 @@ atlas is sized against the memory budget before it is allocated.
 from __future__ import annotations
 
 import dataclasses
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Sequence
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence
 import numpy as np
 
 from .._extras import needs_extra
+from .._io import atomic_write
 from ..codecs.base import RawLump
 from ..errors import BspFormatError
 from ..lump_ids import LumpId
@@ -66,7 +68,7 @@ _UV_CHUNK = 1 << 10
 def require_pillow() -> Any:
     """``PIL.Image``, or an ImportError that says which extra to install."""
     with needs_extra("writing PNG images", "export"):
-        from PIL import Image
+        from PIL import Image  # a seam: Pillow is an optional extra
     return Image
 
 
@@ -291,8 +293,6 @@ class LightmapAtlas:
 
     def save_png(self, path: str | Path, *, method: Tonemap | None = None, exposure: float = 1.0) -> Path:
         """Write the atlas as a PNG file (atomically: an existing file is replaced only once this one is whole)."""
-        from .._io import atomic_write
-
         path = Path(path)
         atomic_write(path, self.png_bytes(method=method, exposure=exposure))
         return path
@@ -300,8 +300,6 @@ class LightmapAtlas:
 
 def encode_png(image: Any) -> bytes:
     """A Pillow image as a PNG file."""
-    import io
-
     buffer = io.BytesIO()
     # zlib level 3: much faster than Pillow's default 6 on corpus atlases, files slightly larger.
     image.save(buffer, "PNG", compress_level=3)

@@ -2,7 +2,7 @@
 
 One row per item, every table keyed by ``map_id`` (the sha256 of the file):
 ``maps``, ``lumps``, ``entities``, ``props``, ``materials``, ``pakfiles`` and
-``findings`` (see :data:`~sourcebsp.scan.rows.COLUMNS` and the README).  A
+``findings`` (see :data:`~sourcebsp.scan.rows.COLUMNS` and docs/scan.md).  A
 file that is not a readable map is a ``maps`` row with ``error`` set, never
 the end of the scan.  Needs the ``scan`` extra (pyarrow); a cluster needs the
 ``dask`` extra.  Nothing else in sourcebsp imports this package.

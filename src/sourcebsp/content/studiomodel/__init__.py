@@ -317,20 +317,20 @@ def load_model_file(path: str | os.PathLike[str], *, bodygroups: Sequence[int] |
     return build_model(str(path), mdl, vvd, vtx, bodygroups=bodygroups, material_exists=materials_root)
 
 
-def load_model(fs: "GameFS", name: str, *, bodygroups: Sequence[int] | None = None) -> StudioModel | None:
+def load_model(fs: "GameFS", name: str, *, bodygroups: Sequence[int] | None = None,
+               max_size: int | None = None) -> StudioModel | None:
     """The model ``name`` (``models/props/barrel01.mdl``) from a mounted game (its pakfile first),
-    or None when its ``.mdl`` is found nowhere."""
-    location = fs.find(name)
-    if location is None:
-        return None
-    mdl = fs.read(location)
+    or None when its ``.mdl`` is found nowhere; a file of more than ``max_size`` bytes counts as not found."""
 
     def read(file: str) -> tuple[str, bytes] | None:
-        found = fs.find(file)
-        return None if found is None else (found.describe(), fs.read(found))
+        found = fs.fetch(file, max_size=max_size)
+        return None if found is None else (found[0].describe(), found[1])
 
+    mdl = read(name)
+    if mdl is None:
+        return None
     lowered = name.lower()
     stem = name[: -len(".mdl")] if lowered.endswith(".mdl") else name
     vvd, vtx = _mesh_files(stem, read)
-    return build_model(location.describe(), mdl, vvd, vtx, bodygroups=bodygroups,
+    return build_model(mdl[0], mdl[1], vvd, vtx, bodygroups=bodygroups,
                        material_exists=lambda m: fs.find(f"materials/{m}.vmt") is not None)

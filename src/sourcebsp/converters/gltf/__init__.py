@@ -37,19 +37,26 @@ What the file holds:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..._extras import needs_extra
 from ...lump_ids import LumpId
-from ...errors import BspFormatError
 from ...numeric import floats, sorted_unique
-from ...model.geometry import MapMesh, angles_matrix, build_mesh, iter_models, reflectivity
+from ...model.geometry import (BrushModel, MapMesh, build_mesh, iter_models,
+                               reflectivity)
 from ...model.lightmaps import LightmapAtlas, build_atlas, encode_png
-from .._common import (Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, require, to_y_up,
-                      unit_scale)
+from ...model.respawn import is_respawn_map
+from .._common import Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, to_y_up, unit_scale
+from .document import ELEMENT_ARRAY_BUFFER, GlbBuilder, finite, prop_node_fields
+from .options import ExportStats, GltfOptions
+from .respawn import RespawnExportStats, respawn_glb_pieces
+
+with needs_extra("glTF export", "export"):
+    import pygltflib
 
 if TYPE_CHECKING:
     from ...content.gamefs import GameFS
@@ -58,82 +65,14 @@ if TYPE_CHECKING:
     from .proplight import PropLight
     from .textures import TextureLibrary
 
-__all__ = ["ExportStats", "export_glb", "glb_bytes", "model_glb_bytes", "export_model_glb", "EXPORT_STEPS"]
+__all__ = ["ExportStats", "GltfOptions", "export_glb", "glb_bytes", "model_glb_bytes", "export_model_glb",
+           "EXPORT_STEPS"]
 
 EXPORT_STEPS = ("meshes", "lightmaps", "gltf", "write")
 
-_ARRAY_BUFFER = 34962
-_ELEMENT_ARRAY_BUFFER = 34963
-_FLOAT = 5126
-_UNSIGNED_SHORT = 5123
-_UNSIGNED_INT = 5125
 _LINEAR = 9729
 _CLAMP_TO_EDGE = 33071
 _REPEAT = 10497
-
-
-@dataclass
-class ExportStats:
-    """What an export wrote."""
-
-    triangles: int = 0
-    vertices: int = 0
-    meshes: int = 0
-    materials: int = 0
-    props: int = 0
-    lightmap: tuple[int, int] | None = None  # atlas width, height
-    mesh_names: list[str] = field(default_factory=list)
-    material_names: list[str] = field(default_factory=list)
-    props_meshed: int = 0  # static props drawn with their model's mesh
-    props_missing: int = 0  # static props whose model (or its mesh files) was not found
-    prop_models: int = 0  # distinct models read
-    missing_models: list[str] = field(default_factory=list)  # "name: why", one per model not drawn
-    textures: int = 0  # texture images embedded
-    props_vertex_lit: int = 0  # props coloured by their .vhv vertex lighting
-    props_ambient_lit: int = 0  # props coloured by the leaf ambient cube
-    lighting_problems: list[str] = field(default_factory=list)  # .vhv files left out, and why
-
-
-class _Blob:
-    """The binary chunk, built from 4-byte aligned pieces."""
-
-    def __init__(self, gltf: Any, lib: Any) -> None:
-        self.gltf, self.lib = gltf, lib
-        self.parts: list[bytes | memoryview] = []
-        self.size = 0
-
-    def view(self, data: bytes | memoryview, target: int | None = None) -> int:
-        pad = (-self.size) % 4
-        if pad:
-            self.parts.append(b"\0" * pad)
-            self.size += pad
-        length = memoryview(data).nbytes
-        view = self.lib.BufferView(buffer=0, byteOffset=self.size, byteLength=length)
-        if target is not None:
-            view.target = target
-        self.parts.append(data)
-        self.size += length
-        self.gltf.bufferViews.append(view)
-        return len(self.gltf.bufferViews) - 1
-
-    def accessor(self, array: np.ndarray, kind: str, *, target: int | None = _ARRAY_BUFFER,
-                 bounds: bool = False, normalized: bool = False) -> int:
-        component = {np.dtype(np.float32): _FLOAT, np.dtype(np.uint16): _UNSIGNED_SHORT,
-                     np.dtype(np.uint32): _UNSIGNED_INT}[array.dtype]
-        # Little-endian and contiguous (a copy only when it is not already); the
-        # buffer itself goes into the file, without a bytes copy.
-        array = np.ascontiguousarray(array, array.dtype.newbyteorder("<"))
-        accessor = self.lib.Accessor(bufferView=self.view(memoryview(array.data).cast("B"), target),
-                                     componentType=component, count=int(array.shape[0]), type=kind)
-        if normalized:  # integers read as [0, 1]
-            accessor.normalized = True
-        if bounds:
-            flat = _finite(array.reshape(len(array), -1), "vertex positions")
-            accessor.min = [float(v) for v in flat.min(0)]
-            accessor.max = [float(v) for v in flat.max(0)]
-        self.gltf.accessors.append(accessor)
-        return len(self.gltf.accessors) - 1
-
 
 
 def _pick_atlas(bsp: MapReader, hdr: bool | None) -> LightmapAtlas | None:
@@ -143,64 +82,82 @@ def _pick_atlas(bsp: MapReader, hdr: bool | None) -> LightmapAtlas | None:
     return build_atlas(bsp, hdr=hdr, tonemapped=True)
 
 
-def glb_bytes(bsp_or_path: MapSource, *, models: Any = "all", include_tools: bool = False,
-              units: Units = "hammer", hdr: bool | None = None, props: bool = True,
-              progress: Progress | None = None, stats: ExportStats | None = None,
-              game: "GameFS | None" = None, textures: bool = False, texture_size: int | None = None,
-              skybox: bool = False, prop_lighting: bool = True) -> bytes:
+def _options(options: GltfOptions | None, fields: dict[str, Any]) -> GltfOptions:
+    """``options`` (default: the defaults) with the keyword arguments named as its fields in their place."""
+    options = options or GltfOptions()
+    return replace(options, **fields) if fields else options
+
+
+def glb_bytes(bsp_or_path: MapSource, options: GltfOptions | None = None, *, progress: Progress | None = None,
+              stats: ExportStats | None = None, **fields: Any) -> bytes:
     """The map as a binary glTF file (see the module notes for what it holds).
 
-    ``hdr``: None uses the LDR lightmaps when present, else the HDR ones;
-    True / False asks for one kind.  ``stats``, when given, is filled in.
-    ``game``: a mounted game (:func:`sourcebsp.content.mount`) to find the
-    static props' models in, after the map's pakfile.  ``textures``: embed
-    the base textures (PNG, at most ``texture_size`` texels a side) of the
-    materials found in the pakfile or the game (see :mod:`.textures`).
-    ``skybox``: the 3D skybox (the world's faces and props in ``sky_camera``'s
-    area) as a node of its own, scaled by ``sky_camera``'s scale around the
-    playable space, as a player sees it.  ``prop_lighting``: each drawn prop
-    with the map's light on its vertices (``COLOR_0``, a mesh of its own, see
-    :mod:`.proplight`); False shares one unlit mesh among a model's props.
+    ``options`` (:class:`GltfOptions`), or its fields as keyword arguments
+    (``glb_bytes(bsp, units="meters", skybox=True)``), which replace those of
+    ``options`` when both are given.  ``stats``, when given, is filled in;
+    ``progress`` is called with each finished step of :data:`EXPORT_STEPS`.
     """
-    return b"".join(_glb_pieces(bsp_or_path, models=models, include_tools=include_tools, units=units, hdr=hdr,
-                                props=props, progress=progress, stats=stats, game=game, textures=textures,
-                                texture_size=texture_size, skybox=skybox, prop_lighting=prop_lighting))
+    pieces, found = _glb_pieces(bsp_or_path, _options(options, fields), progress)
+    if stats is not None:
+        stats.__dict__.update(found.__dict__)
+    return b"".join(pieces)
 
 
-def export_glb(bsp_or_path: MapSource, path: str | Path, **options: Any) -> ExportStats:
+def export_glb(bsp_or_path: MapSource, path: str | Path, options: GltfOptions | None = None, *,
+               progress: Progress | None = None, **fields: Any) -> ExportStats:
     """Write the map to ``path`` as ``.glb`` (atomically); options as :func:`glb_bytes`.
 
     The file is written piece by piece: the whole ``.glb`` never exists in memory at once.
+    A Titanfall map gives a :class:`~.respawn.RespawnExportStats`.
     """
     from ..._io import atomic_write
 
-    stats = ExportStats()
-    atomic_write(path, *_glb_pieces(bsp_or_path, stats=stats, **options))
-    report(options.get("progress"), "write")
+    pieces, stats = _glb_pieces(bsp_or_path, _options(options, fields), progress)
+    atomic_write(path, *pieces)
+    report(progress, "write")
     return stats
 
 
-def _glb_pieces(bsp_or_path: MapSource, *, models: Any = "all", include_tools: bool = False,
-                units: Units = "hammer", hdr: bool | None = None, props: bool = True,
-                progress: Progress | None = None, stats: ExportStats | None = None,
-                game: "GameFS | None" = None, textures: bool = False,
-                texture_size: int | None = None, skybox: bool = False,
-                prop_lighting: bool = True) -> list[bytes | memoryview]:
-    """The bytes of the ``.glb`` file, in the pieces they were made in (see :func:`glb_bytes`)."""
-    lib = require("pygltflib", "glTF export")
-    scale = unit_scale(units)
+@dataclass(frozen=True)
+class _MapParts:
+    """What the export read from the map while it was open."""
+
+    name: str
+    mesh: MapMesh
+    texdata: np.ndarray | None
+    atlas: LightmapAtlas | None  # its layout: the pixels are in ``png``
+    png: bytes | None
+    prop_nodes: list[dict[str, Any]]
+    prop_models: dict[str, StudioModel | str] | None  # None: no game mounted
+    prop_light: PropLight | None
+    library: TextureLibrary | None  # None: no textures
+    skybox: SkyBox | None
+
+
+def _glb_pieces(bsp_or_path: MapSource, options: GltfOptions,
+                progress: Progress | None) -> tuple[list[bytes | memoryview], ExportStats]:
+    """The bytes of the ``.glb`` file, in the pieces they were made in, and what they hold
+    (see :func:`glb_bytes`)."""
+    scale = unit_scale(options.units)
+    game = options.game
     with opened(bsp_or_path) as bsp:
-        mesh = build_mesh(bsp, models=models, include_tools=include_tools)
+        if is_respawn_map(bsp):  # Titanfall: its meshes and prop nodes (the options past units do not apply)
+            respawn_stats = RespawnExportStats()
+            pieces = respawn_glb_pieces(bsp, units=options.units, stats=respawn_stats)
+            for step in EXPORT_STEPS[:-1]:
+                report(progress, step)
+            return pieces, respawn_stats
+        mesh = build_mesh(bsp, models=options.models, include_tools=options.include_tools)
         report(progress, "meshes")
-        atlas = _pick_atlas(bsp, hdr)
-        prop_nodes = _static_props(bsp, scale) if props else []
-        sky = find_skybox(bsp) if skybox else None
+        atlas = _pick_atlas(bsp, options.hdr)
+        prop_nodes = _static_props(bsp, scale) if options.props else []
+        sky = find_skybox(bsp) if options.skybox else None
         if sky is not None and prop_nodes:
             origins = floats(bsp.static_props.props["origin"])
             for node, inside in zip(prop_nodes, sky.contains(origins).tolist()):
                 if inside:
                     node["extras"]["skybox"] = True
-        if textures and game is None:
+        if options.textures and game is None:
             from ...content.gamefs import GameFS
 
             game = GameFS()  # the pakfile alone
@@ -208,12 +165,12 @@ def _glb_pieces(bsp_or_path: MapSource, *, models: Any = "all", include_tools: b
             game.attach_pakfile(bsp.lump_or_none(LumpId.PAKFILE), str(getattr(bsp, "path", "") or "map"))
         prop_models = _prop_models(game, prop_nodes) if game is not None and prop_nodes else None
         prop_light = None
-        if prop_models and prop_lighting:
+        if prop_models and options.prop_lighting:
             from .proplight import light_props
 
-            prop_light = light_props(bsp, prop_nodes, prop_models, hdr if atlas is None else atlas.hdr)
-        library = _load_textures(game, mesh, prop_models or {}, texture_size) \
-            if textures and game is not None else None
+            prop_light = light_props(bsp, prop_nodes, prop_models, options.hdr if atlas is None else atlas.hdr)
+        library = _load_textures(game, mesh, prop_models or {}, options.texture_size) \
+            if options.textures and game is not None else None
         name = bsp.path.stem if bsp.path is not None else "map"
         texdata = bsp.lump_or_none(LumpId.TEXDATA)
         texdata = None if texdata is None else np.array(texdata)  # a copy: the map is closed after this block
@@ -226,41 +183,19 @@ def _glb_pieces(bsp_or_path: MapSource, *, models: Any = "all", include_tools: b
         png = encode_png(image)
         del image
     report(progress, "lightmaps")
-    gltf, blob, info = _build(lib, mesh, atlas, png, texdata, scale, units, name, prop_nodes, prop_models, library,
-                              sky, prop_light)
+    document = GlbBuilder(options.units)
+    info = _build(document, _MapParts(name, mesh, texdata, atlas, png, prop_nodes, prop_models, prop_light,
+                                      library, sky))
     del mesh, atlas, png
     report(progress, "gltf")
-    if blob.size:
-        gltf.buffers = [lib.Buffer(byteLength=blob.size + (-blob.size) % 4)]
-    document = gltf.gltf_to_json(separators=(",", ":"), indent=None).encode("utf-8")
-    if stats is not None:
-        stats.__dict__.update(info.__dict__)
-    return _glb(document, blob.parts, blob.size)
+    return document.pieces(), info
 
 
-def _glb(document: bytes, parts: list[bytes | memoryview], size: int) -> list[bytes | memoryview]:
-    """The GLB container's pieces: a 12-byte header, the JSON chunk, the BIN chunk if any.
-
-    Chunks are padded to 4 bytes (JSON with spaces, BIN with zeros); a file
-    without binary data has no BIN chunk at all, as the specification asks.
-    The binary parts (``size`` bytes) are among the pieces as they are, not copied.
-    """
-    import struct
-
-    document += b" " * ((-len(document)) % 4)
-    pieces: list[bytes | memoryview] = [struct.pack("<I4s", len(document), b"JSON"), document]
-    if size:
-        padded = size + (-size) % 4
-        pieces += [struct.pack("<I4s", padded, b"BIN\0"), *parts, b"\0" * (padded - size)]
-    total = sum(memoryview(piece).nbytes for piece in pieces)
-    return [struct.pack("<4sII", b"glTF", 2, 12 + total), *pieces]
-
-
-def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texdata: Any,
-               has_atlas: bool, images: "_Images | None" = None) -> dict[int, int]:
-    """One material per used texdata index; returns {texdata index: material index}."""
+def _materials(document: GlbBuilder, parts: _MapParts, images: "_Images | None") -> dict[int, int]:
+    """One material per texdata index the meshes use; returns {texdata index: material index}."""
+    gltf, textures, texdata, has_atlas = document.gltf, parts.mesh.textures, parts.texdata, parts.atlas is not None
     index = {}
-    for td in used.tolist():
+    for td in sorted_unique(parts.mesh.triangle_texture).tolist():
         name = textures[td] if 0 <= td < len(textures) else ""
         color = [0.8, 0.8, 0.8]
         extras: dict[str, Any] = {"texture": name}
@@ -268,112 +203,46 @@ def _materials(lib: Any, gltf: Any, textures: list[str], used: np.ndarray, texda
             color = reflectivity(texdata[td : td + 1], 0.8)[0].tolist()
             extras["width"] = int(texdata["width"][td])
             extras["height"] = int(texdata["height"][td])
-        pbr = lib.PbrMetallicRoughness(baseColorFactor=color + [1.0], metallicFactor=0.0, roughnessFactor=1.0)
-        material = lib.Material(name=name or f"texdata_{td}", pbrMetallicRoughness=pbr, extras=extras)
+        pbr = pygltflib.PbrMetallicRoughness(baseColorFactor=color + [1.0], metallicFactor=0.0, roughnessFactor=1.0)
+        material = pygltflib.Material(name=name or f"texdata_{td}", pbrMetallicRoughness=pbr, extras=extras)
         if images is None or not images.dress(material, name, lightmap=has_atlas):
             if has_atlas:
-                pbr.baseColorTexture = lib.TextureInfo(index=0, texCoord=1)
+                pbr.baseColorTexture = pygltflib.TextureInfo(index=0, texCoord=1)
             material.extensions = {"KHR_materials_unlit": {}}
         gltf.materials.append(material)
         index[td] = len(gltf.materials) - 1
     return index
 
 
-def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | None, texdata: Any, scale: float,
-           units: str, name: str, prop_nodes: list[dict[str, Any]],
-           prop_models: "dict[str, StudioModel | str] | None" = None,
-           library: "TextureLibrary | None" = None,
-           skybox: "SkyBox | None" = None, prop_light: "PropLight | None" = None) -> tuple[Any, _Blob, ExportStats]:
-    gltf = lib.GLTF2()
-    gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
-                           extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
-    blob = _Blob(gltf, lib)
-    stats = ExportStats(props=len(prop_nodes))
-    if atlas is not None and png is not None:
-        gltf.images.append(lib.Image(bufferView=blob.view(png), mimeType="image/png", name="lightmap_atlas"))
-        gltf.samplers.append(lib.Sampler(magFilter=_LINEAR, minFilter=_LINEAR,
-                                         wrapS=_CLAMP_TO_EDGE, wrapT=_CLAMP_TO_EDGE))
-        gltf.textures.append(lib.Texture(source=0, sampler=0, name="lightmap_atlas"))
+def _build(document: GlbBuilder, parts: _MapParts) -> ExportStats:
+    """Fill ``document`` with the map's meshes, materials, images and nodes; what it holds."""
+    gltf, atlas = document.gltf, parts.atlas
+    stats = ExportStats(props=len(parts.prop_nodes))
+    if atlas is not None and parts.png is not None:
+        gltf.images.append(pygltflib.Image(bufferView=document.view(parts.png), mimeType="image/png",
+                                           name="lightmap_atlas"))
+        gltf.samplers.append(pygltflib.Sampler(magFilter=_LINEAR, minFilter=_LINEAR,
+                                               wrapS=_CLAMP_TO_EDGE, wrapT=_CLAMP_TO_EDGE))
+        gltf.textures.append(pygltflib.Texture(source=0, sampler=0, name="lightmap_atlas"))
         stats.lightmap = (atlas.width, atlas.height)
-    tex = mesh.triangle_texture
-    images = None if library is None else _Images(lib, gltf, blob, library)
-    material_of = _materials(lib, gltf, mesh.textures, sorted_unique(tex), texdata, atlas is not None, images)
+    images = None if parts.library is None else _Images(document, parts.library)
+    material_of = _materials(document, parts, images)
     root_children = []
-    parts = [(model, tris, False) for model, tris in iter_models(mesh)]
-    if skybox is not None and parts and parts[0][0].index == 0:
-        world, tris = parts[0][0], parts[0][1]
-        inside = skybox.contains(mesh.positions[mesh.triangles[tris]].mean(axis=1))
-        parts[0] = (world, tris[~inside], False)
-        if inside.any():
-            parts.append((world, tris[inside], True))
-        parts = [part for part in parts if len(part[1])]
     sky_node = None
-    for model, tris, sky in parts:
-        vertex_ids = sorted_unique(mesh.triangles[tris].ravel())
-        remap = np.full(len(mesh.positions), -1, np.int64)
-        remap[vertex_ids] = np.arange(len(vertex_ids))
-        position = to_y_up(mesh.positions, scale, rows=vertex_ids, dtype=np.float32)
-        normal = to_y_up(mesh.normals, rows=vertex_ids, dtype=np.float32)
-        normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
-        attributes = lib.Attributes(
-            POSITION=blob.accessor(position, "VEC3", bounds=True),
-            NORMAL=blob.accessor(normal, "VEC3"),
-            TEXCOORD_0=blob.accessor(mesh.uv[vertex_ids].astype(np.float32), "VEC2"),
-        )
-        if atlas is not None:
-            lm = atlas.uv(mesh.vertex_face[vertex_ids], mesh.luxels[vertex_ids])
-            attributes.TEXCOORD_1 = blob.accessor(lm, "VEC2")
-        if (mesh.triangle_disp[tris] >= 0).any():
-            color = np.ones((len(vertex_ids), 4), np.float32)
-            color[:, 3] = np.clip(mesh.alpha[vertex_ids] / 255.0, 0, 1)
-            attributes.COLOR_0 = blob.accessor(color, "VEC4")
-        primitives = []
-        order = np.argsort(tex[tris], kind="stable")
-        groups = np.split(tris[order], np.flatnonzero(np.diff(tex[tris][order])) + 1)
-        index_type = np.uint16 if len(vertex_ids) < 65536 else np.uint32
-        for group in groups:
-            indices = remap[mesh.triangles[group]].astype(index_type).ravel()
-            primitives.append(lib.Primitive(
-                attributes=attributes, material=material_of[int(tex[group[0]])], mode=4,
-                indices=blob.accessor(indices, "SCALAR", target=_ELEMENT_ARRAY_BUFFER),
-            ))
-        mesh_name = "skybox" if sky else model.name
-        gltf.meshes.append(lib.Mesh(name=mesh_name, primitives=primitives))
-        node = lib.Node(name=mesh_name, mesh=len(gltf.meshes) - 1,
-                        extras={"model": model.index, "classname": model.classname or ""})
-        if sky and skybox is not None:
-            # The engine draws the 3D skybox as seen from sky_camera, the player's view shrunk by
-            # its scale: world = (sky - sky_camera origin) * scale.
-            node.scale = [skybox.scale] * 3
-            node.translation = [float(v) for v in to_y_up(-skybox.origin[None] * skybox.scale, scale)[0]]
-            node.extras = {**node.extras, "skybox": True, "sky_camera_scale": skybox.scale}
+    for model, tris, sky in _brush_parts(parts):
+        node, vertices = _brush_node(document, parts, model, tris, sky, material_of)
+        if sky:
             sky_node = node
-        elif model.index and model.angles.any():
-            rotation = Z_UP_TO_Y_UP @ model.rotation @ Z_UP_TO_Y_UP.T
-            node.rotation = [float(v) for v in _finite(quaternions(rotation[None])[0], f"{model.name}'s angles")]
-        if model.index and model.origin.any():
-            node.translation = [float(v) for v in _finite(to_y_up(model.origin[None], scale)[0],
-                                                          f"{model.name}'s origin")]
         gltf.nodes.append(node)
         root_children.append(len(gltf.nodes) - 1)
         stats.meshes += 1
         stats.triangles += len(tris)
-        stats.vertices += len(vertex_ids)
-        stats.mesh_names.append(mesh_name)
-    if prop_nodes:
-        if prop_models is not None:
-            _place_prop_meshes(lib, gltf, blob, prop_nodes, prop_models, scale, stats, images, prop_light)
-        first = len(gltf.nodes)
-        gltf.nodes.extend(lib.Node(**p) for p in prop_nodes)
-        in_sky = [first + i for i, p in enumerate(prop_nodes) if p["extras"].get("skybox")]
-        if in_sky and sky_node is not None:  # the skybox's props shrink with it: its children
-            sky_node.children = in_sky
-        in_world = [first + i for i, p in enumerate(prop_nodes) if first + i not in set(sky_node.children or ())] \
-            if sky_node is not None else list(range(first, first + len(prop_nodes)))
-        gltf.nodes.append(lib.Node(name="static_props", children=in_world or None))
-        root_children.append(len(gltf.nodes) - 1)
-    gltf.nodes.append(lib.Node(name=name, children=root_children or None))
-    gltf.scenes = [lib.Scene(name=name, nodes=[len(gltf.nodes) - 1])]
+        stats.vertices += vertices
+        stats.mesh_names.append(node.name)
+    if parts.prop_nodes:
+        root_children.append(_static_prop_nodes(document, parts, images, sky_node, stats))
+    gltf.nodes.append(pygltflib.Node(name=parts.name, children=root_children or None))
+    gltf.scenes = [pygltflib.Scene(name=parts.name, nodes=[len(gltf.nodes) - 1])]
     gltf.scene = 0
     if any((m.extensions or {}).get("KHR_materials_unlit") is not None for m in gltf.materials):
         gltf.extensionsUsed = ["KHR_materials_unlit"]
@@ -381,18 +250,94 @@ def _build(lib: Any, mesh: MapMesh, atlas: LightmapAtlas | None, png: bytes | No
         stats.textures = len(images.index)
     stats.materials = len(gltf.materials)
     stats.material_names = [m.name for m in gltf.materials]
-    return gltf, blob, stats
+    return stats
 
 
-def _finite(values: np.ndarray, what: str) -> np.ndarray:
-    """``values``, or a BspFormatError when one is NaN or infinite (JSON has no such numbers)."""
-    values = np.asarray(values)
-    if not np.isfinite(values).all():
-        row = int(np.flatnonzero(~np.isfinite(values.reshape(len(values), -1)).all(axis=1))[0]) \
-            if values.ndim > 1 else 0
-        raise BspFormatError(f"cannot export to glTF: {what} hold a value that is not a finite number "
-                             f"(row {row}: {values[row].tolist()})")
-    return values
+def _brush_parts(parts: _MapParts) -> list[tuple[BrushModel, np.ndarray, bool]]:
+    """``(model, triangle indices, in the 3D skybox)`` of each brush model; with a skybox, the
+    world's triangles inside its box are a part of their own."""
+    mesh, skybox = parts.mesh, parts.skybox
+    models = [(model, tris, False) for model, tris in iter_models(mesh)]
+    if skybox is not None and models and models[0][0].index == 0:
+        world, tris = models[0][0], models[0][1]
+        inside = skybox.contains(mesh.positions[mesh.triangles[tris]].mean(axis=1))
+        models[0] = (world, tris[~inside], False)
+        if inside.any():
+            models.append((world, tris[inside], True))
+        models = [part for part in models if len(part[1])]
+    return models
+
+
+def _brush_node(document: GlbBuilder, parts: _MapParts, model: BrushModel, tris: np.ndarray, sky: bool,
+                material_of: dict[int, int]) -> tuple[pygltflib.Node, int]:
+    """The node of a brush model's triangles ``tris`` and their mesh (one primitive per material,
+    added to ``document``), and how many vertices the mesh has."""
+    gltf, mesh, atlas, skybox, scale = document.gltf, parts.mesh, parts.atlas, parts.skybox, document.scale
+    tex = mesh.triangle_texture
+    vertex_ids = sorted_unique(mesh.triangles[tris].ravel())
+    remap = np.full(len(mesh.positions), -1, np.int64)
+    remap[vertex_ids] = np.arange(len(vertex_ids))
+    position = to_y_up(mesh.positions, scale, rows=vertex_ids, dtype=np.float32)
+    normal = to_y_up(mesh.normals, rows=vertex_ids, dtype=np.float32)
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+    attributes = pygltflib.Attributes(
+        POSITION=document.accessor(position, "VEC3", bounds=True),
+        NORMAL=document.accessor(normal, "VEC3"),
+        TEXCOORD_0=document.accessor(mesh.uv[vertex_ids].astype(np.float32), "VEC2"),
+    )
+    if atlas is not None:
+        lm = atlas.uv(mesh.vertex_face[vertex_ids], mesh.luxels[vertex_ids])
+        attributes.TEXCOORD_1 = document.accessor(lm, "VEC2")
+    if (mesh.triangle_disp[tris] >= 0).any():
+        color = np.ones((len(vertex_ids), 4), np.float32)
+        color[:, 3] = np.clip(mesh.alpha[vertex_ids] / 255.0, 0, 1)
+        attributes.COLOR_0 = document.accessor(color, "VEC4")
+    primitives = []
+    order = np.argsort(tex[tris], kind="stable")
+    groups = np.split(tris[order], np.flatnonzero(np.diff(tex[tris][order])) + 1)
+    index_type = np.uint16 if len(vertex_ids) < 65536 else np.uint32
+    for group in groups:
+        indices = remap[mesh.triangles[group]].astype(index_type).ravel()
+        primitives.append(pygltflib.Primitive(
+            attributes=attributes, material=material_of[int(tex[group[0]])], mode=4,
+            indices=document.accessor(indices, "SCALAR", target=ELEMENT_ARRAY_BUFFER),
+        ))
+    mesh_name = "skybox" if sky else model.name
+    gltf.meshes.append(pygltflib.Mesh(name=mesh_name, primitives=primitives))
+    node = pygltflib.Node(name=mesh_name, mesh=len(gltf.meshes) - 1,
+                          extras={"model": model.index, "classname": model.classname or ""})
+    if sky and skybox is not None:
+        # The engine draws the 3D skybox as seen from sky_camera, the player's view shrunk by
+        # its scale: world = (sky - sky_camera origin) * scale.
+        node.scale = [skybox.scale] * 3
+        node.translation = [float(v) for v in to_y_up(-skybox.origin[None] * skybox.scale, scale)[0]]
+        node.extras = {**node.extras, "skybox": True, "sky_camera_scale": skybox.scale}
+    elif model.index and model.angles.any():
+        rotation = Z_UP_TO_Y_UP @ model.rotation @ Z_UP_TO_Y_UP.T
+        node.rotation = [float(v) for v in finite(quaternions(rotation[None])[0], f"{model.name}'s angles")]
+    if model.index and model.origin.any():
+        node.translation = [float(v) for v in finite(to_y_up(model.origin[None], scale)[0],
+                                                     f"{model.name}'s origin")]
+    return node, len(vertex_ids)
+
+
+def _static_prop_nodes(document: GlbBuilder, parts: _MapParts, images: "_Images | None",
+                       sky_node: pygltflib.Node | None, stats: ExportStats) -> int:
+    """Add a node per static prop (with its model's mesh when a game is mounted) and the
+    ``static_props`` node above those outside the skybox; its index.  The skybox's props become
+    children of ``sky_node``, so they shrink with it."""
+    gltf, prop_nodes = document.gltf, parts.prop_nodes
+    if parts.prop_models is not None:
+        _place_prop_meshes(_ModelMeshes(document, images), parts, stats)
+    first = len(gltf.nodes)
+    gltf.nodes.extend(pygltflib.Node(**p) for p in prop_nodes)
+    in_sky = [first + i for i, p in enumerate(prop_nodes) if p["extras"].get("skybox")]
+    if in_sky and sky_node is not None:
+        sky_node.children = in_sky
+    in_world = [first + i for i, p in enumerate(prop_nodes) if first + i not in set(sky_node.children or ())] \
+        if sky_node is not None else list(range(first, first + len(prop_nodes)))
+    gltf.nodes.append(pygltflib.Node(name="static_props", children=in_world or None))
+    return len(gltf.nodes) - 1
 
 
 def _static_props(bsp: MapReader, scale: float) -> list[dict[str, Any]]:
@@ -418,30 +363,6 @@ def _static_props(bsp: MapReader, scale: float) -> list[dict[str, Any]]:
     skins = records["skin"].tolist() if "skin" in fields else [0] * len(records)
     return prop_node_fields(props.model_names(), floats(records["origin"]), floats(records["angles"]), size,
                             skins, scale)
-
-
-def prop_node_fields(models: list[str], origins: np.ndarray, angles: np.ndarray, sizes: np.ndarray,
-                     skins: list[int], scale: float) -> list[dict[str, Any]]:
-    """Node fields of props placed at ``origins`` ``(N, 3)`` with ``angles`` (pitch yaw roll) and
-    ``sizes`` ``(N, 3)`` (Hammer's axes, Z up), each named after its model: the glTF node of a
-    static prop, in any map format."""
-    origin = to_y_up(origins, scale)
-    rotation = Z_UP_TO_Y_UP @ angles_matrix(angles) @ Z_UP_TO_Y_UP.T
-    quat = quaternions(rotation)
-    size = np.asarray(sizes, np.float64)[:, [0, 2, 1]]
-    _finite(np.concatenate([origin, quat, size], axis=1), "static prop origins, angles and scales")
-    out = []
-    for i, model in enumerate(models):
-        node: dict[str, Any] = {
-            "name": model,
-            "translation": [float(v) for v in origin[i]],
-            "rotation": [float(v) for v in quat[i]],
-            "extras": {"model": model, "skin": int(skins[i]), "static_prop": i},
-        }
-        if not np.allclose(size[i], 1.0):
-            node["scale"] = [float(v) for v in size[i]]
-        out.append(node)
-    return out
 
 
 # ---- studio models: static props and ``sourcebsp model`` -------------------------------
@@ -473,17 +394,18 @@ def _prop_models(game: "GameFS", prop_nodes: list[dict[str, Any]]) -> "dict[str,
 class _ModelMeshes:
     """glTF meshes of studio models: vertex data written once per model, one mesh per (model, skin family)."""
 
-    def __init__(self, lib: Any, gltf: Any, blob: _Blob, scale: float, images: "_Images | None" = None) -> None:
-        self.lib, self.gltf, self.blob, self.scale, self.images = lib, gltf, blob, scale, images
-        self.attributes: dict[int, tuple[Any, list[int]]] = {}  # id(model) -> (attributes, index accessors)
+    def __init__(self, document: GlbBuilder, images: "_Images | None" = None) -> None:
+        self.document, self.gltf, self.scale, self.images = document, document.gltf, document.scale, images
+        # id(model) -> (attributes, index accessors)
+        self.attributes: dict[int, tuple[pygltflib.Attributes, list[int]]] = {}
         self.meshes: dict[tuple[int, int, str], int] = {}
         self.materials: dict[str, int] = {}
 
     def material(self, name: str) -> int:
         if name not in self.materials:
-            pbr = self.lib.PbrMetallicRoughness(baseColorFactor=[0.8, 0.8, 0.8, 1.0], metallicFactor=0.0,
-                                                roughnessFactor=1.0)
-            material = self.lib.Material(name=name, pbrMetallicRoughness=pbr, extras={"texture": name})
+            pbr = pygltflib.PbrMetallicRoughness(baseColorFactor=[0.8, 0.8, 0.8, 1.0], metallicFactor=0.0,
+                                                 roughnessFactor=1.0)
+            material = pygltflib.Material(name=name, pbrMetallicRoughness=pbr, extras={"texture": name})
             if self.images is not None:
                 self.images.dress(material, name, lightmap=False)
             self.gltf.materials.append(material)
@@ -505,44 +427,42 @@ class _ModelMeshes:
         if key in self.meshes and colors is None:
             return self.meshes[key]
         if id(model) not in self.attributes:
-            blob = self.blob
-            position = _finite(to_y_up(model.positions, self.scale, dtype=np.float32), f"{mesh_name}'s vertices")
+            document = self.document
+            position = finite(to_y_up(model.positions, self.scale, dtype=np.float32), f"{mesh_name}'s vertices")
             normal = to_y_up(model.normals, dtype=np.float32)
             normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
             normal[~np.isfinite(normal).all(axis=1)] = (0.0, 1.0, 0.0)
             normal[np.linalg.norm(normal, axis=1) < 0.5] = (0.0, 1.0, 0.0)  # a zero normal is not a unit one
             uv = np.where(np.isfinite(model.uvs), model.uvs, 0.0).astype(np.float32)
-            attributes = self.lib.Attributes(POSITION=blob.accessor(position, "VEC3", bounds=True),
-                                             NORMAL=blob.accessor(normal, "VEC3"),
-                                             TEXCOORD_0=blob.accessor(uv, "VEC2"))
+            attributes = pygltflib.Attributes(POSITION=document.accessor(position, "VEC3", bounds=True),
+                                              NORMAL=document.accessor(normal, "VEC3"),
+                                              TEXCOORD_0=document.accessor(uv, "VEC2"))
             index_type = np.uint16 if model.num_vertices < 65536 else np.uint32
-            indices = [blob.accessor(m.triangles.astype(index_type).ravel(), "SCALAR",
-                                     target=_ELEMENT_ARRAY_BUFFER) if len(m.triangles) else -1
+            indices = [document.accessor(m.triangles.astype(index_type).ravel(), "SCALAR",
+                                         target=ELEMENT_ARRAY_BUFFER) if len(m.triangles) else -1
                        for m in model.meshes]
             self.attributes[id(model)] = (attributes, indices)
         attributes, indices = self.attributes[id(model)]
         if colors is not None:
-            attributes = self.lib.Attributes(POSITION=attributes.POSITION, NORMAL=attributes.NORMAL,
-                                             TEXCOORD_0=attributes.TEXCOORD_0,
-                                             COLOR_0=self.blob.accessor(colors, "VEC4", normalized=True))
-        primitives = [self.lib.Primitive(attributes=attributes, indices=index, mode=4,
-                                         material=self.material(model.material_of(m, family)))
+            attributes = pygltflib.Attributes(POSITION=attributes.POSITION, NORMAL=attributes.NORMAL,
+                                              TEXCOORD_0=attributes.TEXCOORD_0,
+                                              COLOR_0=self.document.accessor(colors, "VEC4", normalized=True))
+        primitives = [pygltflib.Primitive(attributes=attributes, indices=index, mode=4,
+                                          material=self.material(model.material_of(m, family)))
                       for m, index in zip(model.meshes, indices) if index >= 0]
-        self.gltf.meshes.append(self.lib.Mesh(name=mesh_name, primitives=primitives,
-                                              extras={"skin": family, "triangles": model.num_triangles,
-                                                      **(extras or {})}))
+        self.gltf.meshes.append(pygltflib.Mesh(name=mesh_name, primitives=primitives,
+                                               extras={"skin": family, "triangles": model.num_triangles,
+                                                       **(extras or {})}))
         if colors is not None:
             return len(self.gltf.meshes) - 1
         self.meshes[key] = len(self.gltf.meshes) - 1
         return self.meshes[key]
 
 
-def _place_prop_meshes(lib: Any, gltf: Any, blob: _Blob, prop_nodes: list[dict[str, Any]],
-                       models: "dict[str, StudioModel | str]", scale: float, stats: ExportStats,
-                       images: "_Images | None" = None, light: "PropLight | None" = None) -> None:
+def _place_prop_meshes(meshes: _ModelMeshes, parts: _MapParts, stats: ExportStats) -> None:
     """Give each prop node its model's mesh (a lit prop: its own, with its colours); count the props drawn
     and those left empty."""
-    meshes = _ModelMeshes(lib, gltf, blob, scale, images)
+    prop_nodes, models, light = parts.prop_nodes, parts.prop_models or {}, parts.prop_light
     for i, node in enumerate(prop_nodes):
         name = node["extras"]["model"]
         model = models.get(name)
@@ -570,21 +490,14 @@ def _place_prop_meshes(lib: Any, gltf: Any, blob: _Blob, prop_nodes: list[dict[s
 
 def model_glb_pieces(model: "StudioModel", *, skin: int = 0, units: Units = "hammer") -> list[bytes | memoryview]:
     """A studio model's LOD 0 mesh (skin family ``skin``) as the pieces of a ``.glb`` file."""
-    lib = require("pygltflib", "glTF export")
-    scale = unit_scale(units)
-    gltf = lib.GLTF2()
-    gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
-                           extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale})
-    blob = _Blob(gltf, lib)
+    document = GlbBuilder(units)
+    gltf = document.gltf
     name = model.name.replace("\\", "/")
-    index = _ModelMeshes(lib, gltf, blob, scale).mesh(model, name, skin)
-    gltf.nodes.append(lib.Node(name=name, mesh=index, extras={"skin": skin}))
-    gltf.scenes = [lib.Scene(name=name, nodes=[0])]
+    index = _ModelMeshes(document).mesh(model, name, skin)
+    gltf.nodes.append(pygltflib.Node(name=name, mesh=index, extras={"skin": skin}))
+    gltf.scenes = [pygltflib.Scene(name=name, nodes=[0])]
     gltf.scene = 0
-    if blob.size:
-        gltf.buffers = [lib.Buffer(byteLength=blob.size + (-blob.size) % 4)]
-    document = gltf.gltf_to_json(separators=(",", ":"), indent=None).encode("utf-8")
-    return _glb(document, blob.parts, blob.size)
+    return document.pieces()
 
 
 def model_glb_bytes(model: "StudioModel", *, skin: int = 0, units: Units = "hammer") -> bytes:
@@ -624,8 +537,8 @@ def _load_textures(game: "GameFS", mesh: MapMesh, prop_models: "dict[str, Studio
 class _Images:
     """Texture images in the glTF, each once, and the materials that use them."""
 
-    def __init__(self, lib: Any, gltf: Any, blob: _Blob, library: "TextureLibrary") -> None:
-        self.lib, self.gltf, self.blob, self.library = lib, gltf, blob, library
+    def __init__(self, document: GlbBuilder, library: "TextureLibrary") -> None:
+        self.gltf, self.blob, self.library = document.gltf, document, library
         self.index: dict[str, int] = {}  # texture name -> glTF texture index
         self.sampler: int | None = None
 
@@ -638,17 +551,17 @@ class _Images:
             if image is None:
                 return None
             if self.sampler is None:
-                self.gltf.samplers.append(self.lib.Sampler(magFilter=_LINEAR, minFilter=_LINEAR,
-                                                           wrapS=_REPEAT, wrapT=_REPEAT))
+                self.gltf.samplers.append(pygltflib.Sampler(magFilter=_LINEAR, minFilter=_LINEAR,
+                                                            wrapS=_REPEAT, wrapT=_REPEAT))
                 self.sampler = len(self.gltf.samplers) - 1
-            self.gltf.images.append(self.lib.Image(bufferView=self.blob.view(image.png), mimeType="image/png",
-                                                   name=key))
-            self.gltf.textures.append(self.lib.Texture(source=len(self.gltf.images) - 1, sampler=self.sampler,
-                                                       name=key))
+            self.gltf.images.append(pygltflib.Image(bufferView=self.blob.view(image.png), mimeType="image/png",
+                                                    name=key))
+            self.gltf.textures.append(pygltflib.Texture(source=len(self.gltf.images) - 1, sampler=self.sampler,
+                                                        name=key))
             self.index[key] = len(self.gltf.textures) - 1
         return self.index[key]
 
-    def dress(self, material: Any, name: str, *, lightmap: bool) -> bool:
+    def dress(self, material: pygltflib.Material, name: str, *, lightmap: bool) -> bool:
         """Give ``material`` its VMT's base texture and alpha / culling; False when no texture was found.
 
         The baked light of a brush face stays on ``TEXCOORD_1`` as the
@@ -662,10 +575,10 @@ class _Images:
         if index is None:
             return False
         pbr = material.pbrMetallicRoughness
-        pbr.baseColorTexture = self.lib.TextureInfo(index=index, texCoord=0)
+        pbr.baseColorTexture = pygltflib.TextureInfo(index=index, texCoord=0)
         pbr.baseColorFactor = [1.0, 1.0, 1.0, 1.0]
         if lightmap:
-            material.occlusionTexture = self.lib.OcclusionTextureInfo(index=0, texCoord=1)
+            material.occlusionTexture = pygltflib.OcclusionTextureInfo(index=0, texCoord=1)
         if look.base2:
             second = self.texture(look.base2)
             if second is not None:  # the blend's second texture, for an importer that knows it

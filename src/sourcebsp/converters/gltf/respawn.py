@@ -2,55 +2,61 @@
 primitive per material, Y-up, in Hammer units or metres, and one empty node per static prop
 (``sprp``), named after its model and placed as the Source export places them
 (:func:`.prop_node_fields`; Respawn's models, MDL v52/v53, are not read).  The GLB framing and
-buffer views are the Source export's (:class:`._Blob`, :func:`._glb`)."""
+buffer views are every export's (:class:`.document.GlbBuilder`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from ..._extras import needs_extra
+from ...codecs.entities import Entity
 from ...model.respawn import RespawnMesh, build_respawn_mesh
 from ...numeric import floats, sorted_unique
 from ...respawn import RespawnBsp
-from .._common import Units, require, to_y_up, unit_scale
-from . import _ELEMENT_ARRAY_BUFFER, _Blob, _glb, prop_node_fields
+from .._common import Units, to_y_up
+from .document import ELEMENT_ARRAY_BUFFER, GlbBuilder, prop_node_fields
+from .options import ExportStats, GltfOptions
+
+with needs_extra("glTF export", "export"):
+    import pygltflib
 
 __all__ = ["RespawnExportStats", "respawn_glb_pieces", "export_respawn_glb"]
 
 
 @dataclass
-class RespawnExportStats:
-    """What :func:`export_respawn_glb` wrote."""
+class RespawnExportStats(ExportStats):
+    """What :func:`export_respawn_glb` wrote (``props``: static props, each an empty node named
+    after its model)."""
 
     nodes: int = 0
-    props: int = 0  # static props, each an empty node named after its model
-    meshes: int = 0
     primitives: int = 0
-    triangles: int = 0
-    materials: int = 0
+
+    def summary(self, output: str, options: GltfOptions) -> str:
+        return (f"{output}: {self.meshes} meshes ({self.primitives} primitives), {self.triangles} triangles, "
+                f"{self.materials} materials, {self.props} static props"
+                + (" (empty nodes: Respawn's models are not read)" if self.props else ""))
+
+    def notes(self, options: GltfOptions) -> list[str]:
+        return []
 
 
 def respawn_glb_pieces(bsp: RespawnBsp, *, units: Units = "hammer",
                        stats: RespawnExportStats | None = None) -> list[bytes | memoryview]:
     """The ``.glb`` file's bytes, in pieces (see :func:`export_respawn_glb`)."""
-    lib = require("pygltflib", "glTF export")
-    scale = unit_scale(units)
+    document = GlbBuilder(units, format=f"rBSP {bsp.version} ({bsp.variant.name})")
+    gltf, scale = document.gltf, document.scale
     mesh = build_respawn_mesh(bsp)
-    gltf = lib.GLTF2()
-    gltf.asset = lib.Asset(version="2.0", generator="sourcebsp",
-                           extras={"units": units, "up": "Y", "source_units_per_unit": 1.0 / scale,
-                                   "format": f"rBSP {bsp.version} ({bsp.variant.name})"})
-    blob = _Blob(gltf, lib)
     stats = stats if stats is not None else RespawnExportStats()
     material_of: dict[int, int] = {}
     for texture in sorted_unique(mesh.mesh_texture).tolist():
         material_of[texture] = len(gltf.materials)
-        gltf.materials.append(lib.Material(name=mesh.texture_names[texture], doubleSided=False,
-                                           pbrMetallicRoughness=lib.PbrMetallicRoughness(metallicFactor=0.0)))
+        pbr = pygltflib.PbrMetallicRoughness(metallicFactor=0.0)
+        gltf.materials.append(pygltflib.Material(name=mesh.texture_names[texture], doubleSided=False,
+                                                 pbrMetallicRoughness=pbr))
     # Each brush entity's model named as the Source export names it: "*N classname targetname".
-    users: dict[int, Any] = {}
+    users: dict[int, Entity] = {}
     for _, entities in bsp.entity_sets():
         for entity in entities:
             index = entity.model_index
@@ -60,17 +66,17 @@ def respawn_glb_pieces(bsp: RespawnBsp, *, units: Units = "hammer",
     for number, model in enumerate(mesh.models):
         first, count = int(model["first_mesh"]), int(model["num_meshes"])
         triangles = np.flatnonzero((mesh.triangle_mesh >= first) & (mesh.triangle_mesh < first + count))
-        primitives = _primitives(lib, blob, mesh, triangles, material_of, scale)
+        primitives = _primitives(document, mesh, triangles, material_of)
         if not primitives:
             continue
         user = users.get(number)
         classname = "worldspawn" if number == 0 else (user.classname or "") if user is not None else ""
         label = "world" if number == 0 else " ".join(
             p for p in (f"*{number}", classname, (user.get("targetname") or "") if user is not None else "") if p)
-        gltf.meshes.append(lib.Mesh(name=label, primitives=primitives))
+        gltf.meshes.append(pygltflib.Mesh(name=label, primitives=primitives))
         nodes.append(len(gltf.nodes))
-        gltf.nodes.append(lib.Node(name=label, mesh=len(gltf.meshes) - 1,
-                                   extras={"model": number, "classname": classname}))
+        gltf.nodes.append(pygltflib.Node(name=label, mesh=len(gltf.meshes) - 1,
+                                         extras={"model": number, "classname": classname}))
         stats.primitives += len(primitives)
         stats.triangles += len(triangles)
     found = bsp.static_props
@@ -81,19 +87,16 @@ def respawn_glb_pieces(bsp: RespawnBsp, *, units: Units = "hammer",
         placed = prop_node_fields(models, floats(props["origin"]), floats(props["angles"]), size,
                             props["skin"].tolist(), scale)
         nodes.extend(range(len(gltf.nodes), len(gltf.nodes) + len(placed)))
-        gltf.nodes.extend(lib.Node(**fields) for fields in placed)
+        gltf.nodes.extend(pygltflib.Node(**fields) for fields in placed)
         stats.props = len(placed)
-    gltf.scenes = [lib.Scene(name=bsp.path.stem if bsp.path is not None else "map", nodes=nodes)]
+    gltf.scenes = [pygltflib.Scene(name=bsp.path.stem if bsp.path is not None else "map", nodes=nodes)]
     gltf.scene = 0
     stats.nodes, stats.meshes, stats.materials = len(nodes), len(gltf.meshes), len(gltf.materials)
-    if blob.size:
-        gltf.buffers = [lib.Buffer(byteLength=blob.size + (-blob.size) % 4)]
-    document = gltf.gltf_to_json(separators=(",", ":"), indent=None).encode("utf-8")
-    return _glb(document, blob.parts, blob.size)
+    return document.pieces()
 
 
-def _primitives(lib: Any, blob: _Blob, mesh: RespawnMesh, triangles: np.ndarray, material_of: dict[int, int],
-                scale: float) -> list[Any]:
+def _primitives(document: GlbBuilder, mesh: RespawnMesh, triangles: np.ndarray,
+                material_of: dict[int, int]) -> list[pygltflib.Primitive]:
     """One primitive per material of these triangles, each with its own vertices."""
     texture = mesh.mesh_texture[mesh.triangle_mesh[triangles]]
     order = np.argsort(texture, kind="stable")
@@ -105,7 +108,7 @@ def _primitives(lib: Any, blob: _Blob, mesh: RespawnMesh, triangles: np.ndarray,
             continue
         corners = mesh.corners.reshape(-1, 3)[triangles[group]].ravel()
         used, local = np.unique(corners, return_inverse=True)
-        position = to_y_up(mesh.position, scale, rows=used, dtype=np.float32)
+        position = to_y_up(mesh.position, document.scale, rows=used, dtype=np.float32)
         normal = to_y_up(mesh.normal, rows=used)  # float64: a damaged normal's length may not fit a float32
         with np.errstate(over="ignore", invalid="ignore"):
             length = np.linalg.norm(normal, axis=1, keepdims=True)
@@ -114,11 +117,12 @@ def _primitives(lib: Any, blob: _Blob, mesh: RespawnMesh, triangles: np.ndarray,
         usable = np.isfinite(unit).all(axis=1, keepdims=True) & (length > 1e-6)
         normal = np.where(usable, unit, [0.0, 1.0, 0.0]).astype(np.float32)
         uv = np.nan_to_num(mesh.uv[used].astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)
-        attributes = lib.Attributes(POSITION=blob.accessor(position, "VEC3", bounds=True),
-                                    NORMAL=blob.accessor(normal, "VEC3"), TEXCOORD_0=blob.accessor(uv, "VEC2"))
-        indices = blob.accessor(local.astype(np.uint32).ravel(), "SCALAR", target=_ELEMENT_ARRAY_BUFFER)
-        primitives.append(lib.Primitive(attributes=attributes, indices=indices,
-                                        material=material_of[int(texture[group[0]])]))
+        attributes = pygltflib.Attributes(POSITION=document.accessor(position, "VEC3", bounds=True),
+                                          NORMAL=document.accessor(normal, "VEC3"),
+                                          TEXCOORD_0=document.accessor(uv, "VEC2"))
+        indices = document.accessor(local.astype(np.uint32).ravel(), "SCALAR", target=ELEMENT_ARRAY_BUFFER)
+        primitives.append(pygltflib.Primitive(attributes=attributes, indices=indices,
+                                              material=material_of[int(texture[group[0]])]))
     return primitives
 
 

@@ -35,13 +35,14 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
 import numpy as np
 
+from ..._extras import needs_extra
 from ..._io import atomic_write
 from ...errors import BspError
 from ...model.geometry import build_mesh
 from ...model.lightmaps import build_atlas
 from ...protocols import MapReader, MapSource
 from . import overview as ov
-from .._common import Progress, opened, report, require
+from .._common import Progress, opened, report
 from .camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camera, draw_perspective, \
     entity_camera, player_starts
 from .raster import clip_near, project_orthographic
@@ -136,22 +137,22 @@ def _source_sight(bsp: MapReader, scene: Scene) -> Sight:
                  lambda anchors: ov.playable_clusters(bsp, anchors))
 
 
-def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: Any, textures: bool, props: bool,
-           markers: bool = False) -> Scene:
+def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: str | Path | None, textures: bool,
+           props: bool, markers: bool = False) -> Scene:
     mesh = build_mesh(bsp, models="all", include_tools=include_tools)
     if not mesh.num_triangles:
         raise NothingToDraw("the map has no drawn faces to render (only tool faces or entities)")
     atlas = (build_atlas(bsp, hdr=False) or build_atlas(bsp, hdr=True)) if hdr is None else build_atlas(bsp, hdr=hdr)
-    images, geometry, missing, notes = None, None, 0, []
+    images, geometry, missing = None, None, 0
+    notes: list[str] = []
     if textures or props:
         from . import textures as rt
 
-        files = rt.GameFiles.for_map(bsp, game)
+        files = rt.game_files(bsp, game, notes)
         if textures and files is not None:
-            images = rt.texture_images(files, mesh.textures)
+            images = rt.texture_images(files, mesh.textures, notes)
         if props:
             geometry, missing = rt.prop_geometry(bsp, files, markers=markers)
-        notes = files.notes if files is not None else []
     scene = build_scene(bsp, mesh, atlas, texture_images=images, props=geometry)
     scene.props_missing = missing
     scene.notes = list(notes)
@@ -371,7 +372,8 @@ def image_format(path: str | Path) -> str:
 def save_image(result: RenderResult, path: str | Path) -> Path:
     """Write the picture atomically, in the format of the file's extension (.png, .jpg, .webp)."""
     fmt = image_format(path)
-    Image = require("PIL.Image", "writing pictures")
+    with needs_extra("writing pictures", "export"):
+        from PIL import Image
     buffer = io.BytesIO()
     options = {"quality": 90} if fmt in ("JPEG", "WEBP") else {}
     Image.fromarray(result.image, "RGB").save(buffer, fmt, **options)

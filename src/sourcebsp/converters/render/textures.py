@@ -1,17 +1,18 @@
 """Real textures and prop bounds for previews, read with srctools (the ``render`` extra).
 
-Files are looked up in the map's pakfile first, then in a game folder: a
-folder with ``gameinfo.txt`` is mounted with its search paths and VPKs as every
-command mounts it (:func:`sourcebsp.content.mount`); any other folder is read as it is (``materials/``,
-``models/`` under it).  Materials (VMT) are parsed by ``srctools.vmt``:
-``patch`` materials (the per-map cubemap copies vbsp writes into the
-pakfile) are followed through their ``include`` to the material that
-names ``$basetexture``.  Textures (VTF) are decoded by ``srctools.vtf``
-from the smallest mipmap at least :data:`TEXTURE_SIZE` wide and resized to
-``TEXTURE_SIZE`` squared; previews sample them nearest-texel.
+Files are looked up as every command looks them up (:class:`~sourcebsp.content.gamefs.GameFS`):
+in the map's pakfile first, then in a game folder: a folder with
+``gameinfo.txt`` is mounted with its search paths and VPKs
+(:func:`sourcebsp.content.mount`); any other folder is read as it is
+(``materials/``, ``models/`` under it).  A material's ``$basetexture`` is
+read by :func:`sourcebsp.content.materials.material_params` (``patch``
+materials followed through their ``include``); a texture is decoded by
+:mod:`sourcebsp.content.vtf` from the smallest mipmap at least
+:data:`TEXTURE_SIZE` wide and tall and resized to ``TEXTURE_SIZE``
+squared; previews sample them nearest-texel.
 
 Static props are drawn as their models' LOD 0 meshes
-(:mod:`sourcebsp.content.studiomodel`), coloured by the average colour of
+(:func:`sourcebsp.content.studiomodel.load_model`), coloured by the average colour of
 each mesh's base texture (grey when it is not found); a model whose mesh
 files are missing or broken is drawn as its bounding box: the MDL header's
 view bounds (``view_bbmin``/``view_bbmax``, the hull when those are empty);
@@ -20,31 +21,33 @@ marker at its origin, so no prop is left out of the picture.
 """
 from __future__ import annotations
 
-import io
-import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from ..._extras import needs_extra
-from ...errors import BspError
+from ...content import mount
+from ...content.gamefs import GameFS
+from ...content.materials import material_params, texture_path
+from ...content.studiomodel import StudioModel, load_model
+from ...content.studiomodel.mdl import read_mdl
+from ...content.vtf import read_vtf, srgb_to_linear
+from ...errors import BspError, BspFormatError
+from ...lump_ids import LumpId
 from ...model.geometry import angles_matrix
 from ...protocols import MapReader
 from ...numeric import sorted_unique
 
-__all__ = ["GameFiles", "texture_images", "prop_geometry", "PropGeometry", "TEXTURE_SIZE",
-           "MAX_PROP_TRIANGLES"]
+__all__ = ["game_files", "texture_images", "prop_geometry", "PropGeometry", "TEXTURE_SIZE", "MAX_PROP_TRIANGLES"]
 
 TEXTURE_SIZE = 64
 #: Colour of objects whose colour is not known (props without their textures).
 NEUTRAL = np.array([0.45, 0.45, 0.42])
 _MAX_FILE = 64 << 20  # bytes: a texture or model larger than this is not read
-# What srctools raises on files it cannot parse (it has no single error class).
-_PARSE_ERRORS = (ValueError, KeyError, IndexError, EOFError, OSError, NotImplementedError, TypeError,
-                 AttributeError, ArithmeticError, UnicodeError, struct.error)
 _MAX_DECODED = 2048  # texels per side of the mipmap decoded (a larger one is not read)
+# A file that cannot be read is drawn as one that is not found.
+_READ_ERRORS = (BspError, OSError, ValueError, KeyError)
 
 
 def _srctools() -> bool:
@@ -55,54 +58,24 @@ def _srctools() -> bool:
     return True
 
 
-class GameFiles:
-    """Files a map needs, from its pakfile and from a game folder (see the module notes)."""
+def game_files(bsp: MapReader, game: str | Path | None, notes: list[str]) -> GameFS | None:
+    """The files of ``bsp`` (its pakfile) and ``game``; None when srctools is missing.
 
-    def __init__(self, pakfile: Any, game: Any, notes: list[str]) -> None:
-        self._pak = pakfile
-        self._game = game
-        self.notes = notes
-
-    @classmethod
-    def for_map(cls, bsp: MapReader, game: str | Path | None = None) -> "GameFiles | None":
-        """The files of ``bsp`` (and ``game``); None when srctools is missing."""
-        notes: list[str] = []
-        if not _srctools():
-            if game is not None:
-                with needs_extra("textures from a game folder", "render"):
-                    import srctools  # noqa: F401 - raises, naming the extra
-            return None
-        pak = bsp.lump_or_none("PAKFILE")
-        fsys = None
+    What is worth telling about the mount (search paths it could not follow) is added to ``notes``.
+    """
+    if not _srctools():
         if game is not None:
-            fsys = _mount(Path(game), notes)
-        return cls(pak if pak is not None and len(pak) else None, fsys, notes)
-
-    def read(self, name: str) -> bytes | None:
-        """A file's bytes, or None when neither the pakfile nor the game has it."""
-        name = name.replace("\\", "/").lower()
-        if self._pak is not None and self._pak.has_file(name):
-            try:
-                if self._pak.get_entry(name).size <= _MAX_FILE:
-                    return bytes(self._pak.read(name))
-            except (KeyError, ValueError, OSError):
-                pass
-            return None
-        if self._game is not None:
-            try:
-                location = self._game.find(name, pakfile=False)
-                data = self._game.read(location) if location is not None else None
-            except (BspError, OSError, ValueError):
-                return None
-            return data if data is not None and len(data) <= _MAX_FILE else None
+            with needs_extra("textures from a game folder", "render"):
+                import srctools  # noqa: F401 - raises, naming the extra
         return None
+    fs = GameFS() if game is None else _mount(Path(game), notes)
+    fs.attach_pakfile(bsp.lump_or_none(LumpId.PAKFILE), str(getattr(bsp, "path", "") or "map"))
+    return fs
 
 
-def _mount(folder: Path, notes: list[str]) -> Any:
+def _mount(folder: Path, notes: list[str]) -> GameFS:
     """The game as every command mounts it (:func:`sourcebsp.content.mount`): a folder with
     ``gameinfo.txt`` by its search paths, any other folder as it is."""
-    from ...content import mount
-
     if not folder.is_dir():
         raise FileNotFoundError(2, "no such game folder", str(folder))
     fs = mount(folder)
@@ -113,74 +86,43 @@ def _mount(folder: Path, notes: list[str]) -> Any:
     return fs
 
 
-def _base_texture(files: GameFiles, material: str) -> str | None:
-    """The ``$basetexture`` of a material, following ``patch`` includes."""
-    from srctools.vmt import Material
-
-    name = f"materials/{material.lower().replace(chr(92), '/')}.vmt"
-    for _ in range(4):
-        data = files.read(name)
-        if data is None:
-            return None
-        try:
-            # Lines keep their ends: a // comment ends at its line, not at the file's end.
-            mat = Material.parse(data.decode("utf-8", "replace").splitlines(keepends=True), name)
-        except (*_PARSE_ERRORS, _token_error()):
-            return None
-        if mat.shader.lower() == "patch":
-            found = _patch_value(mat, "$basetexture")
-            if found:
-                return found
-            include = mat.get("include", "")
-            if not include:
-                return None
-            name = include.replace("\\", "/").lower()
-            continue
-        value = mat.get("$basetexture", "")
-        return value or None
-    return None
+def _read(files: GameFS, name: str) -> bytes | None:
+    """A file's bytes, or None when it is found nowhere, is too large or cannot be read."""
+    try:
+        return files.read_file(name, max_size=_MAX_FILE)
+    except _READ_ERRORS:
+        return None
 
 
-def _token_error() -> type[Exception]:
-    from srctools.tokenizer import TokenSyntaxError
-
-    return TokenSyntaxError
-
-
-def _patch_value(mat: Any, key: str) -> str | None:
-    for block in getattr(mat, "blocks", ()):
-        for prop in getattr(block, "iter_tree", lambda: ())():
-            if prop.name == key.lower() and not prop.has_children():
-                return str(prop.value)
-    return None
+def _base_texture(files: GameFS, material: str) -> str | None:
+    """The ``$basetexture`` of a material (``patch`` materials followed), or None."""
+    params = material_params(lambda name: _read(files, name), material)
+    return None if params is None else params.get("$basetexture") or None
 
 
-def _decode(files: GameFiles, texture: str) -> np.ndarray | None:
+def _decode(files: GameFS, texture: str) -> np.ndarray | None:
     """Linear RGB ``(S, S, 3)`` of a VTF texture, or None."""
     from PIL import Image
-    from srctools.vtf import VTF
 
-    data = files.read(f"materials/{texture.lower().replace(chr(92), '/')}.vtf")
+    name = texture_path(texture)
+    data = _read(files, name)
     if data is None:
         return None
     try:
-        vtf = VTF.read(io.BytesIO(data))
-        mip = 0
-        while mip + 1 < vtf.mipmap_count and (vtf.width >> (mip + 1)) >= TEXTURE_SIZE \
-                and (vtf.height >> (mip + 1)) >= TEXTURE_SIZE:
-            mip += 1
-        if max(vtf.width >> mip, vtf.height >> mip) > _MAX_DECODED:
+        vtf = read_vtf(data, name)
+        mip = vtf.mip_at_least(TEXTURE_SIZE)
+        if max(vtf.mip_size(mip)) > _MAX_DECODED:
             return None
-        picture = vtf.get(mipmap=mip).to_PIL().convert("RGB")
-    except _PARSE_ERRORS:
+        picture = vtf.rgba(mip).convert("RGB")
+    except BspFormatError:
         return None
     picture = picture.resize((TEXTURE_SIZE, TEXTURE_SIZE), Image.Resampling.BILINEAR)
-    srgb = np.asarray(picture, np.float32) / 255
-    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+    return srgb_to_linear(np.asarray(picture, np.float32) / 255)
 
 
-def texture_images(files: GameFiles, materials: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(images, index)``: decoded textures and, per texdata entry, its image (``-1``: not found)."""
+def texture_images(files: GameFS, materials: list[str], notes: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(images, index)``: decoded textures and, per texdata entry, its image (``-1``: not found); the
+    textures that could not be read are told in ``notes``."""
     index = np.full(len(materials), -1, np.int64)
     images: list[np.ndarray] = []
     seen: dict[str, int] = {}
@@ -202,24 +144,20 @@ def texture_images(files: GameFiles, materials: list[str]) -> tuple[np.ndarray, 
         index[k] = seen[key]
     if failed:
         shown = ", ".join(failed[:5]) + (f" and {len(failed) - 5} more" if len(failed) > 5 else "")
-        files.notes.append(f"{len(failed)} texture{'s' if len(failed) > 1 else ''} could not be read "
+        notes.append(f"{len(failed)} texture{'s' if len(failed) > 1 else ''} could not be read "
                            f"({shown}); {'their' if len(failed) > 1 else 'its'} average colour is used")
     if not images:
         return None
     return np.stack(images).astype(np.float32), index
 
 
-def _model_bounds(files: GameFiles, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+def _model_bounds(files: GameFS, name: str) -> tuple[np.ndarray, np.ndarray] | None:
     """The model's box from its ``.mdl`` header: the view bounds, the hull when those are empty."""
-    from ...content.studiomodel.mdl import read_mdl
-    from ...errors import BspError
-
-    path = name.replace("\\", "/").lower()
-    data = files.read(path)
+    data = _read(files, name)
     if data is None:
         return None
     try:
-        header = read_mdl(data, path)
+        header = read_mdl(data, name)
     except BspError:
         return None
     lo, hi = np.array(header.view[0], np.float64), np.array(header.view[1], np.float64)
@@ -246,26 +184,16 @@ class PropGeometry:
     markers: np.ndarray  # (M, 8, 3) world corners of the markers
 
 
-def _load_model(files: GameFiles, name: str) -> Any:
+def _load_model(files: GameFS, name: str) -> StudioModel | None:
     """The studio model ``name`` with its mesh (None when its files are missing or broken)."""
-    from ...content.studiomodel import VTX_SUFFIXES, build_model
-    from ...errors import BspError
-
-    path = name.replace("\\", "/").lower()
-    mdl = files.read(path)
-    if mdl is None:
-        return None
-    stem = path[:-4] if path.endswith(".mdl") else path
-    vvd = files.read(stem + ".vvd")
-    vtx = next(((stem + s, d) for s in VTX_SUFFIXES for d in [files.read(stem + s)] if d is not None), None)
     try:
-        model = build_model(path, mdl, None if vvd is None else (stem + ".vvd", vvd), vtx)
-    except BspError:
+        model = load_model(files, name, max_size=_MAX_FILE)
+    except _READ_ERRORS:
         return None
-    return model if model.num_triangles else None
+    return model if model is not None and model.num_triangles else None
 
 
-def _mesh_colours(files: GameFiles, model: Any, skin: int, cache: dict[str, np.ndarray]) -> np.ndarray:
+def _mesh_colours(files: GameFS, model: StudioModel, skin: int, cache: dict[str, np.ndarray]) -> np.ndarray:
     """(T, 3) linear colour of each triangle of ``model`` in skin family ``skin``."""
     parts = []
     for mesh in model.meshes:
@@ -291,7 +219,7 @@ def _placed(records: np.ndarray, local: np.ndarray) -> np.ndarray:
     return placed
 
 
-def prop_geometry(bsp: MapReader, files: GameFiles | None, *, markers: bool = True,
+def prop_geometry(bsp: MapReader, files: GameFS | None, *, markers: bool = True,
                   max_triangles: int = MAX_PROP_TRIANGLES) -> tuple[PropGeometry | None, int]:
     """The static props as meshes, boxes and markers, and how many props had no model found."""
     if not bsp.has_lump("GAME_LUMP"):

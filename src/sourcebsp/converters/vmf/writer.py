@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .._common import format_lines, format_many
+from ...numformat import format_lines, format_many
 
 __all__ = [
     "VmfDisp", "VmfSide", "VmfSolid", "VmfEntity", "VmfMap",
