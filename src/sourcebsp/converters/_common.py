@@ -52,11 +52,12 @@ def to_y_up(points: np.ndarray, scale: float = 1.0, *, rows: np.ndarray | None =
 
 @contextlib.contextmanager
 def opened(bsp_or_path: MapSource) -> Iterator[MapReader]:
-    """A BspFile: the one given, or the map at a path (closed afterwards)."""
+    """A map: the one given, or the one at a path in the container its first bytes call for
+    (:func:`sourcebsp.opening.open`), closed afterwards."""
     if isinstance(bsp_or_path, (str, os.PathLike)):
-        from .. import BspFile
+        from .. import opening
 
-        with BspFile.open(bsp_or_path) as bsp:
+        with opening.open(bsp_or_path) as bsp:
             yield bsp
     else:
         yield bsp_or_path

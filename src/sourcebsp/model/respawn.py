@@ -10,6 +10,7 @@ lump and the record's file offset.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeGuard
 
 import numpy as np
 
@@ -18,7 +19,16 @@ from ..errors import BspFormatError
 from ..numeric import range_rows
 from ..respawn import RespawnBsp
 
-__all__ = ["RespawnMesh", "build_respawn_mesh"]
+if TYPE_CHECKING:
+    from ..protocols import MapReader
+
+__all__ = ["RespawnMesh", "build_respawn_mesh", "is_respawn_map"]
+
+
+def is_respawn_map(bsp: MapReader) -> TypeGuard[RespawnBsp]:
+    """Whether ``bsp`` is a Titanfall map (its branch read by the rBSP container): the one question a
+    converter asks before it takes the map's meshes and collision brushes instead of faces and brushes."""
+    return bsp.variant.container == "respawn"
 
 
 @dataclass
