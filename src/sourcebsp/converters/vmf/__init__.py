@@ -114,8 +114,8 @@ def decompile(bsp_or_path: MapSource, path: str | Path, *, props: bool = True, o
     Parameters
     ----------
     bsp_or_path : MapReader or path
-        A map of any branch (a Titanfall map: see :mod:`~sourcebsp.converters.vmf.respawn`,
-        which has no use for the options of faces, displacements, overlays and cubemaps).
+        A map of any branch (a Titanfall map's decompile, and the options it ignores:
+        :mod:`~sourcebsp.converters.vmf.respawn`).
     path : path of the ``.vmf`` to write
     props, overlays, cubemaps : bool
         Write static props (``prop_static``), overlays (``info_overlay``) and

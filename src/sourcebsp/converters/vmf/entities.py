@@ -1,4 +1,5 @@
-"""Entities of a decompiled map: the entity lump, static props, cubemaps, overlays.
+"""Entities of a decompiled map: the entity lump, static props, cubemaps, overlays; the world
+entity, outputs and player-start cameras both VMF builders (Source's and Titanfall's) write.
 
 * Every entity of the entity lump is written with its keys in map order,
   except ``hammerid`` (it becomes the entity's VMF ``id``), a brush

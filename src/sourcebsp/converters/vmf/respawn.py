@@ -1,5 +1,10 @@
 """Decompile a Titanfall rBSP map into a Hammer VMF: its collision brushes and its entities.
 
+:func:`~sourcebsp.converters.vmf.decompile` and :func:`~sourcebsp.converters.vmf.build_vmf`
+come here for a Titanfall map (or its path); the options a Titanfall map has no use for
+(``overlays``, ``cubemaps``, ``rotation_fix``, ``ladders``, ``visgroups``, ``visclusters``) are
+ignored.
+
 What comes back:
 
 * the world's brushes: every CM_BRUSHES brush that closes into a convex solid
