@@ -31,13 +31,12 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
 from ..._extras import needs_extra
 from ..._io import atomic_write
-from ...errors import BspError
 from ...model.geometry import build_mesh
 from ...model.lightmaps import build_atlas
 from ...model.respawn import is_respawn_map
@@ -48,7 +47,7 @@ from .camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camer
     entity_camera, player_starts
 from .raster import clip_near, project_orthographic
 from .respawn import respawn_scene_and_sight
-from .scene import Scene, build_scene
+from .scene import NothingToDraw, Scene, Sight, build_scene
 from .shade import contrast, shade
 
 __all__ = ["RenderResult", "NothingToDraw", "CameraError", "render", "save_image", "render_file", "render_png",
@@ -65,10 +64,6 @@ BACKGROUND = {"overview": np.array([0, 0, 0], np.uint8), "top": np.array([34, 38
 MAX_PIXELS = 64_000_000
 #: Below this fraction of covered pixels a picture is reported as nearly empty.
 NEARLY_EMPTY = 0.15
-
-
-class NothingToDraw(BspError):
-    """The map has no drawn faces (only entities, or only tool faces)."""
 
 
 @dataclass
@@ -98,27 +93,6 @@ class RenderResult:
     levels: list[tuple[float, float]] = field(default_factory=list)  # floor height bands of an overview
     contrast: float = 0.0
     warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Sight:
-    """What the views know of a map beyond its triangles, each asked for only when a view needs it.
-
-    ``starts()`` the player-start cameras; ``markers()`` spawns and objectives;
-    ``camera_at(name)`` a named entity's camera; ``culler()`` the eye position's
-    potentially visible triangles (None: no visibility data); ``inside`` whether
-    points are in open space (None: not known); ``triangle_clusters(corners,
-    normal)`` the cluster in front of each triangle (-1: unknown);
-    ``playable(anchors)`` the clusters players reach (None: all).
-    """
-
-    starts: Callable[[], list[Camera]]
-    markers: Callable[[], list[ov.Marker]]
-    camera_at: Callable[[str], Camera]
-    culler: Callable[[], Callable[[np.ndarray], np.ndarray | None] | None]
-    inside: Callable[[np.ndarray], np.ndarray] | None
-    triangle_clusters: Callable[[np.ndarray, np.ndarray], np.ndarray]
-    playable: Callable[[np.ndarray], np.ndarray | None]
 
 
 def _source_sight(bsp: MapReader, scene: Scene) -> Sight:

@@ -25,11 +25,10 @@ from ...model.respawn import build_respawn_mesh
 from ...numeric import floats
 from . import overview as ov
 from .camera import camera_of, starts_of
-from .scene import TEX_UV, Scene
+from .scene import TEX_UV, NothingToDraw, Scene, Sight
 
 if TYPE_CHECKING:
     from ...respawn import RespawnBsp
-    from . import Sight
 
 __all__ = ["respawn_scene_and_sight", "HIDDEN_MESH_FLAGS"]
 
@@ -44,8 +43,6 @@ def respawn_scene_and_sight(bsp: RespawnBsp) -> tuple[Scene, Sight]:
 
     Raises :class:`~sourcebsp.converters.render.NothingToDraw` when no mesh is left to draw.
     """
-    from . import NothingToDraw, Sight  # the package imports this module: its names are there by the first call
-
     mesh = build_respawn_mesh(bsp)
     flags = bsp.array("MESHES")["flags"].astype(np.int64)
     tools = np.array([name.replace("\\", "/").lower().startswith("tools/") for name in mesh.texture_names], bool)
@@ -71,10 +68,10 @@ def respawn_scene_and_sight(bsp: RespawnBsp) -> tuple[Scene, Sight]:
     attrs = np.where(np.isfinite(attrs), attrs, 0.0)
     scene = Scene(points, normal, triangles.astype(np.int64), attrs, albedo, np.full(len(points), -1, np.int64),
                   np.zeros(len(points), bool), None)
-    return scene, _sight(bsp, Sight)
+    return scene, _sight(bsp)
 
 
-def _sight(bsp: RespawnBsp, sight: type[Sight]) -> Sight:
+def _sight(bsp: RespawnBsp) -> Sight:
     """The views' knowledge of a Titanfall map: its entities (lump and ``.ent`` files); no tree, no PVS."""
     entities = [entity for _, found in bsp.entity_sets() for entity in found]
     models = bsp.array("MODELS")
@@ -89,6 +86,6 @@ def _sight(bsp: RespawnBsp, sight: type[Sight]) -> Sight:
         box = model_box(index)
         return None if box is None else (box[0] + box[1]) / 2
 
-    return sight(lambda: starts_of(entities), lambda: ov.markers_of(entities, model_box),
+    return Sight(lambda: starts_of(entities), lambda: ov.markers_of(entities, model_box),
                  lambda name: camera_of(entities, name, model_centre), lambda: None, None,
                  lambda corners, normal: np.full(len(corners), -1, np.int64), lambda anchors: None)
