@@ -47,7 +47,8 @@ from .camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camer
     entity_camera, player_starts
 from .raster import clip_near, project_orthographic
 from .respawn import respawn_scene_and_sight
-from .scene import NothingToDraw, Scene, Sight, build_scene
+from .scene import NothingToDraw, Scene, build_scene
+from .sight import Sight
 from .shade import contrast, shade
 
 __all__ = ["RenderResult", "NothingToDraw", "CameraError", "render", "save_image", "render_file", "render_png",

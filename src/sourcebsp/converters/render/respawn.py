@@ -25,7 +25,8 @@ from ...model.respawn import build_respawn_mesh
 from ...numeric import floats
 from . import overview as ov
 from .camera import camera_of, starts_of
-from .scene import TEX_UV, NothingToDraw, Scene, Sight
+from .scene import TEX_UV, NothingToDraw, Scene
+from .sight import Sight
 
 if TYPE_CHECKING:
     from ...respawn import RespawnBsp

@@ -1,5 +1,4 @@
-"""What the renderer draws: the map's triangles and what colours them, and what the views know
-of the map beyond them (:class:`Sight`), whatever its container.
+"""What the renderer draws: the map's triangles and what colours them.
 
 A :class:`Scene` holds world-space triangles (brush faces, displacements,
 static prop boxes) with per-corner attributes (lightmap atlas UV, texture
@@ -12,7 +11,7 @@ pixel is shaded by :mod:`~sourcebsp.converters.render.shade`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,11 +22,9 @@ from ...protocols import MapReader
 from .textures import NEUTRAL
 
 if TYPE_CHECKING:
-    from . import overview as ov
-    from .camera import Camera
     from .textures import PropGeometry
 
-__all__ = ["Scene", "Sight", "NothingToDraw", "PackedAtlas", "build_scene", "LUMINANCE"]
+__all__ = ["Scene", "NothingToDraw", "PackedAtlas", "build_scene", "LUMINANCE"]
 
 LUMINANCE = np.array([0.2126, 0.7152, 0.0722], np.float32)
 #: Colour of the markers of props whose model is not found (linear; a strong orange).
@@ -39,27 +36,6 @@ _PACK_CHUNK = 1 << 18  # atlas texels converted at once
 
 class NothingToDraw(BspError):
     """The map has no drawn faces (only entities, or only tool faces)."""
-
-
-@dataclass
-class Sight:
-    """What the views know of a map beyond its triangles, each asked for only when a view needs it.
-
-    ``starts()`` the player-start cameras; ``markers()`` spawns and objectives;
-    ``camera_at(name)`` a named entity's camera; ``culler()`` the eye position's
-    potentially visible triangles (None: no visibility data); ``inside`` whether
-    points are in open space (None: not known); ``triangle_clusters(corners,
-    normal)`` the cluster in front of each triangle (-1: unknown);
-    ``playable(anchors)`` the clusters players reach (None: all).
-    """
-
-    starts: Callable[[], list[Camera]]
-    markers: Callable[[], list[ov.Marker]]
-    camera_at: Callable[[str], Camera]
-    culler: Callable[[], Callable[[np.ndarray], np.ndarray | None] | None]
-    inside: Callable[[np.ndarray], np.ndarray] | None
-    triangle_clusters: Callable[[np.ndarray, np.ndarray], np.ndarray]
-    playable: Callable[[np.ndarray], np.ndarray | None]
 
 
 @dataclass
