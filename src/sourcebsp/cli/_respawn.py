@@ -1,4 +1,4 @@
-"""The CLI's Titanfall rBSP paths: ``info``, ``repack``, ``export``, ``decompile``, ``props`` and ``pak`` of a map
+"""The CLI's Titanfall rBSP paths: ``info``, ``repack``, ``export``, ``props`` and ``pak`` of a map
 :mod:`sourcebsp.respawn` reads (``entities`` and ``edit-entities`` have theirs in their modules).
 
 Kept apart from the Source commands so that each of them gains only a two-line hook.
@@ -25,14 +25,6 @@ def is_rbsp(path: str | os.PathLike[str]) -> bool:
         return is_respawn(map_head(path))  # a .bsp.bz2 unpacked only as far as its first bytes
     except OSError:
         return False
-
-
-def decompile(path: str | os.PathLike[str], output: str | os.PathLike[str], **options: Any) -> Any:
-    """``decompile`` of a Titanfall map: its collision brushes and entities (see
-    :mod:`sourcebsp.converters.vmf.respawn`); returns the decompile's statistics."""
-    from ..converters.vmf.respawn import decompile_respawn
-
-    return decompile_respawn(str(path), str(output), **options)
 
 
 def describe(path: str, *, strict: bool = True) -> dict[str, Any]:

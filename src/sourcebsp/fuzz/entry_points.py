@@ -21,7 +21,6 @@ from ..converters.gltf.respawn import export_respawn_glb
 from ..converters.obj import export_obj
 from ..converters.render import render  # a Titanfall map's meshes too (converters.render.respawn)
 from ..converters.vmf import decompile
-from ..converters.vmf.respawn import decompile_respawn
 from ..lump_ids import LumpId
 from ..model.brushes import build_brushes, closed_brushes, model_brushes
 from ..model.geometry import build_mesh, face_polygons
@@ -209,7 +208,7 @@ def _respawn_export(path: Path, scratch: Path) -> None:
 
 
 def _respawn_decompile(path: Path, scratch: Path) -> None:
-    decompile_respawn(path, scratch / "respawn.vmf")
+    decompile(RespawnBsp.open(path), scratch / "respawn.vmf")
 
 
 def _respawn_save(path: Path, scratch: Path) -> None:
