@@ -23,7 +23,7 @@ from sourcebsp.protocols import GameLumpEntry, PartitionFiles
 from ..conftest import corpus_map
 
 ONE_PATH_MODULES = ["cli/info.py", "cli/entities.py", "cli/edit_entities.py", "cli/props.py", "cli/pak.py",
-                    "cli/repack.py", "scan/rows.py", "fuzz/entry_points.py"]
+                    "cli/repack.py", "scan/rows.py"]
 
 
 @pytest.mark.parametrize("module", ONE_PATH_MODULES)
@@ -31,8 +31,13 @@ def test_no_command_chooses_a_container(module: str) -> None:
     text = (Path(sourcebsp.__file__).parent / module).read_text(encoding="utf-8")
     for name in ("is_rbsp", "is_respawn", "RespawnBsp", "_respawn."):
         assert name not in text, f"{module} names {name}"
-    if module != "fuzz/entry_points.py":  # its Source-only entry points (the BSP tree, faces) open a BspFile
-        assert "BspFile" not in text
+    assert "BspFile" not in text
+
+
+def test_the_cli_has_no_titanfall_module() -> None:
+    cli = Path(sourcebsp.__file__).parent / "cli"
+    assert not (cli / "_respawn.py").exists()
+    assert not [path.name for path in cli.glob("*.py") if "is_rbsp" in path.read_text(encoding="utf-8")]
 
 
 def _titanfall_with_companions(tmp_path: Path) -> Path:

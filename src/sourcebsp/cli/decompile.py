@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import _common, _respawn
+from . import _common
 from ._maps import MapList, MapResult, find_maps, map_stem, print_batch_table, run_batch
 from ._progress import steps
 
@@ -55,17 +55,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                    visclusters=args.visclusters, io_format=args.format or "map", check=args.report is not None)
 
     def single() -> int:
-        from ..converters.vmf import DECOMPILE_STEPS, decompile, decompile_report
-        from ..converters.vmf.respawn import RESPAWN_STEPS
+        from .. import opening
+        from ..converters.vmf import decompile, decompile_report, decompile_steps
 
-        respawn = _respawn.is_rbsp(args.map[0])
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map[0]])
         if args.report not in (None, "-"):
             _common.check_output(args.report, overwrite=args.overwrite, inputs=[args.map[0]])
 
-        with steps("decompile", RESPAWN_STEPS if respawn else DECOMPILE_STEPS) as progress:
-            run = _respawn.decompile if respawn else decompile
-            stats = run(args.map[0], args.output, progress=progress, **options)
+        with opening.open(args.map[0]) as bsp, steps("decompile", decompile_steps(bsp)) as progress:
+            stats = decompile(bsp, args.output, progress=progress, **options)
         skipped = f", {len(stats.skipped_brushes)} brushes skipped (not closed)" if stats.skipped_brushes else ""
         line = (f"{args.output}: {stats.solids} solids ({stats.world_solids} world, {stats.detail_solids} detail, "
                 f"{stats.entity_solids} in entities), {stats.sides} sides, {stats.displacements} displacements, "
@@ -92,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _common.check_output(args.report, overwrite=args.overwrite, inputs=maps)
         out_dir.mkdir(parents=True, exist_ok=True)
         def one(path: Path) -> Any:
-            return (_respawn.decompile if _respawn.is_rbsp(path) else decompile)(path, targets[path], **options)
+            return decompile(path, targets[path], **options)
 
         batch = run_batch("decompile", maps, one)
 

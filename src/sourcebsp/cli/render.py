@@ -10,11 +10,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from . import _common
 from ._maps import MapList, find_maps, run_batch
 from ._progress import steps
+
+if TYPE_CHECKING:
+    from ..converters.render import RenderResult
 
 _DEFAULT_SIZE = {"overview": (1024, 1024), "top": (1024, 1024), "player": (1280, 720)}
 
@@ -82,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         found = find_maps(args.maps)
         maps = found.paths
         if found.batch:
-            return _batch(rd, found, Path(args.output), args, options)
+            return _batch(found, Path(args.output), args, options)
         out = Path(args.output)
         _common.check_output(out, overwrite=args.overwrite, inputs=[maps[0]])
         try:
@@ -97,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"sourcebsp: error: {exc}", file=sys.stderr)
             return 1
         rd.save_image(result, out)
-        txt = _write_overview_txt(rd, result, out, maps[0], args, options) \
+        txt = _write_overview_txt(result, out, maps[0], args, options) \
             if args.overview_txt or args.sections else None
         for warning in result.warnings:
             print(f"sourcebsp: warning: {maps[0].name}: {warning}", file=sys.stderr)
@@ -107,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _common.run(body, args)
 
 
-def _summary(out: Path, result: Any) -> str:
+def _summary(out: Path, result: RenderResult) -> str:
     h, w = result.image.shape[:2]
     shading = "lightmaps" if result.lit else "face normals"
     colour = "textures" if result.textured else "average texture colours"
@@ -125,10 +128,11 @@ def _summary(out: Path, result: Any) -> str:
     return text
 
 
-def _write_overview_txt(rd: Any, result: Any, out: Path, bsp_path: Path, args: argparse.Namespace,
+def _write_overview_txt(result: RenderResult, out: Path, bsp_path: Path, args: argparse.Namespace,
                         options: dict[str, Any]) -> Path | None:
     """The overview file beside the picture, and with ``--sections`` a picture per lower level."""
     from .._io import atomic_write
+    from ..converters import render as rd
 
     if result.overview is None:
         print("sourcebsp: warning: --overview-txt applies to overview and top views only", file=sys.stderr)
@@ -153,17 +157,19 @@ def _write_overview_txt(rd: Any, result: Any, out: Path, bsp_path: Path, args: a
     return txt
 
 
-def _batch(rd: Any, found: MapList, folder: Path, args: argparse.Namespace, options: dict[str, Any]) -> int:
+def _batch(found: MapList, folder: Path, args: argparse.Namespace, options: dict[str, Any]) -> int:
+    from ..converters import render as rd
+
     maps = found.paths
     folder.mkdir(parents=True, exist_ok=True)
 
-    def one(path: Path) -> Any:
+    def one(path: Path) -> RenderResult:
         out = found.output(path, folder, f".{args.format}")
         _common.check_output(out, overwrite=args.overwrite, inputs=[path])
         result = rd.render(path, **options)
         rd.save_image(result, out)
         if args.overview_txt or args.sections:
-            _write_overview_txt(rd, result, out, path, args, options)
+            _write_overview_txt(result, out, path, args, options)
         print(_summary(out, result))
         return result
 

@@ -23,13 +23,13 @@ from ..converters.gltf.respawn import export_respawn_glb
 from ..converters.obj import export_obj
 from ..converters.render import render  # a Titanfall map's meshes too (converters.render.respawn)
 from ..converters.vmf import decompile
-from ..converters.vmf.respawn import decompile_respawn
 from ..lump_ids import LumpId
 from ..model.brushes import build_brushes, closed_brushes, model_brushes
 from ..model.geometry import build_mesh, face_polygons
 from ..model.lightmaps import build_atlas
 from ..opening import open as open_map
 from ..queries import ambient_cubes, ambient_light
+from ..respawn import RespawnBsp
 
 if TYPE_CHECKING:
     from ..protocols import MapReader
@@ -200,7 +200,7 @@ def _respawn_export(path: Path, scratch: Path) -> None:
 
 
 def _respawn_decompile(path: Path, scratch: Path) -> None:
-    decompile_respawn(path, scratch / "respawn.vmf")
+    decompile(RespawnBsp.open(path), scratch / "respawn.vmf")
 
 
 #: name -> entry point, in the order a user meets them.

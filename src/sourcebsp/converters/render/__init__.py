@@ -23,34 +23,33 @@ lightmap; with textures found in the pakfile or a game folder
 through the face UVs.  Static props are drawn as the bounding boxes of their
 models when the model files are found.
 
-A Titanfall rBSP map (a :class:`~sourcebsp.respawn.RespawnBsp` or its path) is drawn
-from its meshes in the same views (:mod:`~sourcebsp.converters.render.respawn`).
+Any map, or its path, is drawn: a Titanfall rBSP map (a :class:`~sourcebsp.respawn.RespawnBsp`)
+from its meshes, in the same views (:mod:`~sourcebsp.converters.render.respawn`).
 """
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
 from ..._extras import needs_extra
 from ..._io import atomic_write
-from ...errors import BspError
 from ...model.geometry import build_mesh
 from ...model.lightmaps import build_atlas
+from ...model.respawn import is_respawn_map
 from ...protocols import MapReader, MapSource
 from . import overview as ov
 from .._common import Progress, opened, report
 from .camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camera, draw_perspective, \
     entity_camera, player_starts
 from .raster import clip_near, project_orthographic
-from .scene import Scene, build_scene
+from .respawn import respawn_scene_and_sight
+from .scene import NothingToDraw, Scene, build_scene
+from .sight import Sight
 from .shade import contrast, shade
-
-if TYPE_CHECKING:
-    from ...respawn import RespawnBsp
 
 __all__ = ["RenderResult", "NothingToDraw", "CameraError", "render", "save_image", "render_file", "render_png",
            "overview_text", "level_sections", "PLAYER_STARTS", "EYE_HEIGHT", "RENDER_STEPS", "VIEWS", "IMAGE_FORMATS"]
@@ -66,10 +65,6 @@ BACKGROUND = {"overview": np.array([0, 0, 0], np.uint8), "top": np.array([34, 38
 MAX_PIXELS = 64_000_000
 #: Below this fraction of covered pixels a picture is reported as nearly empty.
 NEARLY_EMPTY = 0.15
-
-
-class NothingToDraw(BspError):
-    """The map has no drawn faces (only entities, or only tool faces)."""
 
 
 @dataclass
@@ -99,27 +94,6 @@ class RenderResult:
     levels: list[tuple[float, float]] = field(default_factory=list)  # floor height bands of an overview
     contrast: float = 0.0
     warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Sight:
-    """What the views know of a map beyond its triangles, each asked for only when a view needs it.
-
-    ``starts()`` the player-start cameras; ``markers()`` spawns and objectives;
-    ``camera_at(name)`` a named entity's camera; ``culler()`` the eye position's
-    potentially visible triangles (None: no visibility data); ``inside`` whether
-    points are in open space (None: not known); ``triangle_clusters(corners,
-    normal)`` the cluster in front of each triangle (-1: unknown);
-    ``playable(anchors)`` the clusters players reach (None: all).
-    """
-
-    starts: Callable[[], list[Camera]]
-    markers: Callable[[], list[ov.Marker]]
-    camera_at: Callable[[str], Camera]
-    culler: Callable[[], Callable[[np.ndarray], np.ndarray | None] | None]
-    inside: Callable[[np.ndarray], np.ndarray] | None
-    triangle_clusters: Callable[[np.ndarray, np.ndarray], np.ndarray]
-    playable: Callable[[np.ndarray], np.ndarray | None]
 
 
 def _source_sight(bsp: MapReader, scene: Scene) -> Sight:
@@ -159,7 +133,7 @@ def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: str | Pa
     return scene
 
 
-def render(bsp_or_path: MapSource | RespawnBsp, *, view: View = "overview", size: tuple[int, int] = (1024, 1024),
+def render(bsp_or_path: MapSource, *, view: View = "overview", size: tuple[int, int] = (1024, 1024),
            include_tools: bool = False, hdr: bool | None = None, fov: float = 90.0,
            camera: Sequence[float] | None = None, at: str | None = None,
            height_range: tuple[float, float] | None = None, markers: bool = False,
@@ -203,20 +177,15 @@ def render(bsp_or_path: MapSource | RespawnBsp, *, view: View = "overview", size
         raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
     if not 1.0 <= fov <= 170.0:
         raise ValueError(f"the field of view must be 1-170 degrees, not {fov}")
-    from .respawn import is_respawn_source, respawn_scene_and_sight
-
-    if is_respawn_source(bsp_or_path):  # Titanfall's rBSP: its meshes, no lightmaps, textures or props
-        scene, sight = respawn_scene_and_sight(bsp_or_path)
+    with opened(bsp_or_path) as bsp:
+        if is_respawn_map(bsp):  # Titanfall's rBSP: its meshes, no lightmaps, textures or props
+            scene, sight = respawn_scene_and_sight(bsp)
+        else:
+            scene = _scene(bsp, include_tools, hdr, game, textures, props and view != "top", view == "overview")
+            sight = _source_sight(bsp, scene)
         report(progress, "meshes")
         report(progress, "colours")
         result = _view(sight, scene, view, width, height, fov, camera, at, height_range, markers, level, progress)
-    else:
-        with opened(bsp_or_path) as bsp:
-            scene = _scene(bsp, include_tools, hdr, game, textures, props and view != "top", view == "overview")
-            report(progress, "meshes")
-            report(progress, "colours")
-            result = _view(_source_sight(bsp, scene), scene, view, width, height, fov, camera, at, height_range,
-                           markers, level, progress)
     result.props, result.props_missing = scene.props_drawn, scene.props_missing
     result.warnings[:0] = scene.notes
     if result.covered < NEARLY_EMPTY:
@@ -380,7 +349,7 @@ def save_image(result: RenderResult, path: str | Path) -> Path:
     return atomic_write(Path(path), buffer.getvalue())
 
 
-def render_file(bsp_or_path: MapSource | RespawnBsp, path: str | Path, **options: Any) -> RenderResult:
+def render_file(bsp_or_path: MapSource, path: str | Path, **options: Any) -> RenderResult:
     """Render (options as :func:`render`) and write the picture (format by extension)."""
     image_format(path)  # refuse a bad name before the work
     result = render(bsp_or_path, **options)

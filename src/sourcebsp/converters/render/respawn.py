@@ -16,8 +16,7 @@ models are not read).
 """
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,13 +25,13 @@ from ...model.respawn import build_respawn_mesh
 from ...numeric import floats
 from . import overview as ov
 from .camera import camera_of, starts_of
-from .scene import TEX_UV, Scene
+from .scene import TEX_UV, NothingToDraw, Scene
+from .sight import Sight
 
 if TYPE_CHECKING:
     from ...respawn import RespawnBsp
-    from . import Sight
 
-__all__ = ["is_respawn_source", "respawn_scene_and_sight", "HIDDEN_MESH_FLAGS"]
+__all__ = ["respawn_scene_and_sight", "HIDDEN_MESH_FLAGS"]
 
 #: MESHES.flags of meshes not drawn: SKY_2D, SKY, SKIP, TRIGGER (bsp_tool's titanfall.MeshFlags).
 HIDDEN_MESH_FLAGS = 0x0002 | 0x0004 | 0x20000 | 0x40000
@@ -40,31 +39,11 @@ HIDDEN_MESH_FLAGS = 0x0002 | 0x0004 | 0x20000 | 0x40000
 GREY = 0.5
 
 
-def is_respawn_source(source: Any) -> "TypeGuard[RespawnBsp | str | os.PathLike[str]]":
-    """Whether ``source`` (a map object or a path) is a Titanfall map; a path is told by its
-    first bytes (a ``.bsp.bz2`` unpacked only that far)."""
-    from ...opening import map_head
-    from ...respawn import RespawnBsp, is_respawn
-
-    if isinstance(source, RespawnBsp):
-        return True
-    if isinstance(source, (str, os.PathLike)):
-        try:
-            return is_respawn(map_head(source))
-        except OSError:
-            return False  # the Source path reports the file's error
-    return False
-
-
-def respawn_scene_and_sight(source: RespawnBsp | str | os.PathLike[str]) -> tuple[Scene, Sight]:
+def respawn_scene_and_sight(bsp: RespawnBsp) -> tuple[Scene, Sight]:
     """The drawable triangles of a Titanfall map and what the views know of it (see the module).
 
     Raises :class:`~sourcebsp.converters.render.NothingToDraw` when no mesh is left to draw.
     """
-    from ...respawn import RespawnBsp
-    from . import NothingToDraw, Sight
-
-    bsp = source if isinstance(source, RespawnBsp) else RespawnBsp.open(source)
     mesh = build_respawn_mesh(bsp)
     flags = bsp.array("MESHES")["flags"].astype(np.int64)
     tools = np.array([name.replace("\\", "/").lower().startswith("tools/") for name in mesh.texture_names], bool)
@@ -90,10 +69,10 @@ def respawn_scene_and_sight(source: RespawnBsp | str | os.PathLike[str]) -> tupl
     attrs = np.where(np.isfinite(attrs), attrs, 0.0)
     scene = Scene(points, normal, triangles.astype(np.int64), attrs, albedo, np.full(len(points), -1, np.int64),
                   np.zeros(len(points), bool), None)
-    return scene, _sight(bsp, Sight)
+    return scene, _sight(bsp)
 
 
-def _sight(bsp: RespawnBsp, sight: type[Sight]) -> Sight:
+def _sight(bsp: RespawnBsp) -> Sight:
     """The views' knowledge of a Titanfall map: its entities (lump and ``.ent`` files); no tree, no PVS."""
     entities = [entity for _, found in bsp.entity_sets() for entity in found]
     models = bsp.array("MODELS")
@@ -108,6 +87,6 @@ def _sight(bsp: RespawnBsp, sight: type[Sight]) -> Sight:
         box = model_box(index)
         return None if box is None else (box[0] + box[1]) / 2
 
-    return sight(lambda: starts_of(entities), lambda: ov.markers_of(entities, model_box),
+    return Sight(lambda: starts_of(entities), lambda: ov.markers_of(entities, model_box),
                  lambda name: camera_of(entities, name, model_centre), lambda: None, None,
                  lambda corners, normal: np.full(len(corners), -1, np.int64), lambda anchors: None)

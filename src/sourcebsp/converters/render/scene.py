@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...errors import BspError
 from ...model.geometry import MapMesh, reflectivity
 from ...model.lightmaps import LightmapAtlas
 from ...protocols import MapReader
@@ -23,7 +24,7 @@ from .textures import NEUTRAL
 if TYPE_CHECKING:
     from .textures import PropGeometry
 
-__all__ = ["Scene", "PackedAtlas", "build_scene", "LUMINANCE"]
+__all__ = ["Scene", "NothingToDraw", "PackedAtlas", "build_scene", "LUMINANCE"]
 
 LUMINANCE = np.array([0.2126, 0.7152, 0.0722], np.float32)
 #: Colour of the markers of props whose model is not found (linear; a strong orange).
@@ -31,6 +32,10 @@ MARKER = np.array([0.9, 0.25, 0.02])
 # Attribute columns of Scene.attrs.
 LM_UV, TEX_UV = 0, 2
 _PACK_CHUNK = 1 << 18  # atlas texels converted at once
+
+
+class NothingToDraw(BspError):
+    """The map has no drawn faces (only entities, or only tool faces)."""
 
 
 @dataclass

@@ -55,7 +55,8 @@ faces are whatever texinfo vbsp left them (it drops the texinfos no face
 uses and points such sides at another one), so only sides that have faces
 keep their own alignment.
 
-Titanfall rBSP maps have their own, smaller decompile (collision brushes and entities):
+A Titanfall rBSP map (a :class:`~sourcebsp.RespawnBsp` or its path) goes through the same
+functions to its own, smaller decompile (collision brushes and entities):
 :mod:`~sourcebsp.converters.vmf.respawn`.
 
 Not converted yet: water overlays (``info_overlay_transition``, the
@@ -71,7 +72,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..._io import atomic_write
 from .._common import opened, report
-from .decompile import DECOMPILE_STEPS, DecompileOptions, DecompileStats, build_vmf
+from .decompile import DECOMPILE_STEPS, DecompileOptions, DecompileStats, build_vmf, decompile_steps
 from .checks import Problem, check_vmf
 from .writer import VmfMap
 
@@ -79,14 +80,15 @@ if TYPE_CHECKING:
     from ...protocols import MapSource
 
 __all__ = ["decompile", "decompile_text", "decompile_report", "build_vmf", "check_vmf", "DecompileOptions",
-           "DecompileStats", "DECOMPILE_STEPS", "Problem", "VmfMap"]
+           "DecompileStats", "DECOMPILE_STEPS", "Problem", "VmfMap", "decompile_steps"]
 
 
 def decompile_text(bsp_or_path: MapSource, *, props: bool = True, overlays: bool = True, cubemaps: bool = True,
                    detail_as_world: bool = False, rotation_fix: bool = True, ladders: bool = True,
                    visgroups: bool = True, cameras: bool = True, visclusters: bool = False, io_format: str = "map",
                    check: bool = False, progress: Callable[[str], None] | None = None) -> tuple[str, DecompileStats]:
-    """The VMF text of a map (a :class:`~sourcebsp.BspFile` or a path) and the decompile's statistics.
+    """The VMF text of a map (any :class:`~sourcebsp.protocols.MapReader`, or a path) and the decompile's
+    statistics.
 
     With ``check``, the document is checked for compile-readiness
     (:func:`~sourcebsp.converters.vmf.checks.check_vmf`) and
@@ -111,7 +113,9 @@ def decompile(bsp_or_path: MapSource, path: str | Path, *, props: bool = True, o
 
     Parameters
     ----------
-    bsp_or_path : BspFile or path
+    bsp_or_path : MapReader or path
+        A map of any branch (a Titanfall map's decompile, and the options it ignores:
+        :mod:`~sourcebsp.converters.vmf.respawn`).
     path : path of the ``.vmf`` to write
     props, overlays, cubemaps : bool
         Write static props (``prop_static``), overlays (``info_overlay``) and
@@ -134,7 +138,7 @@ def decompile(bsp_or_path: MapSource, path: str | Path, *, props: bool = True, o
     check : bool
         Check the document for compile-readiness (``stats.problems``).
     progress : callable, optional
-        Called with the name of each finished step (:data:`DECOMPILE_STEPS`).
+        Called with the name of each finished step (:func:`decompile_steps`).
     """
     text, stats = decompile_text(bsp_or_path, props=props, overlays=overlays, cubemaps=cubemaps,
                                  detail_as_world=detail_as_world, rotation_fix=rotation_fix, ladders=ladders,

@@ -40,18 +40,23 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ...codecs.entities import Output
 from ...flags import Contents
 from ...lump_ids import LumpId
 from ...model.brushes import BrushSet, brush_models_of, build_brushes, leaf_models
 from ...model.geometry import angles_matrix, texture_names
+from ...model.respawn import is_respawn_map
 from ...protocols import MapReader
 from ...queries import leaf_at
-from .entities import COMPILER_KEYS, cubemap_pairs, overlay_pairs, split_keys, static_prop_pairs
+from .document import DecompileOptions, DecompileStats, finish_document
+from .entities import (
+    COMPILER_KEYS, cubemap_pairs, format_outputs, output_text, overlay_pairs, parse_int, parse_vector,
+    player_cameras, split_keys, static_prop_pairs, world_entity,
+)
 from .areaportals import (
     AREAPORTAL_CLASSES, PortalOwners, areaportal_keys, areaportal_owners, entity_boxes,
 )
 from .geometry import PLANE_RULE, prism_planes
+from .respawn import RESPAWN_STEPS, build_respawn_vmf
 from .solids import (
     FaceMatch, IdCounter, PlaneSpec, SideTable, attach_displacements, brush_frames, brush_solids, made_solids,
     match_faces, restore_side_ids, side_table,
@@ -64,11 +69,10 @@ if TYPE_CHECKING:
     from ...codecs.occlusion import Occlusion
 
 __all__ = ["DecompileOptions", "DecompileStats", "DECOMPILE_STEPS", "OCCLUDER_DEPTH", "MOVEDIR_CLASSES",
-           "ANGLES_ZEROED_CLASSES", "build_vmf", "rotation_rule", "output_text", "viscluster_boxes"]
+           "ANGLES_ZEROED_CLASSES", "build_vmf", "decompile_steps", "rotation_rule", "output_text", "viscluster_boxes"]
 
 DECOMPILE_STEPS = ("brushes", "faces", "displacements", "entities", "props", "overlays", "write")
 OCCLUDER_DEPTH = 1.0
-_ENTITY_SOLID_COLOR = "220 30 220"
 
 #: Classes whose ``angles`` the game reads as a direction of movement: the
 #: ``SetMovedir`` callers of the Source SDK before 2013 (SDK 2013 reads
@@ -85,86 +89,6 @@ ANGLES_ZEROED_CLASSES = frozenset({
     "func_wall", "func_wall_toggle", "func_vehicleclip", "func_illusionary", "func_breakable", "func_plat",
     "func_platrot",
 })
-
-
-@dataclass(frozen=True)
-class DecompileOptions:
-    props: bool = True  # static props -> prop_static
-    overlays: bool = True  # overlays -> info_overlay
-    cubemaps: bool = True  # cubemap samples -> env_cubemap
-    detail_as_world: bool = False  # CONTENTS_DETAIL brushes stay in the world, not func_detail
-    rotation_fix: bool = True  # turn rotated brush entities' solids, drop their angles
-    ladders: bool = True  # CONTENTS_LADDER world brushes -> func_ladder
-    visgroups: bool = True  # Hammer visgroups for what was rebuilt
-    cameras: bool = True  # a Hammer camera at each player start
-    visclusters: bool = False  # func_viscluster boxes around clusters only a func_viscluster explains
-    io_format: str = "map"  # outputs' separator: "map" (as stored), "old" (commas, Hammer 4.x), "new" (ESC)
-
-
-@dataclass
-class DecompileStats:
-    """What a decompile wrote, and what it could not."""
-
-    world_solids: int = 0
-    detail_solids: int = 0
-    entity_solids: int = 0
-    sides: int = 0
-    brush_entities: int = 0
-    point_entities: int = 0
-    displacements: int = 0
-    displacement_brushes_made: int = 0
-    static_props: int = 0
-    overlays: int = 0
-    cubemaps: int = 0
-    occluder_solids: int = 0
-    areaportal_solids: int = 0
-    #: Areaportal brushes given to an entity of the lump, by rule: "lump" (the AREAPORTALS entry on
-    #: them), "order" (vbsp's numbering), "target" (next to the door the entity names), "references".
-    areaportal_owners: dict[str, int] = field(default_factory=dict)
-    ladders: int = 0
-    skipped_brushes: list[int] = field(default_factory=list)  # BRUSHES rows not closed and convex
-    restored_side_ids: int = 0
-    restored_tool_textures: int = 0
-    default_axes: int = 0
-    #: Brush entities with ``angles``: (classname, targetname or model, rule) where rule is
-    #: "rotated", "movedir" or "angles-zeroed" (see :func:`rotation_rule`), or "kept" without rotation_fix.
-    entity_rotation: list[tuple[str, str, str]] = field(default_factory=list)
-    #: What could not be rebuilt, and why.
-    not_rebuilt: list[str] = field(default_factory=list)
-    perpendicular_axes_fixed: int = 0  # sides whose texture axes were perpendicular to them
-    sides_off_plane: int = 0  # BSP sides whose plane points are more than 1e-3 units off the BSP plane
-    max_off_plane: float = 0.0
-    #: BSP sides whose written points define a plane off their BSP plane by geometry.PLANE_RULE.
-    sides_off_plane_rule: int = 0
-    #: The side whose defined plane is farthest from its BSP plane (relative to the rule):
-    #: {"side": VMF side id, "brush": BRUSHES row, "brushside": BRUSHSIDES row, "normal_error", "dist_error"}.
-    worst_plane: dict[str, Any] | None = None
-    bsp_brushes: int = 0  # rows of the BRUSHES lump
-    cubemap_sides: int = 0  # sides named by env_cubemap "sides", from the materials vbsp patched
-    cameras: int = 0
-    visgroups: int = 0
-    visclusters: int = 0  # func_viscluster entities rebuilt (with the visclusters option)
-    problems: list[Any] | None = None  # compile-readiness problems (checks.Problem), None: not checked
-    entity_classes: dict[str, int] = field(default_factory=dict)  # entities written, by class
-
-    @property
-    def solids(self) -> int:
-        return self.world_solids + self.detail_solids + self.entity_solids
-
-
-def _vector(text: str | None) -> np.ndarray | None:
-    try:
-        values = [float(p) for p in (text or "").split()]
-    except ValueError:
-        return None
-    return np.array(values) if len(values) == 3 and np.all(np.isfinite(values)) else None
-
-
-def _int(text: str | None) -> int | None:
-    try:
-        return int(str(text).strip())
-    except (TypeError, ValueError):
-        return None
 
 
 # ---- brush entities and their rotation ------------------------------------------------------
@@ -196,8 +120,8 @@ def model_placements(entities: list[Any], rotation_fix: bool) -> dict[int, _Plac
         m = e.model_index
         if m is None or m <= 0 or m in out:
             continue
-        origin = _vector(e.get("origin"))
-        angles = _vector(e.get("angles"))
+        origin = parse_vector(e.get("origin"))
+        angles = parse_vector(e.get("angles"))
         rule = rotation_rule(e.classname or "", angles, rotation_fix)
         rotation = angles_matrix(angles) if rule == "rotated" and angles is not None else np.eye(3)
         out[m] = _Placement(i, origin if origin is not None else np.zeros(3), rotation, rule)
@@ -301,7 +225,7 @@ def viscluster_boxes(bsp: MapReader, entities: list[Any]) -> tuple[list[tuple[in
                    "writes no portal file when a map leaks)"
     areas = _leaf_areas(leafs)
     cameras = [o for e in entities if (e.classname or "").casefold() == "sky_camera"
-               and (o := _vector(e.get("origin"))) is not None]
+               and (o := parse_vector(e.get("origin"))) is not None]
     sky_areas = areas[np.atleast_1d(leaf_at(bsp, np.array(cameras)))] if cameras else np.zeros(0, np.int64)
     rows = np.flatnonzero(world & ~solid & (cluster >= 0))
     ids, which, counts = np.unique(cluster[rows], return_inverse=True, return_counts=True)
@@ -339,47 +263,12 @@ def _visclusters(bsp: MapReader, entities: list[Any], game: str, counter: IdCoun
 
 
 # ---- entities ---------------------------------------------------------------------------------
-_ESC = "\x1b"
-
-
-def output_text(key: str, value: str, io_format: str) -> str:
-    """An output's value with the separator of ``io_format``.
-
-    Hammer 4.x (``"old"``) separates the five fields with commas, later
-    Hammers (``"new"``) with ESC (0x1B); ``"map"`` keeps what the map has.
-    A field holding a comma keeps ESC.
-    """
-    parsed = Output.parse(key, value)
-    if io_format == "map" or parsed is None:
-        return value
-    fields = value.split(parsed.separator)
-    if io_format == "old" and any("," in f for f in fields):
-        return value
-    return ("," if io_format == "old" else _ESC).join(fields)
-
-
-def _outputs(outputs: list[tuple[str, str]], io_format: str) -> list[tuple[str, str]]:
-    return [(k, output_text(k, v, io_format)) for k, v in outputs]
-
-
-def _world_entity(worldspawn: Entity | None, io_format: str = "map") -> tuple[VmfEntity, int]:
-    pairs: list[tuple[str, str]] = [("classname", "worldspawn")]
-    outputs: list[tuple[str, str]] = []
-    mapversion = 1
-    if worldspawn is not None:
-        keys, outputs = split_keys(worldspawn.items(), drop=("classname",))
-        outputs = _outputs(outputs, io_format)
-        pairs += keys
-        mapversion = _int(worldspawn.get("mapversion")) or 1
-    return VmfEntity(1, pairs, outputs), mapversion
-
-
 def _lump_entity(entity: Entity, index: int, groups: _BrushGroups, placements: dict[int, _Placement],
                  occluder_solids: Callable[[int], list[VmfSolid]], stats: DecompileStats,
                  io_format: str = "map") -> VmfEntity:
     """One entity of the entity lump, with the solids that belong to it."""
     keys, outputs = split_keys(entity.items(), drop=("classname",))
-    outputs = _outputs(outputs, io_format)
+    outputs = format_outputs(outputs, io_format)
     m = entity.model_index
     solids: list[VmfSolid] = []
     placement = placements.get(m) if m is not None else None
@@ -390,7 +279,7 @@ def _lump_entity(entity: Entity, index: int, groups: _BrushGroups, placements: d
             stats.entity_rotation.append((entity.classname or "", label, placement.rule))
         if placement.rule == "rotated":
             keys = [(k, v) for k, v in keys if k.casefold() != "angles"]
-    portal = _int(entity.get("portalnumber"))
+    portal = parse_int(entity.get("portalnumber"))
     if portal is not None and portal in groups.areaportal:
         solids = solids + groups.areaportal.pop(portal)
     elif index in groups.portal_entity:
@@ -399,12 +288,12 @@ def _lump_entity(entity: Entity, index: int, groups: _BrushGroups, placements: d
         reason = groups.portal_unresolved.get(index, "no areaportal brush in the map for its portal")
         label = entity.get("targetname") or portal
         stats.not_rebuilt.append(f"{entity.classname} {label}: {reason}")
-    occluder = _int(entity.get("occludernumber"))
+    occluder = parse_int(entity.get("occludernumber"))
     if occluder is not None:
         solids = solids + occluder_solids(occluder)
     if solids or m is not None:
         keys = [(k, v) for k, v in keys if k.casefold() != "model" or not (v == "" or v.startswith("*"))]
-    hid = _int(entity.get("hammerid"))
+    hid = parse_int(entity.get("hammerid"))
     return VmfEntity(hid if hid and hid > 1 else 0, [("classname", entity.classname or "")] + keys, outputs, solids)
 
 
@@ -413,7 +302,7 @@ def _entities(bsp: MapReader, entities: list[Any], groups: _BrushGroups, placeme
               io_format: str = "map") -> VmfMap:
     """The world and every entity of the lump, then the brush entities the decompiler rebuilt."""
     worldspawn = next((e for e in entities if (e.classname or "").casefold() == "worldspawn"), None)
-    world, mapversion = _world_entity(worldspawn, io_format)
+    world, mapversion = world_entity(worldspawn, io_format)
     world.solids = groups.world + extra_world
     vmf = VmfMap(world, mapversion=mapversion)
     occlusion = bsp.lump_or_none(LumpId.OCCLUSION)
@@ -509,33 +398,6 @@ def cubemap_sides(bsp: MapReader, faces: np.ndarray, face_ids: np.ndarray) -> di
     return out
 
 
-#: Classes where a player starts: a Hammer camera is put at each.
-PLAYER_STARTS = frozenset({
-    "info_player_start", "info_player_terrorist", "info_player_counterterrorist", "info_player_teamspawn",
-    "info_player_deathmatch", "info_player_combine", "info_player_rebel", "info_survivor_position",
-})
-_EYE_HEIGHT = 64.0
-_MAX_CAMERAS = 16
-
-
-def player_cameras(entities: list[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``(position, look)`` of a camera at eye height over each player start, looking along its angles."""
-    out = []
-    for e in entities:
-        if (e.classname or "").casefold() not in PLAYER_STARTS:
-            continue
-        origin = _vector(e.get("origin"))
-        if origin is None:
-            continue
-        angles = _vector(e.get("angles"))
-        forward = angles_matrix(angles if angles is not None else np.zeros(3))[:, 0]
-        position = origin + [0.0, 0.0, _EYE_HEIGHT]
-        out.append((position, position + 256.0 * forward))
-        if len(out) == _MAX_CAMERAS:
-            break
-    return out
-
-
 #: Hammer visgroups for what the decompiler rebuilt: (name, color).
 VISGROUPS = {"detail": ("Detail", "0 192 255"), "areaportals": ("Areaportals", "255 0 255"),
              "ladders": ("Ladders", "255 160 0"), "displacements": ("Displacements", "0 255 0"),
@@ -569,39 +431,6 @@ def _visgroups(vmf: VmfMap, made: list[VmfSolid]) -> None:
             solid.visgroups.append(group("reconstructed"))
 
 
-def _number(vmf: VmfMap) -> int:
-    """Give entities their ``hammerid`` (when unique) or new ids, and solids new ids; returns the side count."""
-    seen: set[int] = {1}
-    for entity in vmf.entities:
-        if entity.id and entity.id not in seen:
-            seen.add(entity.id)
-        else:
-            entity.id = 0
-    ids = IdCounter(seen, max(seen) + 1)
-    for entity in vmf.entities:
-        if not entity.id:
-            entity.id = ids.take()
-    sides = 0
-    for solid in vmf.iter_solids():
-        solid.id = ids.take()
-        sides += len(solid.sides)
-    for entity in vmf.entities:
-        if entity.solids:
-            entity.color = _ENTITY_SOLID_COLOR
-    return sides
-
-
-def _count(vmf: VmfMap, stats: DecompileStats) -> None:
-    classes: dict[str, int] = {}
-    for e in vmf.entities:
-        classes[e.classname] = classes.get(e.classname, 0) + 1
-    stats.entity_classes = dict(sorted(classes.items()))
-    stats.world_solids = len(vmf.world.solids)
-    stats.detail_solids = sum(len(e.solids) for e in vmf.entities if e.classname == "func_detail")
-    stats.entity_solids = sum(len(e.solids) for e in vmf.entities if e.classname != "func_detail")
-    stats.brush_entities = sum(1 for e in vmf.entities if e.solids)
-
-
 def _plane_rule(brushes: BrushSet, table: SideTable, side_ids: np.ndarray) -> tuple[int, dict[str, Any] | None]:
     """Written BSP sides whose points define a plane off the rule, and the worst side (see DecompileStats)."""
     written = brushes.closed[brushes.side_brush] if len(brushes.side_index) else np.zeros(0, bool)
@@ -620,9 +449,18 @@ def _plane_rule(brushes: BrushSet, table: SideTable, side_ids: np.ndarray) -> tu
 
 
 # ---- the whole map ------------------------------------------------------------------------------
+def decompile_steps(bsp: MapReader) -> tuple[str, ...]:
+    """The steps a decompile of ``bsp`` reports, writing included (:data:`DECOMPILE_STEPS`, or
+    :data:`~sourcebsp.converters.vmf.respawn.RESPAWN_STEPS` for a Titanfall map)."""
+    return RESPAWN_STEPS if is_respawn_map(bsp) else DECOMPILE_STEPS
+
+
 def build_vmf(bsp: MapReader, options: DecompileOptions | None = None,
               progress: Callable[[str], None] | None = None) -> tuple[VmfMap, DecompileStats]:
-    """The VMF document of ``bsp`` and the statistics of the decompile."""
+    """The VMF document of ``bsp``, a map of any branch, and the statistics of the decompile (a
+    Titanfall map's from its collision brushes: :func:`~sourcebsp.converters.vmf.respawn.build_respawn_vmf`)."""
+    if is_respawn_map(bsp):
+        return build_respawn_vmf(bsp, options, progress)
     options = options or DecompileOptions()
     if options.io_format not in ("map", "old", "new"):
         raise ValueError(f"io_format must be 'map', 'old' or 'new', not {options.io_format!r}")
@@ -701,8 +539,7 @@ def build_vmf(bsp: MapReader, options: DecompileOptions | None = None,
     if options.visgroups:
         _visgroups(vmf, disps.solids)
         stats.visgroups = len(vmf.visgroups)
-    stats.sides = _number(vmf)
-    _count(vmf, stats)
+    finish_document(vmf, stats)
     return vmf, stats
 
 

@@ -1,4 +1,5 @@
-"""Entities of a decompiled map: the entity lump, static props, cubemaps, overlays.
+"""Entities of a decompiled map: the entity lump, static props, cubemaps, overlays; the world
+entity, outputs and player-start cameras both VMF builders (Source's and Titanfall's) write.
 
 * Every entity of the entity lump is written with its keys in map order,
   except ``hammerid`` (it becomes the entity's VMF ``id``), a brush
@@ -27,7 +28,7 @@ editor-only blocks (visgroups, groups, cameras).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
@@ -35,12 +36,17 @@ from ...codecs.entities import Output
 from ...codecs.overlays import split_render_order
 from ...flags import StaticPropFlags
 from ...lump_ids import LumpId
+from ...model.geometry import angles_matrix
 from ...protocols import MapReader
-from .writer import format_number, format_numbers
+from .writer import VmfEntity, format_number, format_numbers
+
+if TYPE_CHECKING:
+    from ...codecs.entities import Entity
 
 __all__ = [
     "COMPILER_KEYS", "split_keys", "static_prop_pairs", "cubemap_pairs", "overlay_pairs",
-    "STATIC_PROP_FLAG_KEYS",
+    "STATIC_PROP_FLAG_KEYS", "PLAYER_STARTS", "parse_vector", "parse_int", "output_text", "format_outputs",
+    "world_entity", "player_cameras",
 ]
 
 #: Keys vbsp adds to entities, dropped from the VMF (vbsp writes them again).
@@ -82,6 +88,87 @@ def split_keys(pairs: Iterable[tuple[str, str]], *, drop: Iterable[str] = ()) ->
         else:
             keys.append((key, value))
     return keys, outputs
+
+
+def parse_vector(text: str | None) -> np.ndarray | None:
+    """The three finite numbers of a key's value (``origin``, ``angles``), or None."""
+    try:
+        values = [float(p) for p in (text or "").split()]
+    except ValueError:
+        return None
+    return np.array(values) if len(values) == 3 and np.all(np.isfinite(values)) else None
+
+
+def parse_int(text: str | None) -> int | None:
+    """A key's value as an integer, or None."""
+    try:
+        return int(str(text).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+_ESC = "\x1b"
+
+
+def output_text(key: str, value: str, io_format: str) -> str:
+    """An output's value with the separator of ``io_format``.
+
+    Hammer 4.x (``"old"``) separates the five fields with commas, later
+    Hammers (``"new"``) with ESC (0x1B); ``"map"`` keeps what the map has.
+    A field holding a comma keeps ESC.
+    """
+    parsed = Output.parse(key, value)
+    if io_format == "map" or parsed is None:
+        return value
+    fields = value.split(parsed.separator)
+    if io_format == "old" and any("," in f for f in fields):
+        return value
+    return ("," if io_format == "old" else _ESC).join(fields)
+
+
+def format_outputs(outputs: list[tuple[str, str]], io_format: str) -> list[tuple[str, str]]:
+    """Each output of an entity with the separator of ``io_format`` (:func:`output_text`)."""
+    return [(k, output_text(k, v, io_format)) for k, v in outputs]
+
+
+def world_entity(worldspawn: Entity | None, io_format: str = "map") -> tuple[VmfEntity, int]:
+    """The VMF world entity (id 1) with worldspawn's keys and outputs, and the map's ``mapversion``."""
+    pairs: list[tuple[str, str]] = [("classname", "worldspawn")]
+    outputs: list[tuple[str, str]] = []
+    mapversion = 1
+    if worldspawn is not None:
+        keys, outputs = split_keys(worldspawn.items(), drop=("classname",))
+        outputs = format_outputs(outputs, io_format)
+        pairs += keys
+        mapversion = parse_int(worldspawn.get("mapversion")) or 1
+    return VmfEntity(1, pairs, outputs), mapversion
+
+
+#: Classes where a player starts: a Hammer camera is put at each.
+PLAYER_STARTS = frozenset({
+    "info_player_start", "info_player_terrorist", "info_player_counterterrorist", "info_player_teamspawn",
+    "info_player_deathmatch", "info_player_combine", "info_player_rebel", "info_survivor_position",
+})
+_EYE_HEIGHT = 64.0
+_MAX_CAMERAS = 16
+
+
+def player_cameras(entities: list[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(position, look)`` of a camera at eye height over each player start, looking along its angles."""
+    out = []
+    for e in entities:
+        if (e.classname or "").casefold() not in PLAYER_STARTS:
+            continue
+        origin = parse_vector(e.get("origin"))
+        if origin is None:
+            continue
+        angles = parse_vector(e.get("angles"))
+        forward = angles_matrix(angles if angles is not None else np.zeros(3))[:, 0]
+        position = origin + [0.0, 0.0, _EYE_HEIGHT]
+        out.append((position, position + 256.0 * forward))
+        if len(out) == _MAX_CAMERAS:
+            break
+    return out
 
 
 def _vec(values: Any) -> str:

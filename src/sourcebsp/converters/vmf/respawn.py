@@ -1,5 +1,10 @@
 """Decompile a Titanfall rBSP map into a Hammer VMF: its collision brushes and its entities.
 
+:func:`~sourcebsp.converters.vmf.decompile` and :func:`~sourcebsp.converters.vmf.build_vmf`
+come here for a Titanfall map (or its path); the options a Titanfall map has no use for
+(``overlays``, ``cubemaps``, ``rotation_fix``, ``ladders``, ``visgroups``, ``visclusters``) are
+ignored.
+
 What comes back:
 
 * the world's brushes: every CM_BRUSHES brush that closes into a convex solid
@@ -36,20 +41,18 @@ wrote texture data 1 on every side) decompiles with that one material everywhere
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..._io import atomic_write
 from ...codecs.respawn import CM_BRUSH_SIDE_TEXTURE_VECTORS
 from ...model.brushes import BIG, clipping_bytes
 from ...model.respawn_brushes import brush_owners, build_respawn_brushes
 from ...numeric import floats
 from ...resources import check_memory
 from .._common import report
-from .decompile import (DecompileOptions, DecompileStats, _count, _number, _outputs, _world_entity, player_cameras)
-from .entities import split_keys
+from .document import DecompileOptions, DecompileStats, finish_document
+from .entities import format_outputs, player_cameras, split_keys, world_entity
 from .geometry import PLANE_RULE, defined_plane_errors, plane_points
 from .solids import IdCounter, PlaneSpec, solids_from_planes
 from .textures import vector_axes
@@ -59,7 +62,7 @@ if TYPE_CHECKING:
     from ...codecs.entities import Entity
     from ...respawn import RespawnBsp
 
-__all__ = ["RESPAWN_STEPS", "build_respawn_vmf", "decompile_respawn"]
+__all__ = ["RESPAWN_STEPS", "build_respawn_vmf"]
 
 RESPAWN_STEPS = ("brushes", "entities", "props", "write")
 #: The detail flag of a brush's contents (CM_UNIQUE_CONTENTS): CONTENTS_DETAIL in Titanfall's
@@ -188,7 +191,7 @@ def _entity(entity: Entity, io_format: str, solids: list[VmfSolid]) -> VmfEntity
              if not _TRIGGER_PLANE.fullmatch(k) and k.casefold() not in _TRIGGER_BOUNDS
              and not (k.casefold() == "model" and v.startswith("*"))]
     keys, outputs = split_keys(pairs, drop=("classname",))
-    return VmfEntity(0, [("classname", entity.classname or "")] + keys, _outputs(outputs, io_format),
+    return VmfEntity(0, [("classname", entity.classname or "")] + keys, format_outputs(outputs, io_format),
                      solids=solids)
 
 
@@ -221,7 +224,7 @@ def build_respawn_vmf(bsp: RespawnBsp, options: DecompileOptions | None = None,
     report(progress, "brushes")
     entities = [entity for _, found in bsp.entity_sets() for entity in found]
     worldspawn = next((e for e in entities if (e.classname or "").casefold() == "worldspawn"), None)
-    world, mapversion = _world_entity(worldspawn, options.io_format)
+    world, mapversion = world_entity(worldspawn, options.io_format)
     claimed = {e.model_index for e in entities if e is not worldspawn and e.model_index}
     by_model: dict[int, list[VmfSolid]] = {}
     for b, solid in solids.items():
@@ -253,24 +256,6 @@ def build_respawn_vmf(bsp: RespawnBsp, options: DecompileOptions | None = None,
     if options.cameras:
         vmf.cameras = player_cameras(entities)
         stats.cameras = len(vmf.cameras)
-    stats.sides = _number(vmf)
-    _count(vmf, stats)
+    finish_document(vmf, stats)
     return vmf, stats
 
-
-def decompile_respawn(bsp_or_path: str | Path | RespawnBsp, path: str | Path, *,
-                      progress: Callable[[str], None] | None = None, check: bool = False,
-                      **options: Any) -> DecompileStats:
-    """Decompile a Titanfall map (a :class:`~sourcebsp.respawn.RespawnBsp` or a path) into the VMF
-    file ``path`` (written atomically); ``options`` are :class:`DecompileOptions`' fields (those
-    an rBSP map has no use for are accepted and ignored)."""
-    from ...respawn import RespawnBsp
-    from .checks import check_vmf
-
-    bsp = RespawnBsp.open(bsp_or_path) if isinstance(bsp_or_path, (str, Path)) else bsp_or_path
-    vmf, stats = build_respawn_vmf(bsp, DecompileOptions(**options), progress)
-    if check:
-        stats.problems = check_vmf(vmf)
-    atomic_write(Path(path), vmf.to_text().encode("utf-8", "surrogateescape"))
-    report(progress, "write")
-    return stats
