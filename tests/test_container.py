@@ -225,10 +225,15 @@ def test_accessors_on_a_missing_lump() -> None:
     assert bsp.lump_or_raise(LumpId.PLANES, "x") is planes
 
 
-def test_lump_attributes_cover_every_lump() -> None:
+@pytest.mark.parametrize("container", ["BspFile", "RespawnBsp"])
+def test_lump_attributes_cover_every_lump(container: str) -> None:
+    """Both containers have every lump's attribute (from the one TypedLumps they share)."""
+    import sourcebsp
     from sourcebsp.container import LumpAttr
 
-    attrs = {name: value for name, value in vars(BspFile).items() if isinstance(value, LumpAttr)}
+    cls = getattr(sourcebsp, container)
+    attrs = {name: value for klass in reversed(cls.__mro__) for name, value in vars(klass).items()
+             if isinstance(value, LumpAttr)}
     assert sorted(a.lump for a in attrs.values()) == list(LumpId)
     assert all(name == attr.lump.name.lower() for name, attr in attrs.items())
 

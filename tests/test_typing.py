@@ -134,12 +134,12 @@ def test_generated_lump_declarations_match_the_table() -> None:
     blocks = lump_types.generated_blocks()
     # Every lump has an entry, and each typed lump an attribute and a rung on each ladder.
     assert set(lump_types.LUMP_TYPES) == set(sourcebsp_lump_ids())
-    container = (PACKAGE / "container.py").read_text(encoding="utf-8")
+    accessors = (PACKAGE / "lumpaccess.py").read_text(encoding="utf-8")
     for lump, kind in lump_types.LUMP_TYPES.items():
-        assert f"    {lump.name.lower()}: LumpAttr[" in container
+        assert f"    {lump.name.lower()}: LumpAttr[" in accessors
         if kind not in (None, lump_types.ARRAY):
             for method in ("get_lump", "lump_or_none", "lump_or_raise"):
-                assert f"LumpId.{lump.name}" in blocks["container.py"][method], (lump, method)
+                assert f"LumpId.{lump.name}" in blocks["lumpaccess.py"][method], (lump, method)
 
 
 def sourcebsp_lump_ids() -> list:

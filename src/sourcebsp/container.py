@@ -16,15 +16,16 @@ import errno
 import mmap
 import os
 import stat
-from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Literal, overload
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator
 
 
 from .codecs.base import Codec, LumpContext, RawLump
 from .compression import Decompressor, Limits, is_bzip2
 from .encryption import KEY_END, NEW_FILE_KEY, decrypt, encrypt, find_key
-from .errors import BspError, BspFormatError, ClosedMapError, TruncatedError, UnsupportedError
+from .errors import BspError, ClosedMapError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
 from .lump_ids import NUM_LUMPS, LumpId, lump_name
+from .lumpaccess import TypedLumps
 from .mapqueries import MapQueries
 from .protocols import LumpAttr, LumpKey
 from .detection import detect, refine, refine_by_entities, refine_by_lumps, refine_by_sizes
@@ -34,19 +35,8 @@ from .parallel import start_parallel
 if TYPE_CHECKING:
     from pathlib import Path  # imported when a path is asked for: an import that reading does not need
 
-
-    # >>> generated: imports (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
-    from .codecs.entities import Entities
     from .codecs.gamelumps import GameLumps
-    from .codecs.lighting import Lightmaps
-    from .codecs.occlusion import Occlusion
-    from .codecs.pakfile import Pakfile
-    from .codecs.physics import PhysCollide, PhysDisp
-    from .codecs.textures import StringData
-    from .codecs.visibility import Visibility
-    # <<< generated
     from .codecs.staticprops import DetailProps, StaticProps
-    from .protocols import Array, ArrayLump
     from .writeplan import Compression
 
 __all__ = ["BspFile", "ClosedMapError", "LumpAttr", "LumpKey", "open_bsp"]
@@ -66,7 +56,7 @@ def _lump_index(key: LumpKey) -> int:
     return index
 
 
-class BspFile(MapQueries):
+class BspFile(MapQueries, TypedLumps):
     """A Source engine BSP map.
 
     ``BspFile()`` is a valid empty map (BSP 20, no lumps).  Use
@@ -345,6 +335,13 @@ class BspFile(MapQueries):
         index = _lump_index(key)
         return bool(self.header.lumps[index].filelen) or index in self._replaced
 
+    def _index(self, key: LumpKey) -> int:
+        return _lump_index(key)
+
+    def _holds(self, index: int) -> bool:
+        # A lump decoded from no bytes is held too: lump_or_none gives the value read (or set).
+        return bool(self.header.lumps[index].filelen) or index in self._decoded
+
     def _context(self, index: int, file_offset: int | None = None) -> LumpContext:
         header = self.header
         entry = header.lumps[index]
@@ -411,45 +408,6 @@ class BspFile(MapQueries):
         """Whether the lump has been decoded (or set) already."""
         return _lump_index(key) in self._decoded
 
-    # >>> generated: get_lump (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
-    @overload
-    def get_lump(self, key: Literal[LumpId.ENTITIES]) -> "Entities | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.VISIBILITY]) -> "Visibility | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR]) -> "Lightmaps | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.OCCLUSION]) -> "Occlusion | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.PHYSDISP]) -> "PhysDisp | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB]) -> "PhysCollide | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.GAME_LUMP]) -> "GameLumps | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.PAKFILE]) -> "Pakfile | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.TEXDATA_STRING_DATA]) -> "StringData | RawLump": ...
-    @overload
-    def get_lump(self, key: "ArrayLump") -> "Array | RawLump": ...
-    @overload
-    def get_lump(self, key: LumpKey) -> Any: ...
-    # <<< generated
-
-    def get_lump(self, key: LumpKey) -> Any:
-        """The decoded lump: a numpy array, a codec's object, or a :class:`RawLump`.
-
-        With a :class:`~sourcebsp.LumpId` a type checker knows which.
-        """
-        self._check_open()
-        index = _lump_index(key)
-        if index not in self._decoded:
-            self._decoded[index] = self._decode(index)
-        return self._decoded[index]
-
-    def __getitem__(self, key: LumpKey) -> Any:
-        return self.get_lump(key)
-
     def _decode(self, index: int) -> Any:
         """Decode a lump from the file (without keeping the value)."""
         entry = self.header.lumps[index]
@@ -464,98 +422,12 @@ class BspFile(MapQueries):
         with self._decompressor.use():
             return codec.decode(data, self._context(index))
 
-    # >>> generated: lump_or_none (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.ENTITIES], purpose: str | None = None) -> "Entities | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.VISIBILITY], purpose: str | None = None) -> "Visibility | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR],
-                     purpose: str | None = None) -> "Lightmaps | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.OCCLUSION], purpose: str | None = None) -> "Occlusion | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.PHYSDISP], purpose: str | None = None) -> "PhysDisp | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB],
-                     purpose: str | None = None) -> "PhysCollide | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.GAME_LUMP], purpose: str | None = None) -> "GameLumps | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.PAKFILE], purpose: str | None = None) -> "Pakfile | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.TEXDATA_STRING_DATA],
-                     purpose: str | None = None) -> "StringData | None": ...
-    @overload
-    def lump_or_none(self, key: "ArrayLump", purpose: str | None = None) -> "Array | None": ...
-    @overload
-    def lump_or_none(self, key: LumpKey, purpose: str | None = None) -> Any: ...
-    # <<< generated
-
-    def lump_or_none(self, key: LumpKey, purpose: str | None = None) -> Any:
-        """The decoded lump, or None when the map has none (see the table of :class:`BspFile`).
-
-        A lump kept raw (no layout known for it) gives None too, unless ``purpose``
-        (what needs the lump: "build meshes") is given: then it raises
-        :class:`UnsupportedError` naming the purpose.
-        """
-        index = _lump_index(key)
-        self._check_open()
-        if not self.header.lumps[index].filelen and index not in self._decoded:
-            return None
-        value = self.get_lump(index)
-        if not isinstance(value, RawLump):
-            return value
-        if purpose is None:
-            return None
-        raise UnsupportedError(f"cannot {purpose}: {value.reason}", lump=lump_name(index, self.version),
-                               offset=self.header.lumps[index].fileofs)
-
-    # >>> generated: lump_or_raise (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.ENTITIES], purpose: str) -> "Entities": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.VISIBILITY], purpose: str) -> "Visibility": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR], purpose: str) -> "Lightmaps": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.OCCLUSION], purpose: str) -> "Occlusion": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.PHYSDISP], purpose: str) -> "PhysDisp": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB], purpose: str) -> "PhysCollide": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.GAME_LUMP], purpose: str) -> "GameLumps": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.PAKFILE], purpose: str) -> "Pakfile": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.TEXDATA_STRING_DATA], purpose: str) -> "StringData": ...
-    @overload
-    def lump_or_raise(self, key: "ArrayLump", purpose: str) -> "Array": ...
-    @overload
-    def lump_or_raise(self, key: LumpKey, purpose: str) -> Any: ...
-    # <<< generated
-
-    def lump_or_raise(self, key: LumpKey, purpose: str) -> Any:
-        """The decoded lump, for work that cannot go on without it: a missing lump raises
-        :class:`BspFormatError`, one kept raw :class:`UnsupportedError`, both naming ``purpose``."""
-        index = _lump_index(key)
-        value = self.lump_or_none(index, purpose)
-        if value is None:
-            name = lump_name(index, self.version)
-            raise BspFormatError(f"cannot {purpose}: the map has no {name} lump", lump=name,
-                                 offset=self.header.lumps[index].fileofs)
-        return value
-
     def set_lump(self, key: LumpKey, value: Any) -> None:
         """Give a lump a new decoded value; it is encoded when the map is saved."""
         self._check_open()
         index = _lump_index(key)
         self._decoded[index] = value
         self._replaced.add(index)
-
-    def __setitem__(self, key: LumpKey, value: Any) -> None:
-        self.set_lump(key, value)
 
     def decode_all(self) -> dict[int, Any]:
         """Decode every non-empty lump; returns {lump index: value}.
@@ -697,73 +569,6 @@ class BspFile(MapQueries):
             return False
         return os.path.samestat(found, os.fstat(self._fd)) or os.path.realpath(target) == os.path.realpath(self._path)
 
-    # ---- typed lump attributes ------------------------------------------------------
-    # >>> generated: attributes (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
-    entities: LumpAttr["Entities"] = LumpAttr(LumpId.ENTITIES)
-    planes: LumpAttr[Array] = LumpAttr(LumpId.PLANES)
-    texdata: LumpAttr[Array] = LumpAttr(LumpId.TEXDATA)
-    vertexes: LumpAttr[Array] = LumpAttr(LumpId.VERTEXES)
-    visibility: LumpAttr["Visibility"] = LumpAttr(LumpId.VISIBILITY)
-    nodes: LumpAttr[Array] = LumpAttr(LumpId.NODES)
-    texinfo: LumpAttr[Array] = LumpAttr(LumpId.TEXINFO)
-    faces: LumpAttr[Array] = LumpAttr(LumpId.FACES)
-    lighting: LumpAttr["Lightmaps"] = LumpAttr(LumpId.LIGHTING)
-    occlusion: LumpAttr["Occlusion"] = LumpAttr(LumpId.OCCLUSION)
-    leafs: LumpAttr[Array] = LumpAttr(LumpId.LEAFS)
-    faceids: LumpAttr[Array] = LumpAttr(LumpId.FACEIDS)
-    edges: LumpAttr[Array] = LumpAttr(LumpId.EDGES)
-    surfedges: LumpAttr[Array] = LumpAttr(LumpId.SURFEDGES)
-    models: LumpAttr[Array] = LumpAttr(LumpId.MODELS)
-    worldlights: LumpAttr[Array] = LumpAttr(LumpId.WORLDLIGHTS)
-    leaffaces: LumpAttr[Array] = LumpAttr(LumpId.LEAFFACES)
-    leafbrushes: LumpAttr[Array] = LumpAttr(LumpId.LEAFBRUSHES)
-    brushes: LumpAttr[Array] = LumpAttr(LumpId.BRUSHES)
-    brushsides: LumpAttr[Array] = LumpAttr(LumpId.BRUSHSIDES)
-    areas: LumpAttr[Array] = LumpAttr(LumpId.AREAS)
-    areaportals: LumpAttr[Array] = LumpAttr(LumpId.AREAPORTALS)
-    propcollision: LumpAttr[Array] = LumpAttr(LumpId.PROPCOLLISION)
-    prophulls: LumpAttr[Array] = LumpAttr(LumpId.PROPHULLS)
-    prophullverts: LumpAttr[Array] = LumpAttr(LumpId.PROPHULLVERTS)
-    proptris: LumpAttr[Array] = LumpAttr(LumpId.PROPTRIS)
-    dispinfo: LumpAttr[Array] = LumpAttr(LumpId.DISPINFO)
-    originalfaces: LumpAttr[Array] = LumpAttr(LumpId.ORIGINALFACES)
-    physdisp: LumpAttr["PhysDisp"] = LumpAttr(LumpId.PHYSDISP)
-    physcollide: LumpAttr["PhysCollide"] = LumpAttr(LumpId.PHYSCOLLIDE)
-    vertnormals: LumpAttr[Array] = LumpAttr(LumpId.VERTNORMALS)
-    vertnormalindices: LumpAttr[Array] = LumpAttr(LumpId.VERTNORMALINDICES)
-    disp_lightmap_alphas: LumpAttr[Array] = LumpAttr(LumpId.DISP_LIGHTMAP_ALPHAS)
-    disp_verts: LumpAttr[Array] = LumpAttr(LumpId.DISP_VERTS)
-    disp_lightmap_sample_positions: LumpAttr[Array] = LumpAttr(LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS)
-    game_lump: LumpAttr["GameLumps"] = LumpAttr(LumpId.GAME_LUMP)
-    leafwaterdata: LumpAttr[Array] = LumpAttr(LumpId.LEAFWATERDATA)
-    primitives: LumpAttr[Array] = LumpAttr(LumpId.PRIMITIVES)
-    primverts: LumpAttr[Array] = LumpAttr(LumpId.PRIMVERTS)
-    primindices: LumpAttr[Array] = LumpAttr(LumpId.PRIMINDICES)
-    pakfile: LumpAttr["Pakfile"] = LumpAttr(LumpId.PAKFILE)
-    clipportalverts: LumpAttr[Array] = LumpAttr(LumpId.CLIPPORTALVERTS)
-    cubemaps: LumpAttr[Array] = LumpAttr(LumpId.CUBEMAPS)
-    texdata_string_data: LumpAttr["StringData"] = LumpAttr(LumpId.TEXDATA_STRING_DATA)
-    texdata_string_table: LumpAttr[Array] = LumpAttr(LumpId.TEXDATA_STRING_TABLE)
-    overlays: LumpAttr[Array] = LumpAttr(LumpId.OVERLAYS)
-    leafmindisttowater: LumpAttr[Array] = LumpAttr(LumpId.LEAFMINDISTTOWATER)
-    face_macro_texture_info: LumpAttr[Array] = LumpAttr(LumpId.FACE_MACRO_TEXTURE_INFO)
-    disp_tris: LumpAttr[Array] = LumpAttr(LumpId.DISP_TRIS)
-    prop_blob: LumpAttr["PhysCollide"] = LumpAttr(LumpId.PROP_BLOB)
-    wateroverlays: LumpAttr[Array] = LumpAttr(LumpId.WATEROVERLAYS)
-    leaf_ambient_index_hdr: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_INDEX_HDR)
-    leaf_ambient_index: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_INDEX)
-    lighting_hdr: LumpAttr["Lightmaps"] = LumpAttr(LumpId.LIGHTING_HDR)
-    worldlights_hdr: LumpAttr[Array] = LumpAttr(LumpId.WORLDLIGHTS_HDR)
-    leaf_ambient_lighting_hdr: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_LIGHTING_HDR)
-    leaf_ambient_lighting: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_LIGHTING)
-    xzippakfile: LumpAttr[Any] = LumpAttr(LumpId.XZIPPAKFILE, raw_ok=True)
-    faces_hdr: LumpAttr[Array] = LumpAttr(LumpId.FACES_HDR)
-    map_flags: LumpAttr[Array] = LumpAttr(LumpId.MAP_FLAGS)
-    overlay_fades: LumpAttr[Array] = LumpAttr(LumpId.OVERLAY_FADES)
-    overlay_system_levels: LumpAttr[Array] = LumpAttr(LumpId.OVERLAY_SYSTEM_LEVELS)
-    physlevel: LumpAttr[Any] = LumpAttr(LumpId.PHYSLEVEL, raw_ok=True)
-    disp_multiblend: LumpAttr[Any] = LumpAttr(LumpId.DISP_MULTIBLEND, raw_ok=True)
-    # <<< generated
 
 def _versions(variant: "Variant | None") -> "Collection[int]":
     """The BSP versions to accept: any a detection rule knows, or any at all

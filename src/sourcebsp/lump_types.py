@@ -5,7 +5,7 @@ A type checker sees ``bsp.planes`` as a numpy array and
 :class:`~sourcebsp.BspFile` and :class:`~sourcebsp.protocols.MapReader`
 declare a typed attribute per lump and an ``@overload`` per type for each
 accessor.  Those declarations are generated from :data:`LUMP_TYPES` into
-marked blocks of ``container.py``, ``respawn.py`` and ``protocols.py``; giving a lump a
+marked blocks of ``lumpaccess.py`` (the accessors both containers share) and ``protocols.py``; giving a lump a
 type is one entry here, then::
 
     python -m sourcebsp.lump_types      # rewrites the generated blocks
@@ -183,8 +183,7 @@ def generated_blocks() -> dict[str, dict[str, str]]:
     ladders = {method: text(_ladder(method, "    ")) for method in _ACCESSORS}
     container = {"imports": text(_imports("    ")), **ladders, "attributes": text(_attributes("    "))}
     return {
-        "container.py": container,
-        "respawn.py": container,  # the same typed face: rBSP's own lumps are reached by number or name
+        "lumpaccess.py": container,  # the accessors both containers take from TypedLumps
         "protocols.py": {"imports": text(_imports("    ") + _array_lumps("    ")), **ladders,
                          "attributes": text(_properties("    "))},
     }

@@ -32,18 +32,19 @@ import os
 import re
 import struct
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping, overload
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from .codecs.base import Codec, RawLump
-from .codecs.respawn import (ENTITIES, GAME_LUMP, HEADER, HEADER_SIZE, IDENT, MASK_VERTEX, NUM_LUMPS, PAKFILE,
-                             VERTEX_LUMP_OF_FLAGS, lump_names, record_dtypes)
+from .codecs.respawn import (ENTITIES, GAME_LUMP, HEADER, HEADER_SIZE, IDENT, NUM_LUMPS, PAKFILE, lump_names,
+                             record_dtypes)
 from .compression import bzip2_decompress, is_bzip2
 from .errors import BspFormatError, ClosedMapError, LumpNotInBranchError, LumpSizeError, TruncatedError, UnsupportedError
 from .detection import detect_respawn
 from .header import Endian, LumpEntry
 from .lump_ids import LumpId
+from .lumpaccess import TypedLumps
 from .mapqueries import MapQueries
-from .protocols import GameLumpEntry, LumpAttr, LumpKey, PartitionFiles
+from .protocols import GameLumpEntry, LumpKey, PartitionFiles
 from .variants import VARIANTS, Variant, chosen_variant
 
 if TYPE_CHECKING:
@@ -51,19 +52,10 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    # >>> generated: imports (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
     from .codecs.entities import Entities
-    from .codecs.gamelumps import GameLumps
-    from .codecs.lighting import Lightmaps
-    from .codecs.occlusion import Occlusion
-    from .codecs.pakfile import Pakfile
-    from .codecs.physics import PhysCollide, PhysDisp
-    from .codecs.textures import StringData
-    from .codecs.visibility import Visibility
-    # <<< generated
     from .codecs.staticprops import DetailProps, StaticProps
     from .compression import Limits
-    from .protocols import Array, ArrayLump, Compression
+    from .protocols import Compression
 
 __all__ = [
     "IDENT",
@@ -113,7 +105,7 @@ def _lump_file(path: Path, index: int) -> Path:
     return path.with_name(f"{path.name}.{index:04x}.bsp_lump")
 
 
-class RespawnBsp(MapQueries):
+class RespawnBsp(MapQueries, TypedLumps):
     """An rBSP map read into memory, with its external lump and ``.ent`` files.
 
     Parameters
@@ -335,6 +327,12 @@ class RespawnBsp(MapQueries):
         """The directory entry (``lump_t``) of a lump."""
         return self.lumps[self.lump_index(key)]
 
+    def _index(self, key: LumpKey) -> int:
+        return self.lump_index(key)
+
+    def _holds(self, index: int) -> bool:
+        return self.has_lump(index)
+
     def has_lump(self, key: LumpKey) -> bool:
         """Whether the map holds the lump (bytes in the map or its own file, or set since)."""
         return len(self.raw(key)) > 0
@@ -365,45 +363,6 @@ class RespawnBsp(MapQueries):
         """The lump's bytes (the same as :meth:`raw_lump`: rBSP does not compress lumps)."""
         return memoryview(self.raw(key))
 
-    # >>> generated: get_lump (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
-    @overload
-    def get_lump(self, key: Literal[LumpId.ENTITIES]) -> "Entities | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.VISIBILITY]) -> "Visibility | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR]) -> "Lightmaps | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.OCCLUSION]) -> "Occlusion | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.PHYSDISP]) -> "PhysDisp | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB]) -> "PhysCollide | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.GAME_LUMP]) -> "GameLumps | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.PAKFILE]) -> "Pakfile | RawLump": ...
-    @overload
-    def get_lump(self, key: Literal[LumpId.TEXDATA_STRING_DATA]) -> "StringData | RawLump": ...
-    @overload
-    def get_lump(self, key: "ArrayLump") -> "Array | RawLump": ...
-    @overload
-    def get_lump(self, key: LumpKey) -> Any: ...
-    # <<< generated
-
-    def get_lump(self, key: LumpKey) -> Any:
-        """The decoded lump: a numpy array of records, the entities, the pakfile, or a
-        :class:`~sourcebsp.RawLump` for a lump kept as bytes."""
-        index = self.lump_index(key)
-        if index not in self._decoded:
-            self._decoded[index] = self._decode(index)
-        return self._decoded[index]
-
-    def __getitem__(self, key: LumpKey) -> Any:
-        return self.get_lump(key)
-
-    def __setitem__(self, key: LumpKey, value: Any) -> None:
-        self.set_lump(key, value)
-
     def _decode(self, index: int) -> Any:
         if index == ENTITIES:
             from .codecs.entities import parse_entities
@@ -416,82 +375,6 @@ class RespawnBsp(MapQueries):
         if index in record_dtypes(self.version):
             return self.array(index)
         return RawLump(self.raw(index), f"sourcebsp decodes no layout of rBSP lump {self.names[index]}")
-
-    # >>> generated: lump_or_none (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.ENTITIES], purpose: str | None = None) -> "Entities | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.VISIBILITY], purpose: str | None = None) -> "Visibility | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR],
-                     purpose: str | None = None) -> "Lightmaps | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.OCCLUSION], purpose: str | None = None) -> "Occlusion | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.PHYSDISP], purpose: str | None = None) -> "PhysDisp | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB],
-                     purpose: str | None = None) -> "PhysCollide | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.GAME_LUMP], purpose: str | None = None) -> "GameLumps | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.PAKFILE], purpose: str | None = None) -> "Pakfile | None": ...
-    @overload
-    def lump_or_none(self, key: Literal[LumpId.TEXDATA_STRING_DATA],
-                     purpose: str | None = None) -> "StringData | None": ...
-    @overload
-    def lump_or_none(self, key: "ArrayLump", purpose: str | None = None) -> "Array | None": ...
-    @overload
-    def lump_or_none(self, key: LumpKey, purpose: str | None = None) -> Any: ...
-    # <<< generated
-
-    def lump_or_none(self, key: LumpKey, purpose: str | None = None) -> Any:
-        """The decoded lump, or None when the map has none (see
-        :class:`~sourcebsp.protocols.MapReader`)."""
-        index = self.lump_index(key)
-        if not self.has_lump(index):
-            return None
-        value = self.get_lump(index)
-        if isinstance(value, RawLump):
-            if purpose is None:
-                return None
-            raise UnsupportedError(f"cannot {purpose}: {value.reason}", lump=self.names[index],
-                                   offset=self._file_offset(index))
-        return value
-
-    # >>> generated: lump_or_raise (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.ENTITIES], purpose: str) -> "Entities": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.VISIBILITY], purpose: str) -> "Visibility": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.LIGHTING, LumpId.LIGHTING_HDR], purpose: str) -> "Lightmaps": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.OCCLUSION], purpose: str) -> "Occlusion": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.PHYSDISP], purpose: str) -> "PhysDisp": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.PHYSCOLLIDE, LumpId.PROP_BLOB], purpose: str) -> "PhysCollide": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.GAME_LUMP], purpose: str) -> "GameLumps": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.PAKFILE], purpose: str) -> "Pakfile": ...
-    @overload
-    def lump_or_raise(self, key: Literal[LumpId.TEXDATA_STRING_DATA], purpose: str) -> "StringData": ...
-    @overload
-    def lump_or_raise(self, key: "ArrayLump", purpose: str) -> "Array": ...
-    @overload
-    def lump_or_raise(self, key: LumpKey, purpose: str) -> Any: ...
-    # <<< generated
-
-    def lump_or_raise(self, key: LumpKey, purpose: str) -> Any:
-        """The decoded lump; :class:`~sourcebsp.BspFormatError` when the map has none."""
-        value = self.lump_or_none(key, purpose)
-        if value is None:
-            name = self.lump_name(key)
-            raise BspFormatError(f"cannot {purpose}: the map has no {name} lump", lump=name,
-                                 offset=self.entry(key).fileofs)
-        return value
 
     def set_lump(self, key: LumpKey, value: Any) -> None:
         """Give a lump a new value: bytes, records (a numpy array), entities or a pakfile;
@@ -856,70 +739,3 @@ class RespawnBsp(MapQueries):
             atomic_write(file, data, fsync=fsync)
         return target
 
-    # ---- typed lump attributes (the Source lumps: those rBSP has none of raise LumpNotInBranchError)
-    # >>> generated: attributes (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
-    entities: LumpAttr["Entities"] = LumpAttr(LumpId.ENTITIES)
-    planes: LumpAttr[Array] = LumpAttr(LumpId.PLANES)
-    texdata: LumpAttr[Array] = LumpAttr(LumpId.TEXDATA)
-    vertexes: LumpAttr[Array] = LumpAttr(LumpId.VERTEXES)
-    visibility: LumpAttr["Visibility"] = LumpAttr(LumpId.VISIBILITY)
-    nodes: LumpAttr[Array] = LumpAttr(LumpId.NODES)
-    texinfo: LumpAttr[Array] = LumpAttr(LumpId.TEXINFO)
-    faces: LumpAttr[Array] = LumpAttr(LumpId.FACES)
-    lighting: LumpAttr["Lightmaps"] = LumpAttr(LumpId.LIGHTING)
-    occlusion: LumpAttr["Occlusion"] = LumpAttr(LumpId.OCCLUSION)
-    leafs: LumpAttr[Array] = LumpAttr(LumpId.LEAFS)
-    faceids: LumpAttr[Array] = LumpAttr(LumpId.FACEIDS)
-    edges: LumpAttr[Array] = LumpAttr(LumpId.EDGES)
-    surfedges: LumpAttr[Array] = LumpAttr(LumpId.SURFEDGES)
-    models: LumpAttr[Array] = LumpAttr(LumpId.MODELS)
-    worldlights: LumpAttr[Array] = LumpAttr(LumpId.WORLDLIGHTS)
-    leaffaces: LumpAttr[Array] = LumpAttr(LumpId.LEAFFACES)
-    leafbrushes: LumpAttr[Array] = LumpAttr(LumpId.LEAFBRUSHES)
-    brushes: LumpAttr[Array] = LumpAttr(LumpId.BRUSHES)
-    brushsides: LumpAttr[Array] = LumpAttr(LumpId.BRUSHSIDES)
-    areas: LumpAttr[Array] = LumpAttr(LumpId.AREAS)
-    areaportals: LumpAttr[Array] = LumpAttr(LumpId.AREAPORTALS)
-    propcollision: LumpAttr[Array] = LumpAttr(LumpId.PROPCOLLISION)
-    prophulls: LumpAttr[Array] = LumpAttr(LumpId.PROPHULLS)
-    prophullverts: LumpAttr[Array] = LumpAttr(LumpId.PROPHULLVERTS)
-    proptris: LumpAttr[Array] = LumpAttr(LumpId.PROPTRIS)
-    dispinfo: LumpAttr[Array] = LumpAttr(LumpId.DISPINFO)
-    originalfaces: LumpAttr[Array] = LumpAttr(LumpId.ORIGINALFACES)
-    physdisp: LumpAttr["PhysDisp"] = LumpAttr(LumpId.PHYSDISP)
-    physcollide: LumpAttr["PhysCollide"] = LumpAttr(LumpId.PHYSCOLLIDE)
-    vertnormals: LumpAttr[Array] = LumpAttr(LumpId.VERTNORMALS)
-    vertnormalindices: LumpAttr[Array] = LumpAttr(LumpId.VERTNORMALINDICES)
-    disp_lightmap_alphas: LumpAttr[Array] = LumpAttr(LumpId.DISP_LIGHTMAP_ALPHAS)
-    disp_verts: LumpAttr[Array] = LumpAttr(LumpId.DISP_VERTS)
-    disp_lightmap_sample_positions: LumpAttr[Array] = LumpAttr(LumpId.DISP_LIGHTMAP_SAMPLE_POSITIONS)
-    game_lump: LumpAttr["GameLumps"] = LumpAttr(LumpId.GAME_LUMP)
-    leafwaterdata: LumpAttr[Array] = LumpAttr(LumpId.LEAFWATERDATA)
-    primitives: LumpAttr[Array] = LumpAttr(LumpId.PRIMITIVES)
-    primverts: LumpAttr[Array] = LumpAttr(LumpId.PRIMVERTS)
-    primindices: LumpAttr[Array] = LumpAttr(LumpId.PRIMINDICES)
-    pakfile: LumpAttr["Pakfile"] = LumpAttr(LumpId.PAKFILE)
-    clipportalverts: LumpAttr[Array] = LumpAttr(LumpId.CLIPPORTALVERTS)
-    cubemaps: LumpAttr[Array] = LumpAttr(LumpId.CUBEMAPS)
-    texdata_string_data: LumpAttr["StringData"] = LumpAttr(LumpId.TEXDATA_STRING_DATA)
-    texdata_string_table: LumpAttr[Array] = LumpAttr(LumpId.TEXDATA_STRING_TABLE)
-    overlays: LumpAttr[Array] = LumpAttr(LumpId.OVERLAYS)
-    leafmindisttowater: LumpAttr[Array] = LumpAttr(LumpId.LEAFMINDISTTOWATER)
-    face_macro_texture_info: LumpAttr[Array] = LumpAttr(LumpId.FACE_MACRO_TEXTURE_INFO)
-    disp_tris: LumpAttr[Array] = LumpAttr(LumpId.DISP_TRIS)
-    prop_blob: LumpAttr["PhysCollide"] = LumpAttr(LumpId.PROP_BLOB)
-    wateroverlays: LumpAttr[Array] = LumpAttr(LumpId.WATEROVERLAYS)
-    leaf_ambient_index_hdr: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_INDEX_HDR)
-    leaf_ambient_index: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_INDEX)
-    lighting_hdr: LumpAttr["Lightmaps"] = LumpAttr(LumpId.LIGHTING_HDR)
-    worldlights_hdr: LumpAttr[Array] = LumpAttr(LumpId.WORLDLIGHTS_HDR)
-    leaf_ambient_lighting_hdr: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_LIGHTING_HDR)
-    leaf_ambient_lighting: LumpAttr[Array] = LumpAttr(LumpId.LEAF_AMBIENT_LIGHTING)
-    xzippakfile: LumpAttr[Any] = LumpAttr(LumpId.XZIPPAKFILE, raw_ok=True)
-    faces_hdr: LumpAttr[Array] = LumpAttr(LumpId.FACES_HDR)
-    map_flags: LumpAttr[Array] = LumpAttr(LumpId.MAP_FLAGS)
-    overlay_fades: LumpAttr[Array] = LumpAttr(LumpId.OVERLAY_FADES)
-    overlay_system_levels: LumpAttr[Array] = LumpAttr(LumpId.OVERLAY_SYSTEM_LEVELS)
-    physlevel: LumpAttr[Any] = LumpAttr(LumpId.PHYSLEVEL, raw_ok=True)
-    disp_multiblend: LumpAttr[Any] = LumpAttr(LumpId.DISP_MULTIBLEND, raw_ok=True)
-    # <<< generated
