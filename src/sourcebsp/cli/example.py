@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body() -> int:
         from ..examples import example_map_bytes, write_example_map
-        from ..examples.branches import write_example_branch
+        from ..examples.branches import example_description, write_example_branch
 
         # Run twice (the README's first line is), the file is already what it would write.
         if not args.overwrite and args.variant is None and _holds(args.output, example_map_bytes()):
@@ -32,19 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         _common.check_output(args.output, overwrite=args.overwrite)
 
-        from ..variants import get_variant
-
-        if args.variant is not None and get_variant(args.variant).container == "respawn":
-            path = write_example_branch(args.output, args.variant)  # Respawn's rBSP (examples.respawn)
-            print(f"wrote {path} ({path.stat().st_size:,} bytes) in the {args.variant} layout: a 512x512x256 room "
-                  "(one mesh of 12 triangles), a player start, a light, an oil drum prop, three collision brushes (one a "
-                  "func_brush's) and a trigger")
-            return 0
         path = write_example_map(args.output) if args.variant is None else write_example_branch(args.output,
                                                                                                 args.variant)
         layout = "" if args.variant is None else f" in the {args.variant} layout"
-        print(f"wrote {path} ({path.stat().st_size:,} bytes){layout}: a 512x512x256 room with a light, "
-              "a player start, a func_button and a static prop")
+        print(f"wrote {path} ({path.stat().st_size:,} bytes){layout}: {example_description(args.variant)}")
         return 0
 
     return _common.run(body)

@@ -29,7 +29,7 @@ from ..variants import VARIANTS, Variant, get_variant
 from .respawn import example_respawn_bytes
 from .room import example_map_bytes
 
-__all__ = ["branch_bytes", "example_branch_bytes", "write_example_branch", "example_branches"]
+__all__ = ["branch_bytes", "example_branch_bytes", "example_description", "write_example_branch", "example_branches"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -120,6 +120,14 @@ def example_branch_bytes(variant: "str | Variant", *, bsp_version: int | None = 
     if chosen.container == "respawn":
         return example_respawn_bytes(chosen.name)
     return branch_bytes(BspFile.from_bytes(_room()), variant, bsp_version=bsp_version, what="the example map")
+
+
+def example_description(variant: "str | Variant | None" = None) -> str:
+    """What the example room of ``variant`` (None: the Orange Box map) holds, in words."""
+    if variant is not None and get_variant(variant).container == "respawn":
+        return ("a 512x512x256 room (one mesh of 12 triangles), a player start, a light, an oil drum prop, "
+                "three collision brushes (one a func_brush's) and a trigger")
+    return "a 512x512x256 room with a light, a player start, a func_button and a static prop"
 
 
 def branch_bytes(base: BspFile, variant: "str | Variant", *, bsp_version: int | None = None,
