@@ -184,8 +184,9 @@ def generated_blocks() -> dict[str, dict[str, str]]:
     container = {"imports": text(_imports("    ")), **ladders, "attributes": text(_attributes("    "))}
     return {
         "lumpaccess.py": container,  # the accessors both containers take from TypedLumps
-        "protocols.py": {"imports": text(_imports("    ") + _array_lumps("    ")), **ladders,
-                         "attributes": text(_properties("    "))},
+        "protocols.py": {"imports": text(_imports("    ") + _array_lumps("    ")),  # under TYPE_CHECKING there
+                         **{method: text(_ladder(method, "        ")) for method in _ACCESSORS},
+                         "attributes": text(_properties("        "))},
     }
 
 
