@@ -61,7 +61,7 @@ def _sub_codecs(family: str = "") -> Mapping[str, Codec]:
     also :data:`SUB_CODECS`.  ``family``: a branch whose static prop sub-lump holds more
     (:class:`~sourcebsp.codecs.staticprops.StaticPropsCodec`).  Their module is imported on
     first use."""
-    from . import staticprops
+    from . import staticprops  # a seam: numpy-bound, and a map's game lump directory needs none of it
 
     return MappingProxyType({
         "sprp": staticprops.StaticPropsCodec(family),
