@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import opening
 from .._io import atomic_write
 from . import _common
 from ._maps import MapList, MapResult, find_maps, map_stem, print_batch_table, run_batch
 from ._progress import steps
 
-# The VMF converter (numpy) is imported where a map is decompiled: ``decompile --help`` stays light.
+# The VMF converter (numpy) and the map opener are imported where a map is decompiled: ``decompile --help``
+# stays light.
 
 
 def _write_json(path: str, value: Any) -> None:
@@ -57,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    visclusters=args.visclusters, io_format=args.format or "map", check=args.report is not None)
 
     def single() -> int:
+        from .. import opening
         from ..converters.vmf import decompile, decompile_report, decompile_steps
 
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map[0]])

@@ -5,11 +5,11 @@ import sys
 from typing import Sequence
 
 from .. import BspFile
-from .._io import atomic_write
 from . import _common
 from ._progress import steps
 
-# The lightmap model (numpy) is imported where the atlas is built: ``lightmaps --help`` stays light.
+# The lightmap model (numpy) and the file writer (pathlib) are imported where the atlas is built:
+# ``lightmaps --help`` stays light.
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -35,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body() -> int:
         _common.check_output(args.output, overwrite=args.overwrite, inputs=[args.map])
+        from .._io import atomic_write
         from ..model.lightmaps import build_atlas, encode_png, lightmap_layout
 
         # Built as 8-bit sRGB unless an exposure needs the linear light first: a quarter of the memory.
