@@ -16,11 +16,13 @@ import errno
 import mmap
 import os
 import stat
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator
 
 
 from .codecs.base import Codec, LumpContext, RawLump
-from .compression import Decompressor, Limits, is_bzip2
+from .codecs.gamelump_directory import static_prop_record, sub_lump_versions
+from .compression import Decompressor, Limits, bzip2_decompress, is_bzip2
 from .encryption import KEY_END, NEW_FILE_KEY, decrypt, encrypt, find_key
 from .errors import BspError, ClosedMapError, TruncatedError, UnsupportedError
 from .header import HEADER_SIZE, Endian, Header, LumpEntry, read_header
@@ -141,8 +143,6 @@ class BspFile(MapQueries, TypedLumps):
         entry = self.header.lumps[LumpId.GAME_LUMP]
         if not entry.filelen or entry.compressed or entry.fileofs + entry.filelen > len(buffer):
             return None, None
-        from .codecs.gamelump_directory import static_prop_record, sub_lump_versions
-
         ctx = LumpContext(LumpId.GAME_LUMP, "GAME_LUMP", entry.version, self.header.version, self.header.endian,
                           entry.fileofs)
         data = buffer[entry.fileofs:entry.fileofs + entry.filelen]
@@ -232,8 +232,6 @@ class BspFile(MapQueries, TypedLumps):
 
     @classmethod
     def _from_bzip2(cls, data: mmap.mmap, path: str, variant: "Variant | None", limits: Limits | None) -> "BspFile":
-        from .compression import bzip2_decompress
-
         bsp = cls.from_bytes(bzip2_decompress(data, limits=limits, name=path), variant=variant, limits=limits)
         bsp._path = path
         return bsp
@@ -260,7 +258,7 @@ class BspFile(MapQueries, TypedLumps):
     @property
     def path(self) -> Path | None:
         """The file this map was opened from (None for a map built in memory)."""
-        from pathlib import Path
+        from pathlib import Path  # a seam: reading a map loads no pathlib
 
         return None if self._path is None else Path(self._path)
 
@@ -480,7 +478,7 @@ class BspFile(MapQueries, TypedLumps):
         """The game lump directory (empty when the map has none or it stays raw)."""
         value = self.get_lump(LumpId.GAME_LUMP)
         if isinstance(value, RawLump):
-            from .codecs.gamelumps import GameLumps
+            from .codecs.gamelumps import GameLumps  # a seam: reading entities loads no game lump codec
 
             return GameLumps()
         return value
@@ -494,7 +492,7 @@ class BspFile(MapQueries, TypedLumps):
         with the map.  A map without an ``sprp`` game lump gives an empty,
         detached value; attach one with ``bsp.game_lumps.add("sprp", version, value)``.
         """
-        from .codecs.staticprops import StaticProps
+        from .codecs.staticprops import StaticProps  # a seam: numpy-bound, opening a map loads no numpy
 
         lump = self.game_lumps.get("sprp") if self.has_lump(LumpId.GAME_LUMP) else None
         if lump is None:
@@ -510,7 +508,7 @@ class BspFile(MapQueries, TypedLumps):
     # ---- writing ------------------------------------------------------------------
     def to_bytes(self, *, reencode: bool = False, compression: Compression = "keep") -> bytes:
         """The whole map as bytes (see :meth:`save`).  The map object is not changed."""
-        from .writeplan import plan_write  # only when writing
+        from .writeplan import plan_write  # a seam: only writing loads the write plan
 
         self._check_open()
         data = plan_write(self, reencode=reencode, compression=compression).to_bytes()
@@ -539,7 +537,8 @@ class BspFile(MapQueries, TypedLumps):
             safe against a power cut); ``False`` is faster for scratch files,
             which a power cut may leave empty.
         """
-        from ._io import atomic_write  # only when saving
+        # Seams, as in to_bytes: reading a map loads neither
+        from ._io import atomic_write
         from .writeplan import plan_write
 
         self._check_open()
@@ -589,8 +588,6 @@ def _source_only(variant: Variant) -> None:
 def open_bsp(path: str | os.PathLike[str], *, variant: "str | Variant | None" = None,
              limits: Limits | None = None) -> BspFile:
     """Deprecated: :meth:`BspFile.open` for a Source map, ``sourcebsp.open`` for any map."""
-    import warnings
-
     warnings.warn("sourcebsp.open_bsp is deprecated: sourcebsp.open(path) opens every map, "
                   "BspFile.open(path) a Source map", DeprecationWarning, stacklevel=2)
     return BspFile.open(path, variant=variant, limits=limits)

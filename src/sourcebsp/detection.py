@@ -12,6 +12,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 from .codecs import tables
 from .codecs.base import Record
+from .codecs.classnames import found_classes
 from .codecs.counts import lookup
 from .codecs.respawn import IDENT as _RBSP_IDENT
 from .codecs.tables import resolve
@@ -181,8 +182,6 @@ def refine_by_entities(found: Detection, entities: "Callable[[], bytes | memoryv
     data = entities()
     if data is None:
         return found
-    from .codecs.classnames import found_classes
-
     present = found_classes(data, (spec for classes in specs.values() for spec in classes))
     marked = [name for name in names if present.intersection(specs[name])]
     return Detection(VARIANTS[marked[0]], tuple(marked[1:])) if marked else found

@@ -42,8 +42,6 @@ from .errors import BspFormatError, LimitExceededError
 from .numeric import floats, range_rows, sorted_unique  # noqa: F401 - floats, sorted_unique: their earlier home
 
 if TYPE_CHECKING:
-    from typing import Iterator
-
     from .header import LumpEntry
     from .lump_ids import LumpId
 

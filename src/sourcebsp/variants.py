@@ -18,7 +18,6 @@ from .codecs.base import Codec, Deferred, Layouts, Record
 from .codecs.respawn import IDENT as _RBSP_IDENT
 from .codecs.respawn import NUM_LUMPS as _RBSP_LUMPS
 from .codecs.tables import compose
-from .errors import UnsupportedError
 from .header import IDENTS, Endian, Header, LumpOrder
 from .lump_ids import NUM_LUMPS, LumpId
 

@@ -10,6 +10,7 @@ from typing import Any, Callable, Sequence
 
 from ..errors import BspError
 from ..protocols import MapReader
+from ..variants import reading_as, variant_names
 
 class CommandError(Exception):
     """A refusal or failure to report to the user as one line (exit code 1)."""
@@ -103,8 +104,6 @@ def error(message: object) -> int:
 
 def variant_option(ap: argparse.ArgumentParser) -> None:
     """``--variant NAME``: read the maps as this engine branch instead of the detected one."""
-    from ..variants import variant_names
-
     names = variant_names()
     ap.add_argument("--variant", choices=names, metavar="NAME",
                     help="read the map as this engine branch, not the one its header suggests: "
@@ -118,8 +117,6 @@ def run(body: Callable[[], int], args: argparse.Namespace | None = None) -> int:
     one line (a service running us unattended must never see a traceback), one
     that says so and asks for a report; ``SOURCEBSP_DEBUG=1`` shows the traceback.
     """
-    from ..variants import reading_as
-
     try:
         with reading_as(getattr(args, "variant", None)):  # --variant: every map the command opens
             return body()
@@ -166,7 +163,7 @@ def is_terminal() -> bool:
 
 
 def print_json(value: Any) -> None:
-    import json
+    import json  # a seam: info without --json (and every command printing text) loads no json
 
     # One string, one write: json.dump writes piece by piece (slower on info's reports).
     sys.stdout.write(json.dumps(value, indent=2) + "\n")
@@ -212,6 +209,7 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
         return
     cells = [[("" if v is None else str(v)) for v in row] for row in rows]
     try:
+        # rich, an optional extra (cli): imported where used
         from rich.console import Console
         from rich.table import Table
     except ImportError:

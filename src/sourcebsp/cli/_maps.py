@@ -72,7 +72,7 @@ class MapList:
 
     @property
     def paths(self) -> list[Path]:
-        from pathlib import Path
+        from pathlib import Path  # a seam: info and the other one-map reads load no pathlib
 
         return [Path(name) for name in self.names]
 
@@ -121,7 +121,7 @@ def find_maps(names: Sequence[str]) -> MapList:
         elif os.path.exists(name) or not _MAGIC.search(name):
             found.names.append(name)
         else:
-            import glob
+            import glob  # a seam, as pathlib: only a pattern loads it
 
             matches = sorted((p for p in glob.glob(name, recursive=True) if os.path.isfile(p)), key=_parts)
             if not matches:

@@ -21,7 +21,7 @@ def _terminal_console() -> "Console | None":
     if not terminal and not {"TTY_COMPATIBLE", "FORCE_COLOR"} & os.environ.keys():
         return None
     try:
-        from rich.console import Console
+        from rich.console import Console  # rich, an optional extra (cli): imported where used
     except ImportError:
         return None
     console = Console(stderr=True)
@@ -35,7 +35,7 @@ def steps(title: str, names: Sequence[str]) -> Iterator[Callable[[str], None]]:
     if console is None:
         yield lambda step: None
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # rich, as in _terminal_console
 
     names = list(names)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -57,7 +57,7 @@ def busy(title: str) -> Iterator[None]:
     if console is None:
         yield
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # rich, as in _terminal_console
 
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=console,
                   transient=True) as bar:
@@ -72,6 +72,7 @@ def counter(title: str, total: int) -> Iterator[Callable[[int], None]]:
     if console is None:
         yield lambda count: None
         return
+    # rich, as in _terminal_console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import BspFile
+from ..content.branches import BRANCHES
+from ..content.lint import RULES, check_map, select_rules
 from ..errors import BspError
 from . import _common
 from ._maps import find_maps, plural, run_batch
@@ -30,8 +32,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("map", nargs="*", help="the .bsp files, folders of them (searched recursively) or glob "
                                            "patterns (not with --list-rules)")
     add_mount_arguments(ap, game_help="the game or mod folder (enables the missing-asset and stock-packed rules)")
-    from ..content.branches import BRANCHES
-
     ap.add_argument("--engine", choices=tuple(BRANCHES), metavar="BRANCH",
                     help="the engine branch the maps are for, for the compression rules (default: told from the "
                          "game folder and the map): " + ", ".join(BRANCHES))
@@ -50,8 +50,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error("the following arguments are required: map")
 
     def body() -> int:
-        from ..content.lint import RULES, check_map, select_rules
-
         if args.list_rules:
             _common.print_table("rules", ["id", "name", "severity", "what"],
                                 [(r.id, r.name, r.severity, r.summary) for r in RULES])

@@ -13,14 +13,16 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from .._io import atomic_write
 from . import _common
 from ._maps import MapList, MapResult, find_maps, map_stem, print_batch_table, run_batch
 from ._progress import steps
 
+# The VMF converter (numpy) and the map opener are imported where a map is decompiled: ``decompile --help``
+# stays light.
+
 
 def _write_json(path: str, value: Any) -> None:
-    from .._io import atomic_write
-
     atomic_write(Path(path), (json.dumps(value, indent=2) + "\n").encode("utf-8"))
 
 

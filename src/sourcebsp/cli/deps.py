@@ -9,6 +9,9 @@ from typing import Any, Sequence
 from .. import BspFile
 from . import _common
 
+# The content package (numpy) is imported where a game is mounted: ``deps --help``, and the commands
+# that take this module's mount options (export, check, pack, model), stay light.
+
 
 def add_mount_arguments(ap: argparse.ArgumentParser, *, game_help: str = "", tags: bool = True) -> None:
     """The options that mount a game, shared by ``deps``, ``pack``, ``check``, ``export`` and ``model``

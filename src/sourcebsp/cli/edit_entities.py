@@ -18,7 +18,7 @@ import shlex
 import sys
 from typing import Any, NamedTuple, Sequence
 
-from ..codecs.entities import Entities
+from ..codecs.entities import Entities, Output
 from ..lump_ids import LumpId
 from ..opening import open as open_map
 from . import _common
@@ -125,8 +125,6 @@ def _pairs_from_json(value: Any, where: str) -> list[tuple[str, str]]:
 def parse_output(text: str, separator: str) -> tuple[str, str]:
     """``OnTrigger=target,input[,parameter[,delay[,times]]]`` -> (key, value) with the
     map's separator.  The parameter may contain commas when delay and times are given."""
-    from ..codecs.entities import Output
-
     name, fields = split_assignment(text, "--add-output")
     parts = fields.split(",", 2)
     if len(parts) < 2:

@@ -4,7 +4,10 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
+from ..variants import variant_names
 from . import _common
+
+# The example maps (numpy) are built where one is written: ``example --help`` stays light.
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -14,8 +17,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "oil drum) to try the other commands on. No game files are needed.",
     )
     ap.add_argument("-o", "--output", default="example.bsp", help="where to write it (default: example.bsp)")
-    from ..variants import variant_names
-
     ap.add_argument("--variant", choices=variant_names(), metavar="NAME",
                     help="write it in this engine branch's file layout (default orange_box); a branch whose "
                          "layouts are not all declared yet is refused")

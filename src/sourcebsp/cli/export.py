@@ -9,6 +9,8 @@ from . import _common
 from ._progress import steps
 from .deps import add_mount_arguments, mount_from, mounted
 
+# The converters (numpy, the glTF writer) are imported where a map is exported: ``export --help`` stays light.
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = _common.parser("export", "Export a map's brush faces and displacements as glTF binary (.glb) or OBJ.")

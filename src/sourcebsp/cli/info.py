@@ -194,6 +194,7 @@ def describe_all(paths: Sequence[str], *, strict: bool, jobs: int,
     work = [(p, strict) for p in paths]
     if jobs <= 1 or len(paths) <= 1:
         return _describe_share(work, then)
+    # Seams: info of one map (the start-up budget) starts no workers
     import multiprocessing
     import threading
     from concurrent.futures import ProcessPoolExecutor
@@ -220,7 +221,7 @@ def describe_all(paths: Sequence[str], *, strict: bool, jobs: int,
 
 def _with_json(report: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """What the command still needs of a report (path, error, damage), and the report's JSON."""
-    import json
+    import json  # a seam: info without --json loads no json
 
     brief: dict[str, Any] = {key: report[key] for key in ("path", "error", "damaged") if key in report}
     return brief, json.dumps(report, indent=2)

@@ -8,6 +8,9 @@ from .. import BspFile
 from . import _common
 from ._progress import steps
 
+# The lightmap model (numpy) and the file writer (pathlib) are imported where the atlas is built:
+# ``lightmaps --help`` stays light.
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = _common.parser("lightmaps", "Pack the lightmaps of every lit face into one atlas image (PNG).")

@@ -5,11 +5,15 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from .._io import atomic_write
 from . import _common
 from .deps import add_mount_arguments, mount_from, mounted
 
 if TYPE_CHECKING:
     from ..content.studiomodel import StudioModel
+
+# The model reader, numpy and the converters are imported where a model is read or written:
+# ``model --help`` stays light.
 
 
 def _load(args: Any) -> "StudioModel":
@@ -28,7 +32,6 @@ def _load(args: Any) -> "StudioModel":
 
 def _write_obj(model: "StudioModel", path: str, skin: int, scale: float) -> None:
     """OBJ and its .mtl: vertices in Source's Z-up axes as the map's OBJ export writes them."""
-    from .._io import atomic_write
     from ..numformat import format_lines
 
     import numpy as np

@@ -9,6 +9,8 @@ from .. import BspFile
 from . import _common
 from .deps import add_mount_arguments, mount_from
 
+# The content package (numpy) is imported where a map is packed: ``pack --help`` stays light.
+
 
 def _warn_lzma(bsp: BspFile, fs: object) -> None:
     from ..content.branches import map_branch

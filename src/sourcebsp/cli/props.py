@@ -9,6 +9,8 @@ from ..opening import open as open_map
 from ..protocols import MapReader
 from . import _common
 
+# The vertex lighting reader (numpy) is imported where a map's props are read: ``props --help`` stays light.
+
 # Respawn's sprp layouts: one scale per prop (shown instead of the fade distances), and no
 # sp_*.vhv vertex lighting files in the map's pakfile.
 _SCALED_FAMILIES = frozenset({"respawn"})

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from .._io import atomic_write
 from . import _common
 from ._maps import MapList, find_maps, run_batch
 from ._progress import steps
@@ -19,6 +20,7 @@ from ._progress import steps
 if TYPE_CHECKING:
     from ..converters.render import RenderResult
 
+# The renderer (numpy) is imported where a map is drawn: ``render --help`` stays light.
 _DEFAULT_SIZE = {"overview": (1024, 1024), "top": (1024, 1024), "player": (1280, 720)}
 
 
@@ -131,7 +133,6 @@ def _summary(out: Path, result: RenderResult) -> str:
 def _write_overview_txt(result: RenderResult, out: Path, bsp_path: Path, args: argparse.Namespace,
                         options: dict[str, Any]) -> Path | None:
     """The overview file beside the picture, and with ``--sections`` a picture per lower level."""
-    from .._io import atomic_write
     from ..converters import render as rd
 
     if result.overview is None:

@@ -13,7 +13,9 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from .._extras import needs_extra
 from . import _common
+from ._progress import counter
 from ._maps import find_maps
 
 if TYPE_CHECKING:
@@ -27,8 +29,6 @@ def list_maps(names: Sequence[str]) -> list[str]:
 
 
 def _client(address: str, jobs: int) -> Any:
-    from .._extras import needs_extra
-
     with needs_extra("--dask", "dask"):
         import dask.distributed
     # Through Any: dask's constructors carry no type hints.
@@ -72,8 +72,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"--jobs must be 1 or more, not {args.jobs}")
 
     def body() -> int:
-        from .._extras import needs_extra
-
         with needs_extra("scan", "scan"):
             from ..scan import scan
         out = args.output
@@ -89,8 +87,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         paths = list_maps(args.paths)
         if not paths:
             raise _common.CommandError(f"no .bsp or .bsp.bz2 files in {', '.join(args.paths)}")
-        from ._progress import counter
-
         client = _client(args.dask, args.jobs) if args.dask is not None else None
         bugs: list[str] = []  # maps that met a bug of sourcebsp (their rows say so): worth a report
 

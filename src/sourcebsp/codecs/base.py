@@ -138,7 +138,7 @@ def fields_unpack(fields: Fields, buffer: bytes | memoryview, offset: int = 0, e
 
 def fields_dtype(fields: Fields, endian: Endian = "<") -> np.dtype:
     """``fields`` as a numpy dtype, for tables of such records (imports numpy)."""
-    import numpy as np
+    import numpy as np  # a seam: the records' declarations load no numpy (reading entities needs none)
 
     return np.dtype([(name, endian + code) for name, code in fields])
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import struct
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterator, Literal, Mapping
 
@@ -61,7 +60,7 @@ def _sub_codecs(family: str = "") -> Mapping[str, Codec]:
     also :data:`SUB_CODECS`.  ``family``: a branch whose static prop sub-lump holds more
     (:class:`~sourcebsp.codecs.staticprops.StaticPropsCodec`).  Their module is imported on
     first use."""
-    from . import staticprops
+    from . import staticprops  # a seam: numpy-bound, and a map's game lump directory needs none of it
 
     return MappingProxyType({
         "sprp": staticprops.StaticPropsCodec(family),

@@ -285,7 +285,7 @@ class Pakfile:
 
     def _archive(self) -> zipfile.ZipFile:
         """The archive opened with ``zipfile`` (to read files), once."""
-        import zipfile
+        import zipfile  # a seam: listing the pakfile reads its directory without zipfile
 
         if self._zip is None:
             assert self._end is not None  # only files read from an archive are read through it
@@ -365,7 +365,7 @@ class Pakfile:
     @staticmethod
     def _entry(slot: _Slot) -> PakEntry:
         if slot.data is not None:
-            import zlib
+            import zlib  # a seam, as zipfile: only for a file added since the map was read
 
             stored = len(slot.data) if slot.compress_type == ZIP_STORED else None
             return PakEntry(slot.name, len(slot.data), stored, slot.compress_type, zlib.crc32(slot.data))
@@ -457,6 +457,7 @@ class Pakfile:
     def _contents(self, slot: _Slot) -> bytes:
         if slot.data is not None:
             return slot.data
+        # Seams, as zipfile in _archive: only reading a file's contents loads them
         import lzma
         import zipfile
         import zlib
@@ -526,7 +527,7 @@ class Pakfile:
         LimitExceededError
             The files are larger than ``limits`` allow.
         """
-        import shutil  # only here: reading a map needs none of them
+        import shutil  # seams, as zipfile in _archive: reading a map needs none of them
         import tempfile
         from pathlib import Path
 
@@ -654,7 +655,7 @@ class Pakfile:
                 "preload section are not rebuilt",
                 lump=self.lump, offset=self.offset,
             )
-        import zipfile
+        import zipfile  # a seam, as in _archive: only rebuilding the archive writes with it
 
         self._check_limits(self._slots, None)  # every original file is read again to be rewritten
         out = io.BytesIO()

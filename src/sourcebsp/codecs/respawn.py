@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import struct
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple
 
 from ..errors import BspFormatError, TruncatedError, UnsupportedError
 
@@ -278,7 +278,7 @@ def decode_static_props(data: bytes, *, version: int = 13, file_offset: int = 0)
     ``int`` leaf count, ``unsigned short`` leaves), ``int`` prop count, two ints, the props, then
     (v13, unless all four counts are 0) an ``int`` count of 64-byte records.  Every count is
     checked against the bytes left first."""
-    import numpy as np
+    import numpy as np  # a seam: detection and opening an rBSP map import this module, and need no numpy
 
     lump = "GAME_LUMP sprp"
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, cast
 
+from ..codecs.gamelumps import GameLumps
+from ..codecs.staticprops import StaticProps
 from ..errors import BspError
 
 if TYPE_CHECKING:
@@ -35,14 +37,10 @@ class Damage:
 
 
 def _neutral_static_props(bsp: MapReader) -> Any:
-    from ..codecs.staticprops import StaticProps
-
     return StaticProps.empty(bsp_version=bsp.version, endian=bsp.endian)
 
 
 def _neutral_game_lumps(bsp: MapReader) -> Any:
-    from ..codecs.gamelumps import GameLumps
-
     return GameLumps()
 
 

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from ..errors import BspError
+from .models import check_model
 
 __all__ = ["asset_kind", "is_entity_class", "ASSET_KINDS", "ClassResources", "GAME_TAGS", "game_tags"]
 
@@ -46,7 +47,7 @@ def _entity_def(classname: str) -> Any:
     Looked up once per class: srctools copies the definition on every look-up.
     """
     try:
-        from srctools.fgd import EntityDef
+        from srctools.fgd import EntityDef  # an optional extra (deps): imported where used
     except ImportError:  # pragma: no cover - depends on the install
         return None
     if classname not in EntityDef.engine_classes():
@@ -92,7 +93,7 @@ def is_entity_class(name: str) -> bool:
     if name.lower() in _ENGINE_CLASSES:
         return True
     try:
-        from srctools.fgd import EntityDef
+        from srctools.fgd import EntityDef  # an optional extra (deps): imported where used
     except ImportError:  # pragma: no cover - depends on the install
         return False
     return name.lower() in EntityDef.engine_classes()
@@ -111,9 +112,7 @@ _PLACE_KEYS = frozenset({"origin", "angles", "targetname", "id", "hammerid", "no
 def _filesystem(fs: Any) -> Any:
     """A srctools filesystem over a mounted :class:`~sourcebsp.content.GameFS`, for the class
     functions that look at files (a door's model options, numbered smoke materials)."""
-    from srctools.filesys import File, FileSystem
-
-    from .models import check_model
+    from srctools.filesys import File, FileSystem  # an optional extra (deps): imported where used
 
     class GameFileSystem(FileSystem[Any]):
         def _get_file(self, name: str) -> Any:
@@ -164,7 +163,7 @@ class ClassResources:
 
     def context(self) -> Any:
         if self._ctx is None:
-            from srctools.fgd import ResourceCtx
+            from srctools.fgd import ResourceCtx  # an optional extra (deps): imported where used
 
             def get_def(classname: str) -> Any:
                 found = _entity_def(classname.lower())
@@ -189,7 +188,7 @@ class ClassResources:
         return found
 
     def _resources(self, definition: Any, classname: str, pairs: frozenset[tuple[str, str]]) -> list[tuple[str, str]]:
-        from srctools.vmf import VMF
+        from srctools.vmf import VMF  # an optional extra (deps): imported where used
 
         entity = VMF(preserve_ids=False).create_ent(classname)
         for key, value in pairs:

@@ -91,7 +91,7 @@ def _add_studio_names(refs: ModelRefs, header: MdlHeader) -> None:
 
 
 def _srctools_model(system: Any) -> Any:
-    from srctools.mdl import Model
+    from srctools.mdl import Model  # an optional extra (deps): imported where used
     try:
         return Model(system, system["model.mdl"])
     except Exception as exc:  # truncated or foreign files raise struct/Value errors inside srctools

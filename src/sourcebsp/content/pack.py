@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..codecs.pakfile import Pakfile
+from ..lump_ids import LumpId
 from ..protocols import MapReader
 from .deps import Dependency, DependencyGraph
 
@@ -60,12 +62,8 @@ def plan_pack(graph: DependencyGraph, *, include_stock: bool = False) -> PackPla
 def apply_pack(bsp: MapReader, graph: DependencyGraph, plan: PackPlan, *, lzma: bool = False) -> None:
     """Add the planned files to ``bsp``'s pakfile (stored, or LZMA when asked: sounds and shader
     caches stay stored)."""
-    from ..lump_ids import LumpId
-
     pak = bsp.lump_or_none(LumpId.PAKFILE, "pack files")
     if pak is None:
-        from ..codecs.pakfile import Pakfile
-
         pak = Pakfile()
         bsp.set_lump(LumpId.PAKFILE, pak)
     for dep in plan.add:

@@ -63,7 +63,7 @@ class VpkArchive:
 
 def write_vpk(path: str | os.PathLike[str], files: dict[str, bytes]) -> Path:
     """Write a single-file VPK (version 1, everything in the directory file) holding ``files``."""
-    from srctools.vpk import VPK, OpenModes
+    from srctools.vpk import VPK, OpenModes  # an optional extra (deps): imported where used
 
     target = Path(path)
     with VPK(target, mode=OpenModes.WRITE) as vpk:

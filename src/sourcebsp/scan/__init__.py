@@ -20,7 +20,8 @@ import os
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
-from .rows import COLUMNS, TABLES, MapResult
+from . import executors
+from .rows import COLUMNS, TABLES, MapResult, error_message
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -73,7 +74,7 @@ def scan(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str
     -------
     ScanReport
     """
-    from . import executors
+    # pyarrow, the scan extra, where it is used: a dask worker imports this package for its rows alone
     from .tables import Previous, TableWriter, staged_folder
 
     start = time.perf_counter()
@@ -130,8 +131,7 @@ def scan(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str
 def _batches(result: MapResult, path: str) -> dict[str, Any]:
     """A map's rows as Arrow record batches; a value no column can hold (a bug) makes the map
     an error row, not the end of the scan."""
-    from .rows import error_message
-    from .tables import to_batches
+    from .tables import to_batches  # pyarrow, the scan extra, as in scan()
 
     try:
         return to_batches(result.tables)

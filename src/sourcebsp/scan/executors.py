@@ -7,12 +7,12 @@ not grow with the collection, and the output is the same whichever runs it.
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence
+import multiprocessing
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, Callable, Collection, Iterator, Sequence
 
 from .rows import MapResult, map_result
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future
 
 __all__ = ["run_here", "run_local", "run_dask", "IN_FLIGHT_PER_WORKER"]
 
@@ -58,10 +58,6 @@ def run_here(paths: Sequence[str], game: str | None, known: Collection[str],
 def run_local(paths: Sequence[str], game: str | None, known: Collection[str], jobs: int,
               variant: str | None = None) -> Iterator[MapResult]:
     """In ``jobs`` worker processes (forked where the platform can: they start with sourcebsp loaded)."""
-    import multiprocessing
-    import threading
-    from concurrent.futures import ProcessPoolExecutor
-
     fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
     context = multiprocessing.get_context("fork" if fork else None)
     if fork and paths:

@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import threading
 from typing import TYPE_CHECKING, Any, Collection
 
+import numpy as np
+
+from ..content import mount
+from ..content.lint import check_map
 from ..errors import BspError, LumpNotInBranchError
 from ..lump_ids import LumpId
 from ..opening import open as open_map
@@ -97,8 +102,6 @@ def error_message(exc: BaseException, path: str) -> str:
 
 def file_id(path: str) -> tuple[str, int]:
     """(sha256 of the file's bytes in hex, its size); hashed from a memory map, no copy."""
-    import mmap
-
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if not size:
@@ -118,8 +121,6 @@ def _game(game: str | None) -> "GameFS":
         games = _mounted.games = {}
     fs = games.get(game)
     if fs is None:
-        from ..content import mount
-
         fs = games[game] = mount(game)
     return fs
 
@@ -181,8 +182,6 @@ def _has_faces(bsp: MapReader) -> bool:
 
 
 def _tables(bsp: MapReader, game: str | None) -> dict[str, Columns]:
-    from ..content.lint import check_map
-
     tables = {
         "lumps": _lumps(bsp),
         "entities": _entity_rows([e for _, entities in bsp.entity_sets() for e in entities]),
@@ -255,8 +254,6 @@ def _three_numbers(text: str | None) -> tuple[float, float, float] | None:
 
 
 def _props(bsp: MapReader) -> Columns:
-    import numpy as np
-
     props = bsp.static_props
     records, models = props.props, props.model_names()
     origin = np.asarray(records["origin"], np.float64).reshape(-1, 3)

@@ -43,7 +43,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ... import queries
 from ..._extras import needs_extra
+from ..._io import atomic_write
+from ...content import studiomodel
+from ...content.gamefs import GameFS, fold
+from ...errors import BspError
 from ...lump_ids import LumpId
 from ...numeric import floats, sorted_unique
 from ...model.geometry import (BrushModel, MapMesh, build_mesh, iter_models,
@@ -53,17 +58,17 @@ from ...model.respawn import is_respawn_map
 from .._common import Progress, Units, Z_UP_TO_Y_UP, opened, quaternions, report, to_y_up, unit_scale
 from .document import ELEMENT_ARRAY_BUFFER, GlbBuilder, finite, prop_node_fields
 from .options import ExportStats, GltfOptions
+from .proplight import light_props
 from .respawn import RespawnExportStats, respawn_glb_pieces
+from .textures import DEFAULT_TEXTURE_SIZE, TextureLibrary
 
 with needs_extra("glTF export", "export"):
     import pygltflib
 
 if TYPE_CHECKING:
-    from ...content.gamefs import GameFS
     from ...content.studiomodel import StudioModel
     from ...protocols import MapReader, MapSource
     from .proplight import PropLight
-    from .textures import TextureLibrary
 
 __all__ = ["ExportStats", "GltfOptions", "export_glb", "glb_bytes", "model_glb_bytes", "export_model_glb",
            "EXPORT_STEPS"]
@@ -110,8 +115,6 @@ def export_glb(bsp_or_path: MapSource, path: str | Path, options: GltfOptions | 
     The file is written piece by piece: the whole ``.glb`` never exists in memory at once.
     A Titanfall map gives a :class:`~.respawn.RespawnExportStats`.
     """
-    from ..._io import atomic_write
-
     pieces, stats = _glb_pieces(bsp_or_path, _options(options, fields), progress)
     atomic_write(path, *pieces)
     report(progress, "write")
@@ -158,16 +161,12 @@ def _glb_pieces(bsp_or_path: MapSource, options: GltfOptions,
                 if inside:
                     node["extras"]["skybox"] = True
         if options.textures and game is None:
-            from ...content.gamefs import GameFS
-
             game = GameFS()  # the pakfile alone
         if game is not None:
             game.attach_pakfile(bsp.lump_or_none(LumpId.PAKFILE), str(getattr(bsp, "path", "") or "map"))
         prop_models = _prop_models(game, prop_nodes) if game is not None and prop_nodes else None
         prop_light = None
         if prop_models and options.prop_lighting:
-            from .proplight import light_props
-
             prop_light = light_props(bsp, prop_nodes, prop_models, options.hdr if atlas is None else atlas.hdr)
         library = _load_textures(game, mesh, prop_models or {}, options.texture_size) \
             if options.textures and game is not None else None
@@ -369,10 +368,6 @@ def _static_props(bsp: MapReader, scale: float) -> list[dict[str, Any]]:
 
 def _prop_models(game: "GameFS", prop_nodes: list[dict[str, Any]]) -> "dict[str, StudioModel | str]":
     """{prop model name: its model, or why it is not drawn}, each model read once, the map's pakfile first."""
-    from ...content.gamefs import fold
-    from ...content.studiomodel import load_model
-    from ...errors import BspError
-
     read: dict[str, StudioModel | str] = {}  # by the name the engine looks up: each file read once
     found: dict[str, StudioModel | str] = {}
     for node in prop_nodes:
@@ -382,7 +377,7 @@ def _prop_models(game: "GameFS", prop_nodes: list[dict[str, Any]]) -> "dict[str,
         key = fold(name)
         if key not in read:
             try:
-                model = load_model(game, name)
+                model = studiomodel.load_model(game, name)
             except BspError as exc:
                 read[key] = str(exc)
             else:
@@ -507,8 +502,6 @@ def model_glb_bytes(model: "StudioModel", *, skin: int = 0, units: Units = "hamm
 
 def export_model_glb(model: "StudioModel", path: str | Path, *, skin: int = 0, units: Units = "hammer") -> None:
     """Write a studio model's LOD 0 mesh to ``path`` as ``.glb`` (atomically)."""
-    from ..._io import atomic_write
-
     atomic_write(path, *model_glb_pieces(model, skin=skin, units=units))
 
 
@@ -518,8 +511,6 @@ def export_model_glb(model: "StudioModel", path: str | Path, *, skin: int = 0, u
 def _load_textures(game: "GameFS", mesh: MapMesh, prop_models: "dict[str, StudioModel | str]",
                    size: int | None) -> "TextureLibrary":
     """Every material's look and texture read while the map (and its pakfile) is open."""
-    from .textures import DEFAULT_TEXTURE_SIZE, TextureLibrary
-
     library = TextureLibrary.for_game(game, DEFAULT_TEXTURE_SIZE if size is None else size)
     names = [t for t in mesh.textures if t]
     for model in {id(m): m for m in prop_models.values() if not isinstance(m, str)}.values():
@@ -543,8 +534,6 @@ class _Images:
         self.sampler: int | None = None
 
     def texture(self, name: str) -> int | None:
-        from ...content.gamefs import fold
-
         key = fold(name)
         if key not in self.index:
             image = self.library.image(name)
@@ -612,8 +601,6 @@ class SkyBox:
 
 def find_skybox(bsp: MapReader) -> SkyBox | None:
     """The map's 3D skybox, or None without a ``sky_camera`` inside an area of its own."""
-    from ... import queries
-
     camera = next((e for e in bsp.entities if str(e.get("classname", "")).lower() == "sky_camera"), None)
     if camera is None or not bsp.has_lump(LumpId.LEAFS) or not bsp.has_lump(LumpId.NODES):
         return None

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ... import queries
+from ...content.studiomodel.vhv import read_vhv, vertex_light_linear, vhv_files
 from ...errors import BspError
 from ...flags import STATIC_PROP_USE_LIGHTING_ORIGIN
 from ...lump_ids import LumpId
@@ -61,8 +62,6 @@ def light_props(bsp: MapReader, prop_nodes: list[dict[str, Any]], models: "dict[
     ``hdr``: which pass to take, the ``sp_hdr_`` files and HDR ambient lumps or
     the LDR ones; None prefers LDR, as the export's lightmap atlas does.
     """
-    from ...content.studiomodel.vhv import read_vhv, vertex_light_linear, vhv_files
-
     out = PropLight([None] * len(prop_nodes), [None] * len(prop_nodes))
     drawn = [(i, m) for i, node in enumerate(prop_nodes)
              if not isinstance(m := models.get(node["extras"]["model"]), str) and m is not None and m.num_triangles]

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..._extras import needs_extra
+from ..._io import atomic_write
 from ...codecs.entities import Entity
 from ...model.respawn import RespawnMesh, build_respawn_mesh
 from ...numeric import floats, sorted_unique
@@ -137,8 +138,6 @@ def export_respawn_glb(path_or_bsp: str | Path | RespawnBsp, output: str | Path,
     MissingExtraError
         pygltflib is not installed.
     """
-    from ..._io import atomic_write
-
     bsp = path_or_bsp if isinstance(path_or_bsp, RespawnBsp) else RespawnBsp.open(path_or_bsp)
     stats = RespawnExportStats()
     atomic_write(output, *respawn_glb_pieces(bsp, units=units, stats=stats))

@@ -35,6 +35,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
+from ... import queries
 from ..._extras import needs_extra
 from ..._io import atomic_write
 from ...model.geometry import build_mesh
@@ -42,6 +43,7 @@ from ...model.lightmaps import build_atlas
 from ...model.respawn import is_respawn_map
 from ...protocols import MapReader, MapSource
 from . import overview as ov
+from . import textures as rt
 from .._common import Progress, opened, report
 from .camera import EYE_HEIGHT, PLAYER_STARTS, Camera, CameraError, choose_camera, draw_perspective, \
     entity_camera, player_starts
@@ -100,8 +102,6 @@ def _source_sight(bsp: MapReader, scene: Scene) -> Sight:
     """A Source map's: its entities, its tree and its PVS."""
     inside = None
     if bsp.has_lump("NODES"):
-        from ... import queries
-
         def inside(points: np.ndarray) -> np.ndarray:
             return np.asarray(queries.cluster_at(bsp, points)) >= 0
 
@@ -120,8 +120,6 @@ def _scene(bsp: MapReader, include_tools: bool, hdr: bool | None, game: str | Pa
     images, geometry, missing = None, None, 0
     notes: list[str] = []
     if textures or props:
-        from . import textures as rt
-
         files = rt.game_files(bsp, game, notes)
         if textures and files is not None:
             images = rt.texture_images(files, mesh.textures, notes)

@@ -19,12 +19,12 @@ against it: the camera is staring at a wall.  A first start scoring under
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 
 from ...errors import BspError
-from ...model.geometry import angles_matrix
+from ...model.geometry import angles_matrix, brush_models
 from ...protocols import MapReader
 from ...numeric import sorted_unique
 from .raster import Frame, project_perspective
@@ -115,8 +115,6 @@ def entity_camera(bsp: MapReader, targetname: str) -> Camera:
     A brush entity without an origin is seen from its model's centre.
     """
     def model_centre(index: int) -> np.ndarray | None:
-        from ...model.geometry import brush_models
-
         models = brush_models(bsp)
         if 0 < index < len(models):
             m = models[index]

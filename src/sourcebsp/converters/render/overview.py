@@ -39,11 +39,12 @@ import numpy as np
 from ... import queries
 from ...errors import BspError
 from ...lump_ids import LumpId
+from ...model.geometry import brush_models
 from ...protocols import MapReader
 from ...numeric import sorted_unique
 from ...resources import expand_ranges
 from .camera import entity_floats
-from .raster import Band, Frame, pixel_values
+from .raster import Band, Frame, pixel_values, project_orthographic
 from .shade import Modulate
 
 if TYPE_CHECKING:
@@ -117,8 +118,6 @@ def markers(bsp: MapReader) -> list[Marker]:
     """Spawns and objectives of the map, with team colours where the map says (``TeamNum``)."""
     if not bsp.has_lump("ENTITIES"):
         return []
-    from ...model.geometry import brush_models
-
     models: list[Any] = []
 
     def model_box(index: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -370,8 +369,6 @@ def reachable_floors(floors: np.ndarray, anchors: np.ndarray, *, layers: int = 4
     neighbouring cells join when their floors differ by at most a jump.
     Without anchors the largest joined area counts.
     """
-    from .raster import project_orthographic
-
     if not len(floors):
         return None
     lo, hi = floors[..., :2].min((0, 1)), floors[..., :2].max((0, 1))

@@ -52,7 +52,7 @@ _READ_ERRORS = (BspError, OSError, ValueError, KeyError)
 
 def _srctools() -> bool:
     try:
-        import srctools  # noqa: F401
+        import srctools  # noqa: F401 - an optional extra: only asked whether it is installed
     except ImportError:
         return False
     return True
@@ -102,7 +102,7 @@ def _base_texture(files: GameFS, material: str) -> str | None:
 
 def _decode(files: GameFS, texture: str) -> np.ndarray | None:
     """Linear RGB ``(S, S, 3)`` of a VTF texture, or None."""
-    from PIL import Image
+    from PIL import Image  # an optional extra (export): imported where used
 
     name = texture_path(texture)
     data = _read(files, name)

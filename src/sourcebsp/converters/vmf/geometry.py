@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model.brushes import BrushSet
+from ...model.geometry import face_polygons, vertex_points
 from ...protocols import MapReader
 from ...numeric import sorted_unique
 
@@ -489,7 +490,5 @@ def prism_planes(polygon: np.ndarray, normal: np.ndarray, depth: float) -> tuple
 
 def face_corner_points(bsp: MapReader, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Corner positions and offsets of ``faces`` (polygons as stored, clockwise)."""
-    from ...model.geometry import face_polygons, vertex_points
-
     indices, offsets = face_polygons(bsp, faces)
     return vertex_points(bsp, indices), offsets
