@@ -34,9 +34,10 @@ import struct
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from .codecs.base import Codec, RawLump
-from .codecs.respawn import (ENTITIES, GAME_LUMP, HEADER, HEADER_SIZE, IDENT, NUM_LUMPS, PAKFILE, lump_names,
-                             record_dtypes)
+from .codecs.base import Codec, LumpContext, RawLump
+from .codecs.gamelump_directory import id_to_str, packed_directory, read_directory
+from .codecs.respawn import (ENTITIES, GAME_LUMP, HEADER, HEADER_SIZE, IDENT, NUM_LUMPS, PAKFILE,
+                             STATIC_PROP_VERSIONS, decode_static_props, lump_names, record_dtypes)
 from .compression import bzip2_decompress, is_bzip2
 from .errors import BspFormatError, ClosedMapError, LumpNotInBranchError, LumpSizeError, TruncatedError, UnsupportedError
 from .detection import detect_respawn
@@ -364,6 +365,8 @@ class RespawnBsp(MapQueries, TypedLumps):
         return memoryview(self.raw(key))
 
     def _decode(self, index: int) -> Any:
+        # The entity and pakfile codecs load with the first map that reads them, as the Source
+        # container's codec table loads its codecs (opening a map reads neither).
         if index == ENTITIES:
             from .codecs.entities import parse_entities
 
@@ -413,7 +416,7 @@ class RespawnBsp(MapQueries, TypedLumps):
         LumpSizeError
             Its length is not a whole number of records.
         """
-        import numpy as np
+        import numpy as np  # with the first table of records: opening a map and its entities need none
 
         index = self.lump_index(lump)
         dtype = record_dtypes(self.version).get(index)
@@ -434,7 +437,7 @@ class RespawnBsp(MapQueries, TypedLumps):
 
     def texture_names(self) -> list[str]:
         """The material name of each TEXTURE_DATA record (via the string table and string data)."""
-        import numpy as np
+        import numpy as np  # with the first table of records: opening a map and its entities need none
 
         strings = self.raw(0x2B)
         table = self.array(0x2C)
@@ -464,7 +467,7 @@ class RespawnBsp(MapQueries, TypedLumps):
 
         A file starts with a version line (``ENTITIES01``) before the entities.
         """
-        from .codecs.entities import parse_entities
+        from .codecs.entities import parse_entities  # as in _decode
 
         if self._bad_partitions:
             raise BspFormatError(f"entity partition {self._bad_partitions[0][:40]!r} is not a name of letters, "
@@ -587,9 +590,6 @@ class RespawnBsp(MapQueries, TypedLumps):
 
     def _game_lump_rows(self) -> "tuple[list[tuple[int, ...]], int, bool]":
         """The game lump directory's rows, its size, and whether its offsets count from the lump."""
-        from .codecs.base import LumpContext
-        from .codecs.gamelump_directory import read_directory
-
         ctx = LumpContext(GAME_LUMP, "GAME_LUMP", self.lumps[GAME_LUMP].version, self.version, "<",
                           self._file_offset(GAME_LUMP))
         rows, size, _, relative, _ = read_directory(memoryview(self.raw(GAME_LUMP)), ctx)
@@ -597,8 +597,6 @@ class RespawnBsp(MapQueries, TypedLumps):
 
     def _game_lump_moved(self, new_offset: int) -> bytes:
         """The game lump's bytes as they must be at ``new_offset``: each sub-lump's file offset moved."""
-        from .codecs.gamelump_directory import packed_directory
-
         data = self.raw(GAME_LUMP)
         rows, size, relative = self._game_lump_rows()
         if relative:
@@ -615,8 +613,6 @@ class RespawnBsp(MapQueries, TypedLumps):
     def game_lump_directory(self) -> list[GameLumpEntry]:
         """Every sub-lump of the game lump (never compressed), in directory order; empty when the
         map has no game lump."""
-        from .codecs.gamelump_directory import id_to_str
-
         if not self.raw(GAME_LUMP):
             return []
         rows, _, _ = self._game_lump_rows()
@@ -626,8 +622,6 @@ class RespawnBsp(MapQueries, TypedLumps):
     def game_sub_lump(self, name: str) -> tuple[int, bytes, int] | None:
         """The version, bytes and file offset of the game lump sub-lump ``name`` (``"sprp"``), or
         None when the map has none; its offset and length are checked against the file."""
-        from .codecs.gamelump_directory import id_to_str
-
         if not self.raw(GAME_LUMP):
             return None
         rows, _, relative = self._game_lump_rows()
@@ -666,9 +660,9 @@ class RespawnBsp(MapQueries, TypedLumps):
         return None
 
     def _read_static_props(self) -> "StaticProps":
+        # numpy and the static prop records load with the first props read: opening a map needs neither.
         import numpy as np
 
-        from .codecs.respawn import STATIC_PROP_VERSIONS, decode_static_props
         from .codecs.staticprops import NAME, STATIC_PROP_SCALE, StaticPropLayout, StaticProps
 
         found = self.game_sub_lump("sprp")
@@ -722,7 +716,7 @@ class RespawnBsp(MapQueries, TypedLumps):
         """
         from pathlib import Path  # not at import: ``info`` of a Source map does not load pathlib
 
-        from ._io import atomic_write
+        from ._io import atomic_write  # only a save writes (the start-up tests keep _io off reading)
 
         if compression != "keep":
             raise UnsupportedError("rBSP lumps are not compressed: a Titanfall map is written with its lumps "
