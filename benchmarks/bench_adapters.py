@@ -214,7 +214,7 @@ _WITHOUT_NUMPY = {"entities", "pakfile list", "save unchanged", "save after edit
                   "save after edit (no fsync)"}
 # The codec modules, which the layout tables import on first use (every codec but the static
 # props'), are code like the converters: imports, not the operation's data.
-_CODECS = ("sourcebsp.variants:SDK2013", "sourcebsp.codecs.staticprops")
+_CODECS = ("sourcebsp.codecs.tables:tables()", "sourcebsp.codecs.staticprops")
 for _name, _op in SOURCEBSP_OPS.items():
     if _name != "cli info":  # the command itself sets up the process before numpy loads
         _op.loads = ("sourcebsp:open", *(() if _name in _WITHOUT_NUMPY else ("numpy", *_CODECS)), *_op.loads)
@@ -466,11 +466,14 @@ LIBRARIES: dict[str, Adapter] = {
 
 def _load(names: tuple[str, ...]) -> None:
     """Import each ``module``, or ``module:name`` to also look the name up (``sourcebsp:open``
-    loads the container the way a program's first ``sourcebsp.open`` does)."""
+    loads the container the way a program's first ``sourcebsp.open`` does), or ``module:name()``
+    to call it (``sourcebsp.codecs.tables:tables()`` composes the layout tables, importing the codecs)."""
     for spec in names:
         name, _, attribute = spec.partition(":")
         module = __import__(name, fromlist=["_"])
-        if attribute:
+        if attribute.endswith("()"):
+            getattr(module, attribute[:-2])()
+        elif attribute:
             getattr(module, attribute)
         if name == "PIL.Image":
             module.preinit()  # the format plug-ins Pillow loads on its first save

@@ -6,7 +6,7 @@ OBJ export formats, and every brush side and displacement the VMF
 decompiler writes.  Each is formatted by the code the writers used before
 (OBJ: ``(template * n) % values`` per model and texture group; VMF: % plus
 ``rstrip`` per number, then an f-string per side) and by today's
-(:func:`sourcebsp.converters._common.format_line_blocks`, the VMF writer's
+(:func:`sourcebsp.numformat.format_line_blocks`, the VMF writer's
 ``_prepare_sides``); the outputs are compared, and the CPU time of each (best
 of ``--repeat``, same run) is printed with the ratio.  The whole OBJ export
 is timed the same way, with the writer's formatter swapped for the old one.
@@ -27,7 +27,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from sourcebsp.converters import _common, obj, vmf
+from sourcebsp import numformat
+from sourcebsp.converters import obj, vmf
 from sourcebsp.converters.vmf import writer as vmf_writer
 
 CORPUS = Path(os.environ.get("SOURCEBSP_CORPUS", Path(__file__).resolve().parents[1] / "../shared/corpus"))
@@ -133,7 +134,7 @@ def bench_map(map_path: Path, repeat: int, tmp: Path) -> list[tuple[str, int, fl
     obj_calls = record(obj, "format_line_blocks", lambda: obj.export_obj(map_path, tmp / "a.obj"))
     vmf_calls = record(vmf_writer, "_prepare_sides", lambda: vmf.decompile(map_path, tmp / "a.vmf"))
     for call in obj_calls:
-        if _common.format_line_blocks(*call) != old_line_blocks(*call):
+        if numformat.format_line_blocks(*call) != old_line_blocks(*call):
             raise AssertionError(f"{map_path.name}: OBJ text differs for {call[0]!r}")
     sides = [side for (solids,) in vmf_calls for solid in solids for side in solid.sides]
     if new_prepare_sides(sides) != old_prepare_sides(sides):
@@ -144,7 +145,7 @@ def bench_map(map_path: Path, repeat: int, tmp: Path) -> list[tuple[str, int, fl
     rows = [
         ("OBJ numbers", obj_count,
          best_cpu(lambda: [old_line_blocks(*call) for call in obj_calls], repeat),
-         best_cpu(lambda: [_common.format_line_blocks(*call) for call in obj_calls], repeat)),
+         best_cpu(lambda: [numformat.format_line_blocks(*call) for call in obj_calls], repeat)),
         ("VMF numbers", vmf_count,
          best_cpu(lambda: old_prepare_sides(sides), repeat),
          best_cpu(lambda: new_prepare_sides(sides), repeat)),
@@ -160,7 +161,7 @@ def bench_map(map_path: Path, repeat: int, tmp: Path) -> list[tuple[str, int, fl
 
     rows.append(("OBJ export", obj_count,
                  best_cpu(lambda: export_with(old_line_blocks), repeat),
-                 best_cpu(lambda: export_with(_common.format_line_blocks), repeat)))
+                 best_cpu(lambda: export_with(numformat.format_line_blocks), repeat)))
     return rows
 
 
