@@ -121,3 +121,20 @@ def test_entities_set_and_saved_through_the_protocol(make: str, tmp_path: Path) 
     with sourcebsp.open(out) as again:
         assert again.entities[0]["message"] == "edited through MapReader"
         assert again.variant.name == ("orange_box" if make == "source" else make)
+
+
+def test_an_rbsp_static_prop_edit_is_refused_not_dropped(tmp_path: Path) -> None:
+    """rBSP's sprp game lump is written as read: a save after a prop edit raises instead of
+    silently leaving the edit out; an untouched read saves byte for byte."""
+    path = write_example_respawn(tmp_path / "mp_room.bsp", "titanfall2")
+    with sourcebsp.open(path) as bsp:
+        props = bsp.static_props
+        assert len(props) >= 1
+        assert bsp.to_bytes() == path.read_bytes()  # read, not edited
+        props.props = props.props[1:]  # one prop fewer
+        with pytest.raises(sourcebsp.UnsupportedError, match="edited static props"):
+            bsp.to_bytes()
+    with sourcebsp.open(path) as bsp:
+        bsp.static_props.dictionary[0] = b"models/renamed.mdl"  # a name changed in place
+        with pytest.raises(sourcebsp.UnsupportedError, match="edited static props"):
+            bsp.save(tmp_path / "out.bsp")

@@ -55,6 +55,10 @@ class TypedLumps:
     def _check_open(self) -> None:
         raise NotImplementedError
 
+    def _lump_offset(self, index: int) -> int:
+        """Where lump ``index``'s bytes start, for errors (its directory offset)."""
+        return self.entry(index).fileofs
+
     def lump_name(self, key: LumpKey) -> str:
         raise NotImplementedError
 
@@ -152,7 +156,7 @@ class TypedLumps:
         if purpose is None:
             return None
         raise UnsupportedError(f"cannot {purpose}: {value.reason}", lump=self.lump_name(index),
-                               offset=self.entry(index).fileofs)
+                               offset=self._lump_offset(index))
 
     # >>> generated: lump_or_raise (from sourcebsp.lump_types.LUMP_TYPES by python -m sourcebsp.lump_types)
     @overload
@@ -188,7 +192,7 @@ class TypedLumps:
         if value is None:
             name = self.lump_name(index)
             raise BspFormatError(f"cannot {purpose}: the map has no {name} lump", lump=name,
-                                 offset=self.entry(index).fileofs)
+                                 offset=self._lump_offset(index))
         return value
 
     # ---- typed lump attributes -------------------------------------------------------------

@@ -156,6 +156,7 @@ class RespawnBsp(MapQueries, TypedLumps):
         self._replaced: dict[int, bytes] = {}  # lumps given new bytes (set_lump)
         self._decoded: dict[int, Any] = {}  # values read so far (get_lump)
         self._static_props: StaticProps | None = None
+        self._static_props_read = (b"", b"")  # their records' and names' bytes as read, to tell an edit
         self._closed = False
         for index, entry in enumerate(self.lumps):
             if entry.filelen or entry.fileofs < 0:  # most of the 128 are unused: (0, 0, 0, 0) or (ofs, 0, ...)
@@ -333,6 +334,9 @@ class RespawnBsp(MapQueries, TypedLumps):
 
     def _holds(self, index: int) -> bool:
         return self.has_lump(index)
+
+    def _lump_offset(self, index: int) -> int:
+        return self._file_offset(index)  # 0 for a lump read from its own .bsp_lump file
 
     def has_lump(self, key: LumpKey) -> bool:
         """Whether the map holds the lump (bytes in the map or its own file, or set since)."""
@@ -651,7 +655,9 @@ class RespawnBsp(MapQueries, TypedLumps):
             Another ``sprp`` version.
         """
         if self._static_props is None:
-            self._static_props = self._read_static_props()
+            props = self._read_static_props()
+            self._static_props_read = (props.props.tobytes(), props.dictionary.tobytes())
+            self._static_props = props
         return self._static_props
 
     @property
@@ -688,9 +694,7 @@ class RespawnBsp(MapQueries, TypedLumps):
         props = self._static_props
         if props is None:
             return False
-        original = self._read_static_props()
-        return (len(props.props) != len(original.props) or props.props.tobytes() != original.props.tobytes()
-                or props.dictionary.tobytes() != original.dictionary.tobytes())
+        return (props.props.tobytes(), props.dictionary.tobytes()) != self._static_props_read
 
     def raw_original(self, index: int) -> bytes:
         """A lump's bytes as read (before :meth:`replace_lump`)."""
